@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BPF sampler on this machine, attached to the software page-fault event
+ * of a child process (no PMU needed): the pages the child faults in are
+ * exactly the pages that come out hot, with exact counts, and only while the
+ * child is a target.  Also the loader's error paths for missing and broken
+ * BTF.  Needs root (BPF + perf); touches no global kernel knob.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hotness.h"
+#include "sampler_bpf.h"
+#include "test.h"
+
+#define NPAGES 64
+#define PG HOT_PAGE_SIZE
+
+static int to_child[2], from_child[2];
+
+/* Faults the child takes on page i of its region in phase @phase (1 or 2). */
+static int faults_for(int phase, int i)
+{
+	if (phase == 1)
+		return i % 5 == 0 ? 2 : 0;
+	return i % 2 == 0 ? 1 + i % 3 : 0;	/* 1, 3, 2, 1, 3, 2 ... on even pages */
+}
+
+static void child(void)
+{
+	char *region = mmap(NULL, NPAGES * PG, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char cmd;
+
+	close(to_child[1]);
+	close(from_child[0]);
+	if (region == MAP_FAILED)
+		_exit(2);
+	/* One fault per page per touch: no THP, writes only (no zero-page COW). */
+	madvise(region, NPAGES * PG, MADV_NOHUGEPAGE);
+	if (write(from_child[1], &region, sizeof(region)) != sizeof(region))
+		_exit(3);
+	while (read(to_child[0], &cmd, 1) == 1 && (cmd == 1 || cmd == 2)) {
+		for (int i = 0; i < NPAGES; i++)
+			for (int k = 0; k < faults_for(cmd, i); k++) {
+				madvise(region + i * PG, PG, MADV_DONTNEED);
+				*(volatile char *)(region + i * PG) = (char)k;
+			}
+		madvise(region, NPAGES * PG, MADV_DONTNEED);
+		if (write(from_child[1], &cmd, 1) != 1)
+			_exit(4);
+	}
+	_exit(0);
+}
+
+static int run_phase(char phase)
+{
+	char ack;
+
+	if (write(to_child[1], &phase, 1) != 1)
+		return -1;
+	return read(from_child[0], &ack, 1) == 1 && ack == phase ? 0 : -1;
+}
+
+static void test_missing_btf(void)
+{
+	struct sampler_bpf_params p;
+	struct sampler *s;
+	char why[SAMPLER_WHY_MAX] = "";
+
+	sampler_bpf_params_default(&p);
+	p.btf_path = "/nonexistent/tierd-test/vmlinux";
+	p.fault_pid = getpid();
+	CHECK_EQ_INT(sampler_bpf_new(&p, &s), 0);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), -ENOENT);
+	CHECK_EQ_STR(why, "no kernel BTF at /nonexistent/tierd-test/vmlinux (No such file "
+		     "or directory): the program needs it for CO-RE (CONFIG_DEBUG_INFO_BTF=y)");
+	sampler_free(s);
+}
+
+static void test_broken_btf(void)
+{
+	struct sampler_bpf_params p;
+	struct sampler *s;
+	char why[SAMPLER_WHY_MAX] = "", want[SAMPLER_WHY_MAX], path[] = "/tmp/tierd-btf-XXXXXX";
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, "not BTF at all\n", 15) == 15);
+	close(fd);
+	sampler_bpf_params_default(&p);
+	p.btf_path = path;
+	p.fault_pid = getpid();
+	CHECK_EQ_INT(sampler_bpf_new(&p, &s), 0);
+	CHECK(sampler_start(s, why, sizeof(why)) < 0);
+	/* libbpf's first complaint comes through: the file is not ELF/BTF. */
+	snprintf(want, sizeof(want), "loading BPF: libbpf: failed to get EHDR from %s", path);
+	CHECK_EQ_STR(why, want);
+	sampler_free(s);
+	unlink(path);
+}
+
+static void test_page_faults_of_child(void)
+{
+	static uint64_t mem[1 << 16];
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 4096 };
+	struct sampler_bpf_params p;
+	struct sampler_status st;
+	struct hot_entry_view v[NPAGES + 1];
+	struct hot_table t;
+	struct sampler *s;
+	char why[SAMPLER_WHY_MAX] = "", stats_on[4] = "0";
+	char *region;
+	pid_t pid;
+	int r, expect_n = 0, fd;
+
+	CHECK_EQ_INT(pipe(to_child), 0);
+	CHECK_EQ_INT(pipe(from_child), 0);
+	pid = fork();
+	if (pid == 0)
+		child();
+	close(to_child[0]);
+	close(from_child[1]);
+	CHECK(read(from_child[0], &region, sizeof(region)) == sizeof(region));
+
+	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
+	sampler_bpf_params_default(&p);
+	p.fault_pid = pid;
+	CHECK_EQ_INT(sampler_bpf_new(&p, &s), 0);
+	r = sampler_start(s, why, sizeof(why));
+	if (r < 0)
+		fprintf(stderr, "start: %s\n", why);
+	CHECK_EQ_INT(r, 0);
+	if (r < 0)
+		goto out;
+
+	/* Phase 1: the child is not a target yet, nothing may be counted. */
+	CHECK_EQ_INT(sampler_set_targets(s, NULL, 0), 0);
+	CHECK_EQ_INT(run_phase(1), 0);
+	CHECK_EQ_INT(sampler_drain(s, &t, 1000), 0);
+
+	/* Phase 2: a target. */
+	CHECK_EQ_INT(sampler_set_targets(s, &pid, 1), 0);
+	CHECK_EQ_INT(run_phase(2), 0);
+	CHECK(sampler_drain(s, &t, 2000) > 0);
+	for (int i = 0; i < NPAGES; i++) {
+		double want = faults_for(2, i);
+
+		if (hot_heat(&t, pid, (uint64_t)(uintptr_t)region + i * PG, 2000) != want) {
+			fprintf(stderr, "page %d: heat %g, expected %g\n", i,
+				hot_heat(&t, pid, (uint64_t)(uintptr_t)region + i * PG, 2000), want);
+			CHECK(!"page heat");
+		}
+		expect_n += want > 0;
+	}
+	/* Exactly those pages, hottest first, come out of the region. */
+	{
+		size_t n = hot_select_hottest(&t, pid, 0.5, 2000, v, NPAGES + 1);
+		int in_region = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			uint64_t a = v[i].addr - (uint64_t)(uintptr_t)region;
+
+			if (v[i].addr < (uint64_t)(uintptr_t)region || a >= NPAGES * PG)
+				continue;
+			in_region++;
+			CHECK(faults_for(2, (int)(a / PG)) == (int)v[i].heat);
+		}
+		CHECK(expect_n > 0);
+		CHECK_EQ_INT(in_region, expect_n);
+	}
+	/* A second drain finds nothing new: the kernel map was emptied. */
+	CHECK_EQ_INT(sampler_drain(s, &t, 3000), 0);
+
+	sampler_describe(s, &st);
+	CHECK(st.running);
+	CHECK_EQ_STR(st.name, "bpf");
+	snprintf(why, sizeof(why), "page faults of pid %d (period 1)", pid);
+	CHECK_EQ_STR(st.why, why);
+	CHECK_EQ_U64(st.period, 1);
+	fd = open("/proc/sys/kernel/bpf_stats_enabled", O_RDONLY);
+	if (fd >= 0) {
+		CHECK(read(fd, stats_on, 1) == 1);
+		close(fd);
+	}
+	CHECK_EQ_STR(st.cost_source, stats_on[0] == '1' ? "bpf_stats" : "estimate");
+	sampler_stop(s);
+	sampler_describe(s, &st);
+	CHECK(!st.running);
+	CHECK_EQ_INT(sampler_drain(s, &t, 4000), -ENOTCONN);
+out:
+	sampler_free(s);
+	close(to_child[1]);
+	waitpid(pid, &r, 0);
+	CHECK(WIFEXITED(r) && WEXITSTATUS(r) == 0);
+}
+
+int main(void)
+{
+	if (geteuid() != 0) {
+		printf("SKIP: needs root to load BPF and open perf events\n");
+		return 77;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		printf("SKIP: this kernel has no BTF (/sys/kernel/btf/vmlinux)\n");
+		return 77;
+	}
+	RUN(test_missing_btf);
+	RUN(test_broken_btf);
+	RUN(test_page_faults_of_child);
+	return TEST_EXIT();
+}
