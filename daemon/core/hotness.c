@@ -49,8 +49,8 @@
  *
  * Cost.  hot_record() of a 4 KiB sample is one or two hash probes (the 2 MiB
  * entry that may cover the page, then the page) plus an O(log n) heap sift
- * when v grows; no allocation, no clock read.  bench/hotness_bench measures it
- * per million samples.  The selectors scan every entry: O(n log k) for k
+ * when v grows; no allocation, no clock read.  tests/bench/hotness_bench.c
+ * measures it per million samples.  The selectors scan every entry: O(n log k) for k
  * results, a few milliseconds for a million entries, so call them once per
  * tick, not per sample.  hot_drop_pid() scans every slot: batch exits.
  *

@@ -210,6 +210,17 @@ int main(void)
 		printf("SKIP: this kernel has no BTF (/sys/kernel/btf/vmlinux)\n");
 		return 77;
 	}
+	{
+		struct sampler_bpf_params p;
+		struct sampler *s;
+
+		sampler_bpf_params_default(&p);
+		if (sampler_bpf_new(&p, &s) == -EOPNOTSUPP) {
+			printf("SKIP: built with -Dbpf=disabled\n");
+			return 77;
+		}
+		sampler_free(s);
+	}
 	RUN(test_missing_btf);
 	RUN(test_broken_btf);
 	RUN(test_page_faults_of_child);

@@ -4,9 +4,11 @@
  * (the daemon's main loop is another module):
  *
  *   damon_probe RUNDIR find-hot PID HOT_START HOT_END MAX_DRAINS
- *	monitor PID, drain until the 16 hottest 2 MiB ranges all lie in
- *	[HOT_START, HOT_END) (hex); exit 0 and print how many drains and
- *	seconds it took, 1 if MAX_DRAINS were not enough
+ *	monitor PID and drain until DAMON has found [HOT_START, HOT_END) (hex):
+ *	every 2 MiB range at least half as hot as the hottest lies inside it
+ *	(precision), and they cover at least 3/4 of the ranges wholly inside
+ *	it (recall).  Exit 0 and print how many drains and seconds it took, 1
+ *	if MAX_DRAINS were not enough
  *   damon_probe RUNDIR hold PID
  *	start monitoring PID and sleep (the test kill -9s it)
  *   damon_probe RUNDIR start-stop
@@ -24,7 +26,7 @@
 #include "hotness.h"
 #include "sampler_damon.h"
 
-#define TOPK 16
+#define TOPK 4096
 
 static uint64_t now_ns(void)
 {
@@ -63,7 +65,10 @@ static int find_hot(struct sampler *s, pid_t pid, uint64_t lo, uint64_t hi, int 
 	}
 	status(s, "monitoring");
 	for (int i = 1; i <= max; i++) {
-		size_t n, inside = 0;
+		size_t n, inside = 0, outside = 0;
+		/* Whole 2 MiB ranges inside the region. */
+		uint64_t whole = ((hi & ~(HOT_HUGE_SIZE - 1)) -
+				  ((lo + HOT_HUGE_SIZE - 1) & ~(HOT_HUGE_SIZE - 1))) / HOT_HUGE_SIZE;
 
 		r = sampler_drain(s, &t, now_ns());
 		if (r < 0) {
@@ -71,11 +76,16 @@ static int find_hot(struct sampler *s, pid_t pid, uint64_t lo, uint64_t hi, int 
 			return 2;
 		}
 		n = hot_select_hottest(&t, pid, 0.0, now_ns(), v, TOPK);
-		for (size_t k = 0; k < n; k++)
-			inside += v[k].addr >= lo && v[k].addr + v[k].len <= hi;
-		printf("damon_probe: drain %d: %d records, %zu of the %zu hottest ranges in the "
-		       "hot region\n", i, r, inside, n);
-		if (n == TOPK && inside == TOPK) {
+		for (size_t k = 0; k < n && v[k].heat >= v[0].heat / 2; k++) {
+			if (v[k].addr >= lo && v[k].addr + v[k].len <= hi)
+				inside++;
+			else
+				outside++;
+		}
+		printf("damon_probe: drain %d: %d records; at >= half the top heat: %zu of %llu "
+		       "ranges inside the hot region, %zu outside\n", i, r, inside,
+		       (unsigned long long)whole, outside);
+		if (n && outside == 0 && 4 * inside >= 3 * whole) {
 			printf("damon_probe: found the hot region after %d drains, %.1f s\n", i,
 			       (double)(now_ns() - t0) / 1e9);
 			free(mem);
