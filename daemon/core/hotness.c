@@ -242,7 +242,10 @@ static void hot_remove(struct hot_table *t, uint32_t idx)
 	t->free_head = idx;
 }
 
-static uint32_t hot_insert(struct hot_table *t, pid_t pid, uint64_t key, uint64_t now_ns)
+/* A new entry holding @v from @samples records (the newest is usually the
+ * largest value, so the sift up stops at once). */
+static uint32_t hot_insert(struct hot_table *t, pid_t pid, uint64_t key, double v,
+			   uint32_t samples, uint64_t now_ns)
 {
 	uint32_t idx, b;
 	struct hot_entry *e;
@@ -258,8 +261,8 @@ static uint32_t hot_insert(struct hot_table *t, pid_t pid, uint64_t key, uint64_
 	b = hot_hash(t, pid, key);
 	e->key = key;
 	e->pid = pid;
-	e->v = 0.0;
-	e->samples = 0;
+	e->v = v;
+	e->samples = samples;
 	e->last_ns = now_ns;
 	e->next = t->buckets[b];
 	t->buckets[b] = idx;
@@ -295,6 +298,7 @@ static void hot_maybe_rebase(struct hot_table *t, uint64_t now_ns)
 	for (uint32_t i = 0; i < t->nused; i++)
 		t->ents[t->heap[i]].v *= f;
 	t->epoch_ns = now_ns;
+	t->scale = 0.0;	/* recompute against the new epoch */
 	t->st.rebases++;
 }
 
@@ -350,8 +354,9 @@ static void hot_record_page(struct hot_table *t, pid_t pid, uint64_t addr, doubl
 	if (idx == HOT_NONE)
 		idx = hot_lookup(t, pid, key);
 	if (idx == HOT_NONE)
-		idx = hot_insert(t, pid, key, now_ns);
-	hot_add(t, idx, dv, 1, now_ns);
+		hot_insert(t, pid, key, dv, 1, now_ns);
+	else
+		hot_add(t, idx, dv, 1, now_ns);
 }
 
 static void hot_record_huge(struct hot_table *t, pid_t pid, uint64_t base, double dv,
@@ -362,7 +367,7 @@ static void hot_record_huge(struct hot_table *t, pid_t pid, uint64_t base, doubl
 	uint32_t idx = hot_lookup(t, pid, key);
 
 	if (idx == HOT_NONE) {
-		idx = hot_insert(t, pid, key, now_ns);
+		idx = hot_insert(t, pid, key, 0.0, 0, now_ns);
 		/* Absorb the base pages this range covers; values share the epoch,
 		 * so their sum is the range's heat. */
 		for (uint64_t k = first; k < first + HOT_HUGE_PAGES &&
@@ -395,7 +400,12 @@ int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 	if (now_ns < t->epoch_ns)
 		now_ns = t->epoch_ns;
 	hot_maybe_rebase(t, now_ns);
-	scale = hot_scale(t, now_ns);
+	/* A drain records many samples at one now_ns: one exp2 for all. */
+	if (t->scale_ns != now_ns || t->scale == 0.0) {
+		t->scale = hot_scale(t, now_ns);
+		t->scale_ns = now_ns;
+	}
+	scale = t->scale;
 	t->st.records++;
 
 	if (len <= HOT_PAGE_SIZE) {

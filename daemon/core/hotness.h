@@ -56,6 +56,8 @@ struct hot_table {
 	uint32_t nused;
 	uint32_t free_head;	/* free entries chained through ->next */
 	uint64_t epoch_ns;	/* stored values are heat * 2^((t - epoch) / half-life) */
+	uint64_t scale_ns;	/* hot_record()'s last now_ns ... */
+	double scale;		/* ... and its 2^((now - epoch) / half-life) */
 	size_t mem_bytes;
 	struct hot_stats st;
 };

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Cost of the hotness table: CPU time per million samples on each path, and
- * memory per million tracked pages.  Not a test (timings depend on the
- * machine); run it by hand:
+ * memory per million tracked pages, in CPU time (not wall time, so other
+ * load on the machine does not count, though it still pollutes the caches).
+ * Not a test (timings depend on the machine); run it by hand:
  *
  *   build/tests/hotness_bench [MAX_ENTRIES]   (default 1048576)
  */
@@ -15,11 +16,12 @@
 #define SEC 1000000000ull
 #define MILLION 1000000u
 
+/* CPU time of this process: what the table costs, whatever else runs. */
 static uint64_t now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * SEC + (uint64_t)ts.tv_nsec;
 }
 
@@ -46,7 +48,13 @@ static void *table(struct hot_table *t, uint32_t max)
 	return mem;
 }
 
-/* Record MILLION samples from @addr_of and print ns per sample. */
+/*
+ * Record MILLION samples of pid 1 at the addresses @addr_of gives, in drains
+ * of DRAIN samples that share one now_ns (as the samplers do), and print the
+ * CPU time per sample.
+ */
+#define DRAIN 4096
+
 static void run(const char *what, struct hot_table *t, uint64_t (*addr_of)(uint64_t i),
 		uint64_t len, uint64_t *clock_ns)
 {
@@ -54,32 +62,32 @@ static void run(const char *what, struct hot_table *t, uint64_t (*addr_of)(uint6
 	struct hot_stats st;
 
 	for (uint64_t i = 0; i < MILLION; i++) {
-		/* 10 us of "sampled time" per sample: decay is exercised too. */
-		*clock_ns += 10000;
-		hot_record(t, 1 + (int)(i & 7), addr_of(i), len, 1.0, *clock_ns);
+		if (i % DRAIN == 0)
+			*clock_ns += SEC / 10;	/* a tick */
+		hot_record(t, 1, addr_of(i), len, 1.0 + (i & 3), *clock_ns);
 	}
 	t0 = now() - t0;
 	hot_get_stats(t, &st);
-	printf("%-44s %8.1f ms per million samples (%5.1f ns each); entries %llu, evictions %llu\n",
-	       what, t0 / 1e6, (double)t0 / MILLION, (unsigned long long)st.entries,
-	       (unsigned long long)st.evictions);
+	printf("%-46s %7.1f ms per million samples (%6.1f ns each); entries %llu\n",
+	       what, t0 / 1e6, (double)t0 / MILLION, (unsigned long long)st.entries);
 }
 
 static uint64_t hot_set;	/* pages in the hot set for addr_hot() */
+static uint64_t fresh;		/* next never-seen page for addr_new() */
 
 static uint64_t addr_hot(uint64_t i)
 {
 	return (next_rand() % hot_set) * HOT_PAGE_SIZE;
 }
 
-static uint64_t addr_huge(uint64_t i)
+static uint64_t addr_seq(uint64_t i)
 {
-	return (next_rand() % hot_set) * HOT_HUGE_SIZE;
+	return (i % hot_set) * HOT_PAGE_SIZE;
 }
 
 static uint64_t addr_new(uint64_t i)
 {
-	return (i + (next_rand() & 0xffffff00000ull)) * HOT_PAGE_SIZE;
+	return (1ull << 30) + fresh++ * HOT_PAGE_SIZE;
 }
 
 int main(int argc, char **argv)
@@ -88,38 +96,43 @@ int main(int argc, char **argv)
 	struct hot_entry_view *out = malloc(4096 * sizeof(*out));
 	struct hot_table t;
 	uint64_t clk = 0, t0;
+	size_t n;
 	void *mem;
 
-	printf("hotness table, max_entries %u (%zu bytes per entry, %.1f MiB per million "
-	       "tracked pages)\n", max, hot_mem_size(max) / max,
+	printf("hotness table, max_entries %u: %zu bytes per entry, %.1f MiB per million "
+	       "tracked pages\n", max, hot_mem_size(max) / max,
 	       (double)hot_mem_size(max) / max * MILLION / (1 << 20));
 
 	mem = table(&t, max);
-	run("insert: 1M new pages into an empty table", &t, addr_new, HOT_PAGE_SIZE, &clk);
 	hot_set = 65536;
-	run("update: hot set of 64Ki pages, table full", &t, addr_hot, HOT_PAGE_SIZE, &clk);
-	run("evict: 1M new pages into a full table", &t, addr_new, HOT_PAGE_SIZE, &clk);
+	run("prefill the 64 Ki-page hot set (inserts)", &t, addr_seq, HOT_PAGE_SIZE, &clk);
+	run("update: 64 Ki-page hot set", &t, addr_hot, HOT_PAGE_SIZE, &clk);
 	free(mem);
 
 	mem = table(&t, max);
-	hot_set = max / 2;
-	run("update: hot set of max/2 pages (cache-cold)", &t, addr_hot, HOT_PAGE_SIZE, &clk);
-	run("the same again (table warm)", &t, addr_hot, HOT_PAGE_SIZE, &clk);
-	hot_set = 1024;
-	run("2 MiB folios: 1024 of them, absorbing pages", &t, addr_huge, HOT_HUGE_SIZE, &clk);
-	hot_set = max / 2;
-	run("4 KiB samples with 2 MiB entries present", &t, addr_hot, HOT_PAGE_SIZE, &clk);
+	hot_set = max;
+	run("insert: 1M new pages, empty table", &t, addr_seq, HOT_PAGE_SIZE, &clk);
+	run("update: hot set = the whole (full) table", &t, addr_hot, HOT_PAGE_SIZE, &clk);
+	run("evict: 1M new pages into the full table", &t, addr_new, HOT_PAGE_SIZE, &clk);
 
 	t0 = now();
-	size_t n = hot_select_hottest(&t, 0, 0.0, clk, out, 4096);
-	printf("%-44s %8.1f ms (%zu results over %u entries)\n", "select 4096 hottest",
-	       (now() - t0) / 1e6, n, (unsigned)t.nused);
+	n = hot_select_hottest(&t, 0, 0.0, clk, out, 4096);
+	printf("%-46s %7.1f ms (%zu of %u entries)\n", "select the 4096 hottest", (now() - t0) / 1e6,
+	       n, (unsigned)t.nused);
 	t0 = now();
 	n = hot_select_coldest(&t, 0, clk, out, 4096);
-	printf("%-44s %8.1f ms\n", "select 4096 coldest", (now() - t0) / 1e6);
+	printf("%-46s %7.1f ms\n", "select the 4096 coldest", (now() - t0) / 1e6);
 	t0 = now();
-	n = hot_drop_pid(&t, 3);
-	printf("%-44s %8.1f ms (%zu entries dropped)\n", "drop one pid", (now() - t0) / 1e6, n);
+	n = hot_drop_pid(&t, 1);
+	printf("%-46s %7.1f ms (%zu entries)\n", "drop a pid", (now() - t0) / 1e6, n);
+	free(mem);
+
+	mem = table(&t, max);
+	hot_set = 1024;
+	for (uint64_t r = 0; r < hot_set; r++)
+		hot_record(&t, 1, r * HOT_HUGE_SIZE, HOT_HUGE_SIZE, 1.0, clk);
+	hot_set = 1024 * 512;
+	run("fold: 4 KiB samples into 1024 2 MiB entries", &t, addr_hot, HOT_PAGE_SIZE, &clk);
 	free(mem);
 	free(out);
 	return 0;
