@@ -19,11 +19,17 @@
 #define CONF_MAX_ERRORS 50
 #define CONF_MAX_FILE (1 << 20)
 
+struct conf_error {
+	struct conf_mark mark;
+	int seq;
+	char text[512];
+};
+
 struct conf_ctx {
 	const char *name;
 	yaml_document_t *doc;
-	FILE *err;
 	int nr_errors;
+	struct conf_error errors[CONF_MAX_ERRORS];
 };
 
 static struct conf_mark mark_of(const yaml_node_t *n)
@@ -34,20 +40,56 @@ static struct conf_mark mark_of(const yaml_node_t *n)
 void conf_error(struct conf_ctx *ctx, struct conf_mark mark, const char *path,
 		const char *key, const char *fmt, ...)
 {
+	struct conf_error *e;
 	va_list ap;
+	int n;
 
-	if (++ctx->nr_errors > CONF_MAX_ERRORS)
+	if (ctx->nr_errors++ >= CONF_MAX_ERRORS)
 		return;
-	if (ctx->nr_errors == CONF_MAX_ERRORS) {
-		fprintf(ctx->err, "%s: too many errors, giving up\n", ctx->name);
+	e = &ctx->errors[ctx->nr_errors - 1];
+	e->mark = mark;
+	e->seq = ctx->nr_errors;
+	n = snprintf(e->text, sizeof(e->text), "%s:%u:%u: %s%s%s: ", ctx->name, mark.line,
+		     mark.column, path, *path && *key ? "." : "", key);
+	if (n < 0 || (size_t)n >= sizeof(e->text))
 		return;
-	}
-	fprintf(ctx->err, "%s:%u:%u: %s%s%s: ", ctx->name, mark.line, mark.column, path,
-		*path && *key ? "." : "", key);
 	va_start(ap, fmt);
-	vfprintf(ctx->err, fmt, ap);
+	vsnprintf(e->text + n, sizeof(e->text) - n, fmt, ap);
 	va_end(ap);
-	fputc('\n', ctx->err);
+}
+
+static int cmp_error(const void *a, const void *b)
+{
+	const struct conf_error *x = a, *y = b;
+
+	if (x->mark.line != y->mark.line)
+		return x->mark.line < y->mark.line ? -1 : 1;
+	if (x->mark.column != y->mark.column)
+		return x->mark.column < y->mark.column ? -1 : 1;
+	return x->seq - y->seq;
+}
+
+/* The errors in file order, one per line; NULL when out of memory. */
+static char *format_errors(struct conf_ctx *ctx)
+{
+	int n = ctx->nr_errors < CONF_MAX_ERRORS ? ctx->nr_errors : CONF_MAX_ERRORS;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	qsort(ctx->errors, n, sizeof(ctx->errors[0]), cmp_error);
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s\n", ctx->errors[i].text);
+	if (ctx->nr_errors > n)
+		fprintf(f, "%s: %d more errors not shown\n", ctx->name, ctx->nr_errors - n);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 static const char *scalar(const yaml_node_t *n)
@@ -127,6 +169,10 @@ static bool get_uint(struct conf_ctx *ctx, const struct conf_key *k, yaml_node_t
 		return false;
 	}
 	r = size ? parse_size(scalar(v), ret) : parse_u64(scalar(v), ret);
+	if (r == -ERANGE && max == UINT64_MAX) {
+		conf_error(ctx, mark_of(v), path, name, "%s is too large", scalar(v));
+		return false;
+	}
 	if (r == -ERANGE || (r == 0 && (*ret < min || *ret > max))) {
 		conf_error(ctx, mark_of(v), path, name, "%s is out of range %llu..%llu",
 			   scalar(v), (unsigned long long)min, (unsigned long long)max);
@@ -438,44 +484,42 @@ static void yaml_problem(struct conf_ctx *ctx, yaml_parser_t *p)
 int conf_parse(const char *name, const char *text, size_t len, struct tierd_conf *conf,
 	       char **ret_errors)
 {
-	struct conf_ctx ctx = { .name = name };
 	yaml_document_t doc, extra;
+	struct conf_ctx *ctx;
 	yaml_parser_t parser;
-	char *errbuf = NULL;
-	size_t errlen = 0;
 	yaml_node_t *root;
 	int ret = 0;
 
 	*ret_errors = NULL;
 	conf_defaults(conf);
 	snprintf(conf->path, sizeof(conf->path), "%s", name);
-	ctx.err = open_memstream(&errbuf, &errlen);
-	if (!ctx.err)
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
 		return -ENOMEM;
+	ctx->name = name;
 	if (!yaml_parser_initialize(&parser)) {
-		fclose(ctx.err);
-		free(errbuf);
+		free(ctx);
 		return -ENOMEM;
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		yaml_problem(&ctx, &parser);
+		yaml_problem(ctx, &parser);
 		goto out_parser;
 	}
-	ctx.doc = &doc;
+	ctx->doc = &doc;
 	root = yaml_document_get_root_node(&doc);
 	if (root && root->type == YAML_MAPPING_NODE)
-		walk_map(&ctx, &conf_root_table, conf, root, "");
+		walk_map(ctx, &conf_root_table, conf, root, "");
 	else if (root && !is_empty(root))
-		conf_error(&ctx, mark_of(root), "yaml", "", "the file must be a mapping of keys");
+		conf_error(ctx, mark_of(root), "yaml", "", "the file must be a mapping of keys");
 	if (root) {
 		if (!yaml_parser_load(&parser, &extra)) {
-			yaml_problem(&ctx, &parser);
+			yaml_problem(ctx, &parser);
 		} else {
 			yaml_node_t *r2 = yaml_document_get_root_node(&extra);
 
 			if (r2)
-				conf_error(&ctx, mark_of(r2), "yaml", "",
+				conf_error(ctx, mark_of(r2), "yaml", "",
 					   "only one document is allowed");
 			yaml_document_delete(&extra);
 		}
@@ -483,13 +527,11 @@ int conf_parse(const char *name, const char *text, size_t len, struct tierd_conf
 	yaml_document_delete(&doc);
 out_parser:
 	yaml_parser_delete(&parser);
-	fclose(ctx.err);
-	if (ctx.nr_errors) {
-		*ret_errors = errbuf;
-		ret = -EINVAL;
-	} else {
-		free(errbuf);
+	if (ctx->nr_errors) {
+		*ret_errors = format_errors(ctx);
+		ret = *ret_errors ? -EINVAL : -ENOMEM;
 	}
+	free(ctx);
 	return ret;
 }
 

@@ -284,7 +284,7 @@ static void check_root(struct conf_ctx *ctx, void *base, const struct conf_mark 
 			}
 	for (int a = 0; a < c->nr_cgroups; a++)
 		for (int b = 0; b < a; b++)
-			if (!strcmp(c->cgroups[a].path, c->cgroups[b].path)) {
+			if (c->cgroups[a].path[0] && !strcmp(c->cgroups[a].path, c->cgroups[b].path)) {
 				snprintf(key, sizeof(key), "cgroups[%d].path", a);
 				conf_error(ctx, c->cgroups[a].mark, key, "",
 					   "'%s' is already cgroups[%d]", c->cgroups[a].path, b);
