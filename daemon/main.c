@@ -25,6 +25,8 @@
 #include "tierd-config.h"
 
 #define USEC_PER_MSEC 1000ull
+/* sd-event's default timer slack is 250 ms: too coarse for interval_ms. */
+#define TICK_ACCURACY_USEC 1000ull
 
 static void usage(FILE *f)
 {
@@ -164,7 +166,8 @@ static int run(struct tierd *d)
 		r = sd_event_add_signal(d->event, NULL, SIGHUP, on_signal, d);
 	/* The first tick at once: READY=1 follows it. */
 	if (r >= 0)
-		r = sd_event_add_time_relative(d->event, &tick, CLOCK_MONOTONIC, 0, 0, on_tick, &l);
+		r = sd_event_add_time_relative(d->event, &tick, CLOCK_MONOTONIC, 0, TICK_ACCURACY_USEC,
+						on_tick, &l);
 	if (r < 0) {
 		log_err("Failed to set up the event loop: %s", strerror(-r));
 		goto out;
