@@ -34,7 +34,8 @@ struct conf_ctx {
 
 static struct conf_mark mark_of(const yaml_node_t *n)
 {
-	return (struct conf_mark){ n->start_mark.line + 1, n->start_mark.column + 1 };
+	return (struct conf_mark){ n->start_mark.line + 1,
+				   n->start_mark.column + 1 };
 }
 
 void conf_error(struct conf_ctx *ctx, struct conf_mark mark, const char *path,
@@ -49,8 +50,9 @@ void conf_error(struct conf_ctx *ctx, struct conf_mark mark, const char *path,
 	e = &ctx->errors[ctx->nr_errors - 1];
 	e->mark = mark;
 	e->seq = ctx->nr_errors;
-	n = snprintf(e->text, sizeof(e->text), "%s:%u:%u: %s%s%s: ", ctx->name, mark.line,
-		     mark.column, path, *path && *key ? "." : "", key);
+	n = snprintf(e->text, sizeof(e->text), "%s:%u:%u: %s%s%s: ", ctx->name,
+		     mark.line, mark.column, path, *path && *key ? "." : "",
+		     key);
 	if (n < 0 || (size_t)n >= sizeof(e->text))
 		return;
 	va_start(ap, fmt);
@@ -72,7 +74,8 @@ static int cmp_error(const void *a, const void *b)
 /* The errors in file order, one per line; NULL when out of memory. */
 static char *format_errors(struct conf_ctx *ctx)
 {
-	int n = ctx->nr_errors < CONF_MAX_ERRORS ? ctx->nr_errors : CONF_MAX_ERRORS;
+	int n = ctx->nr_errors < CONF_MAX_ERRORS ? ctx->nr_errors :
+						   CONF_MAX_ERRORS;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -84,7 +87,8 @@ static char *format_errors(struct conf_ctx *ctx)
 	for (int i = 0; i < n; i++)
 		fprintf(f, "%s\n", ctx->errors[i].text);
 	if (ctx->nr_errors > n)
-		fprintf(f, "%s: %d more errors not shown\n", ctx->name, ctx->nr_errors - n);
+		fprintf(f, "%s: %d more errors not shown\n", ctx->name,
+			ctx->nr_errors - n);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;
@@ -100,8 +104,10 @@ static const char *scalar(const yaml_node_t *n)
 static bool is_empty(const yaml_node_t *n)
 {
 	/* "key:" with nothing after it, or an explicit null. */
-	return n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	       (!*scalar(n) || !strcmp(scalar(n), "~") || !strcmp(scalar(n), "null"));
+	return n->type == YAML_SCALAR_NODE &&
+	       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (!*scalar(n) || !strcmp(scalar(n), "~") ||
+		!strcmp(scalar(n), "null"));
 }
 
 static int parse_u64(const char *s, uint64_t *ret)
@@ -147,8 +153,8 @@ static int parse_size(const char *s, uint64_t *ret)
 	return 0;
 }
 
-static void walk_map(struct conf_ctx *ctx, const struct conf_table *t, void *base,
-		     yaml_node_t *n, const char *path);
+static void walk_map(struct conf_ctx *ctx, const struct conf_table *t,
+		     void *base, yaml_node_t *n, const char *path);
 
 static yaml_node_t *child(struct conf_ctx *ctx, yaml_node_item_t *item)
 {
@@ -156,52 +162,60 @@ static yaml_node_t *child(struct conf_ctx *ctx, yaml_node_item_t *item)
 }
 
 /* Convert a scalar for an integer-like key; false after reporting. */
-static bool get_uint(struct conf_ctx *ctx, const struct conf_key *k, yaml_node_t *v,
-		     const char *path, const char *name, uint64_t min, uint64_t max,
-		     bool size, uint64_t *ret)
+static bool get_uint(struct conf_ctx *ctx, const struct conf_key *k,
+		     yaml_node_t *v, const char *path, const char *name,
+		     uint64_t min, uint64_t max, bool size, uint64_t *ret)
 {
 	int r;
 
-	if (v->type != YAML_SCALAR_NODE || v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
-		conf_error(ctx, mark_of(v), path, name, size ?
-			   "expected a size in bytes such as 64M (suffixes K, M, G, T)" :
-			   "expected a non-negative integer");
+	if (v->type != YAML_SCALAR_NODE ||
+	    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+		conf_error(
+			ctx, mark_of(v), path, name,
+			size ? "expected a size in bytes such as 64M (suffixes K, M, G, T)" :
+			       "expected a non-negative integer");
 		return false;
 	}
 	r = size ? parse_size(scalar(v), ret) : parse_u64(scalar(v), ret);
 	if (r == -ERANGE && max == UINT64_MAX) {
-		conf_error(ctx, mark_of(v), path, name, "%s is too large", scalar(v));
+		conf_error(ctx, mark_of(v), path, name, "%s is too large",
+			   scalar(v));
 		return false;
 	}
 	if (r == -ERANGE || (r == 0 && (*ret < min || *ret > max))) {
-		conf_error(ctx, mark_of(v), path, name, "%s is out of range %llu..%llu",
-			   scalar(v), (unsigned long long)min, (unsigned long long)max);
+		conf_error(ctx, mark_of(v), path, name,
+			   "%s is out of range %llu..%llu", scalar(v),
+			   (unsigned long long)min, (unsigned long long)max);
 		return false;
 	}
 	if (r < 0) {
-		conf_error(ctx, mark_of(v), path, name, size ?
-			   "'%s' is not a size in bytes such as 64M (suffixes K, M, G, T)" :
-			   "'%s' is not a non-negative integer", scalar(v));
+		conf_error(
+			ctx, mark_of(v), path, name,
+			size ? "'%s' is not a size in bytes such as 64M (suffixes K, M, G, T)" :
+			       "'%s' is not a non-negative integer",
+			scalar(v));
 		return false;
 	}
 	return true;
 }
 
-static void set_string(struct conf_ctx *ctx, char *dst, size_t size, yaml_node_t *v,
-		       const char *path, const char *name)
+static void set_string(struct conf_ctx *ctx, char *dst, size_t size,
+		       yaml_node_t *v, const char *path, const char *name)
 {
 	if (v->type != YAML_SCALAR_NODE) {
 		conf_error(ctx, mark_of(v), path, name, "expected a string");
 		return;
 	}
 	if (strlen(scalar(v)) >= size) {
-		conf_error(ctx, mark_of(v), path, name, "longer than %zu characters", size - 1);
+		conf_error(ctx, mark_of(v), path, name,
+			   "longer than %zu characters", size - 1);
 		return;
 	}
 	strcpy(dst, is_empty(v) ? "" : scalar(v));
 }
 
-static bool want_seq(struct conf_ctx *ctx, yaml_node_t *v, const char *path, const char *name)
+static bool want_seq(struct conf_ctx *ctx, yaml_node_t *v, const char *path,
+		     const char *name)
 {
 	if (v->type == YAML_SEQUENCE_NODE)
 		return true;
@@ -210,8 +224,8 @@ static bool want_seq(struct conf_ctx *ctx, yaml_node_t *v, const char *path, con
 	return false;
 }
 
-static void walk_list(struct conf_ctx *ctx, const struct conf_key *k, char *base,
-		      yaml_node_t *v, const char *path)
+static void walk_list(struct conf_ctx *ctx, const struct conf_key *k,
+		      char *base, yaml_node_t *v, const char *path)
 {
 	int *count = (int *)(base + k->count_offset);
 	char sub[256];
@@ -224,23 +238,25 @@ static void walk_list(struct conf_ctx *ctx, const struct conf_key *k, char *base
 		char *elem = base + k->offset + (size_t)*count * k->size;
 
 		if (*count == k->max_count) {
-			conf_error(ctx, mark_of(e), path, k->name, "more than %d entries",
-				   k->max_count);
+			conf_error(ctx, mark_of(e), path, k->name,
+				   "more than %d entries", k->max_count);
 			return;
 		}
-		snprintf(sub, sizeof(sub), "%s%s%s[%d]", path, *path ? "." : "", k->name, *count);
+		snprintf(sub, sizeof(sub), "%s%s%s[%d]", path, *path ? "." : "",
+			 k->name, *count);
 		conf_table_defaults(k->sub, elem);
 		(*count)++;
 		if (e->type != YAML_MAPPING_NODE) {
-			conf_error(ctx, mark_of(e), sub, "", "expected a mapping");
+			conf_error(ctx, mark_of(e), sub, "",
+				   "expected a mapping");
 			continue;
 		}
 		walk_map(ctx, k->sub, elem, e, sub);
 	}
 }
 
-static void walk_strlist(struct conf_ctx *ctx, const struct conf_key *k, char *base,
-			 yaml_node_t *v, const char *path)
+static void walk_strlist(struct conf_ctx *ctx, const struct conf_key *k,
+			 char *base, yaml_node_t *v, const char *path)
 {
 	struct conf_strlist *l = (struct conf_strlist *)(base + k->offset);
 
@@ -251,25 +267,29 @@ static void walk_strlist(struct conf_ctx *ctx, const struct conf_key *k, char *b
 		yaml_node_t *e = child(ctx, it);
 
 		if (l->n == CONF_MAX_PATTERNS) {
-			conf_error(ctx, mark_of(e), path, k->name, "more than %d entries",
-				   CONF_MAX_PATTERNS);
+			conf_error(ctx, mark_of(e), path, k->name,
+				   "more than %d entries", CONF_MAX_PATTERNS);
 			return;
 		}
 		if (e->type != YAML_SCALAR_NODE || is_empty(e)) {
-			conf_error(ctx, mark_of(e), path, k->name, "expected a non-empty string");
+			conf_error(ctx, mark_of(e), path, k->name,
+				   "expected a non-empty string");
 			continue;
 		}
-		set_string(ctx, l->s[l->n++], CONF_PATTERN_MAX, e, path, k->name);
+		set_string(ctx, l->s[l->n++], CONF_PATTERN_MAX, e, path,
+			   k->name);
 	}
 }
 
-static void walk_nodelist(struct conf_ctx *ctx, const struct conf_key *k, char *base,
-			  yaml_node_t *v, const char *path)
+static void walk_nodelist(struct conf_ctx *ctx, const struct conf_key *k,
+			  char *base, yaml_node_t *v, const char *path)
 {
 	int *count = (int *)(base + k->count_offset);
 	int *ids = (int *)(base + k->offset);
-	struct conf_mark *marks = k->marks_offset ?
-		(struct conf_mark *)(base + k->marks_offset - 1) : NULL;
+	struct conf_mark *marks =
+		k->marks_offset ?
+			(struct conf_mark *)(base + k->marks_offset - 1) :
+			NULL;
 
 	if (!want_seq(ctx, v, path, k->name))
 		return;
@@ -278,20 +298,21 @@ static void walk_nodelist(struct conf_ctx *ctx, const struct conf_key *k, char *
 		yaml_node_t *e = child(ctx, it);
 		uint64_t id;
 
-		if (!get_uint(ctx, k, e, path, k->name, k->min, k->max, false, &id))
+		if (!get_uint(ctx, k, e, path, k->name, k->min, k->max, false,
+			      &id))
 			continue;
 		for (int i = 0; i < *count; i++)
 			if (ids[i] == (int)id) {
-				conf_error(ctx, mark_of(e), path, k->name, "node %d listed twice",
-					   (int)id);
+				conf_error(ctx, mark_of(e), path, k->name,
+					   "node %d listed twice", (int)id);
 				id = UINT64_MAX;
 				break;
 			}
 		if (id == UINT64_MAX)
 			continue;
 		if (*count == k->max_count) {
-			conf_error(ctx, mark_of(e), path, k->name, "more than %d nodes",
-				   k->max_count);
+			conf_error(ctx, mark_of(e), path, k->name,
+				   "more than %d nodes", k->max_count);
 			return;
 		}
 		if (marks)
@@ -300,8 +321,8 @@ static void walk_nodelist(struct conf_ctx *ctx, const struct conf_key *k, char *
 	}
 }
 
-static void set_value(struct conf_ctx *ctx, const struct conf_key *k, char *base,
-		      yaml_node_t *v, const char *path)
+static void set_value(struct conf_ctx *ctx, const struct conf_key *k,
+		      char *base, yaml_node_t *v, const char *path)
 {
 	void *dst = base + k->offset;
 	uint64_t u;
@@ -311,7 +332,8 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k, char *base
 	case CONF_U64:
 	case CONF_SIZE:
 	case CONF_NODE:
-		if (!get_uint(ctx, k, v, path, k->name, k->min, k->max, k->type == CONF_SIZE, &u))
+		if (!get_uint(ctx, k, v, path, k->name, k->min, k->max,
+			      k->type == CONF_SIZE, &u))
 			return;
 		if (k->type == CONF_U32)
 			*(uint32_t *)dst = u;
@@ -324,32 +346,38 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k, char *base
 		char *end;
 		double d;
 
-		if (v->type != YAML_SCALAR_NODE || v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
-			conf_error(ctx, mark_of(v), path, k->name, "expected a number");
+		if (v->type != YAML_SCALAR_NODE ||
+		    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+			conf_error(ctx, mark_of(v), path, k->name,
+				   "expected a number");
 			return;
 		}
 		errno = 0;
 		d = strtod(scalar(v), &end);
 		if (!*scalar(v) || *end || errno || !isfinite(d)) {
-			conf_error(ctx, mark_of(v), path, k->name, "'%s' is not a number",
-				   scalar(v));
+			conf_error(ctx, mark_of(v), path, k->name,
+				   "'%s' is not a number", scalar(v));
 			return;
 		}
 		if (d < k->dmin || d > k->dmax) {
-			conf_error(ctx, mark_of(v), path, k->name, "%s is out of range %g..%g",
-				   scalar(v), k->dmin, k->dmax);
+			conf_error(ctx, mark_of(v), path, k->name,
+				   "%s is out of range %g..%g", scalar(v),
+				   k->dmin, k->dmax);
 			return;
 		}
 		*(double *)dst = d;
 		return;
 	}
 	case CONF_BOOL:
-		if (v->type == YAML_SCALAR_NODE && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-		    (!strcmp(scalar(v), "true") || !strcmp(scalar(v), "false"))) {
+		if (v->type == YAML_SCALAR_NODE &&
+		    v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+		    (!strcmp(scalar(v), "true") ||
+		     !strcmp(scalar(v), "false"))) {
 			*(bool *)dst = !strcmp(scalar(v), "true");
 			return;
 		}
-		conf_error(ctx, mark_of(v), path, k->name, "expected true or false");
+		conf_error(ctx, mark_of(v), path, k->name,
+			   "expected true or false");
 		return;
 	case CONF_STRING:
 		set_string(ctx, dst, k->size, v, path, k->name);
@@ -358,12 +386,15 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k, char *base
 		char list[256] = "";
 
 		for (int i = 0; k->names[i]; i++) {
-			if (v->type == YAML_SCALAR_NODE && !strcmp(scalar(v), k->names[i])) {
+			if (v->type == YAML_SCALAR_NODE &&
+			    !strcmp(scalar(v), k->names[i])) {
 				*(int *)dst = i;
 				return;
 			}
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-				 i ? (k->names[i + 1] ? ", " : " or ") : "", k->names[i]);
+			snprintf(list + strlen(list),
+				 sizeof(list) - strlen(list), "%s%s",
+				 i ? (k->names[i + 1] ? ", " : " or ") : "",
+				 k->names[i]);
 		}
 		conf_error(ctx, mark_of(v), path, k->name, "expected %s", list);
 		return;
@@ -371,11 +402,13 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k, char *base
 	case CONF_MAP: {
 		char sub[256];
 
-		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", k->name);
+		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "",
+			 k->name);
 		if (v->type == YAML_MAPPING_NODE)
 			walk_map(ctx, k->sub, base, v, sub);
 		else if (!is_empty(v))
-			conf_error(ctx, mark_of(v), sub, "", "expected a mapping");
+			conf_error(ctx, mark_of(v), sub, "",
+				   "expected a mapping");
 		return;
 	}
 	case CONF_LIST:
@@ -390,32 +423,37 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k, char *base
 	}
 }
 
-static void walk_map(struct conf_ctx *ctx, const struct conf_table *t, void *base,
-		     yaml_node_t *n, const char *path)
+static void walk_map(struct conf_ctx *ctx, const struct conf_table *t,
+		     void *base, yaml_node_t *n, const char *path)
 {
 	struct conf_mark marks[32] = { 0 };
 
 	if (t->mark_offset)
-		*(struct conf_mark *)((char *)base + t->mark_offset - 1) = mark_of(n);
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		*(struct conf_mark *)((char *)base + t->mark_offset - 1) =
+			mark_of(n);
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+	     p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(ctx->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(ctx->doc, p->value);
 		size_t i;
 
 		if (k->type != YAML_SCALAR_NODE) {
-			conf_error(ctx, mark_of(k), path, "", "keys must be plain strings");
+			conf_error(ctx, mark_of(k), path, "",
+				   "keys must be plain strings");
 			continue;
 		}
 		for (i = 0; i < t->nr_keys; i++)
 			if (!strcmp(t->keys[i].name, scalar(k)))
 				break;
 		if (i == t->nr_keys) {
-			conf_error(ctx, mark_of(k), path, scalar(k), "unknown key");
+			conf_error(ctx, mark_of(k), path, scalar(k),
+				   "unknown key");
 			continue;
 		}
 		if (marks[i].line) {
 			conf_error(ctx, mark_of(k), path, scalar(k),
-				   "duplicate key (first at line %u)", marks[i].line);
+				   "duplicate key (first at line %u)",
+				   marks[i].line);
 			continue;
 		}
 		marks[i] = mark_of(v);
@@ -476,13 +514,13 @@ static void yaml_problem(struct conf_ctx *ctx, yaml_parser_t *p)
 {
 	yaml_mark_t m = p->problem ? p->problem_mark : p->context_mark;
 
-	conf_error(ctx, (struct conf_mark){ m.line + 1, m.column + 1 }, "yaml", "", "%s%s%s",
-		   p->problem ? p->problem : "syntax error",
+	conf_error(ctx, (struct conf_mark){ m.line + 1, m.column + 1 }, "yaml",
+		   "", "%s%s%s", p->problem ? p->problem : "syntax error",
 		   p->context ? " " : "", p->context ? p->context : "");
 }
 
-int conf_parse(const char *name, const char *text, size_t len, struct tierd_conf *conf,
-	       char **ret_errors)
+int conf_parse(const char *name, const char *text, size_t len,
+	       struct tierd_conf *conf, char **ret_errors)
 {
 	yaml_document_t doc, extra;
 	struct conf_ctx *ctx;
@@ -511,7 +549,8 @@ int conf_parse(const char *name, const char *text, size_t len, struct tierd_conf
 	if (root && root->type == YAML_MAPPING_NODE)
 		walk_map(ctx, &conf_root_table, conf, root, "");
 	else if (root && !is_empty(root))
-		conf_error(ctx, mark_of(root), "yaml", "", "the file must be a mapping of keys");
+		conf_error(ctx, mark_of(root), "yaml", "",
+			   "the file must be a mapping of keys");
 	if (root) {
 		if (!yaml_parser_load(&parser, &extra)) {
 			yaml_problem(ctx, &parser);

@@ -15,7 +15,7 @@
 
 #include "tiers.h"
 
-#define CONF_MAX_PATTERNS 16	/* allow:, targets.comms, targets.cgroups */
+#define CONF_MAX_PATTERNS 16 /* allow:, targets.comms, targets.cgroups */
 #define CONF_PATTERN_MAX 128
 #define CONF_MAX_GPU_NODES 16
 #define CONF_MAX_CGROUPS 128
@@ -23,7 +23,7 @@
 
 /* Where a value was in the file, for errors found after parsing. */
 struct conf_mark {
-	unsigned int line, column;	/* 1-based; 0 = not from the file */
+	unsigned int line, column; /* 1-based; 0 = not from the file */
 };
 
 enum conf_source { CONF_SOURCE_AUTO, CONF_SOURCE_BPF, CONF_SOURCE_DAMON };
@@ -43,25 +43,25 @@ struct conf_tier {
 
 struct conf_gpu_node {
 	int node;
-	struct conf_strlist allow;	/* "/..." cgroup paths, else comm patterns */
-	uint64_t max_bytes;		/* 0 = no limit */
+	struct conf_strlist allow; /* "/..." cgroup paths, else comm patterns */
+	uint64_t max_bytes; /* 0 = no limit */
 	bool demotion_target;
 	struct conf_mark mark;
 };
 
 struct conf_cgroup {
-	char path[CONF_PATH_MAX];	/* relative to the cgroup2 mount, leading '/' */
-	uint64_t fast_tier_max_bytes;	/* 0 = no limit */
-	uint32_t migrate_max_mb_per_s;	/* 0 = no limit */
+	char path[CONF_PATH_MAX]; /* relative to the cgroup2 mount, leading '/' */
+	uint64_t fast_tier_max_bytes; /* 0 = no limit */
+	uint32_t migrate_max_mb_per_s; /* 0 = no limit */
 	struct conf_mark mark;
 };
 
 struct tierd_conf {
-	char path[CONF_PATH_MAX];	/* the file it came from, "" for defaults */
+	char path[CONF_PATH_MAX]; /* the file it came from, "" for defaults */
 
 	uint32_t interval_ms;
 
-	int nr_tiers;			/* 0: tiers come from the kernel and HMAT */
+	int nr_tiers; /* 0: tiers come from the kernel and HMAT */
 	struct conf_tier tiers[TOPO_MAX_TIERS];
 	int nr_gpu_nodes;
 	struct conf_gpu_node gpu_nodes[CONF_MAX_GPU_NODES];
@@ -79,8 +79,8 @@ struct tierd_conf {
 	} sampling;
 
 	struct {
-		uint32_t hot_threshold;		/* 0 = adaptive */
-		uint32_t max_rate_mb_per_s;	/* 0 = no limit */
+		uint32_t hot_threshold; /* 0 = adaptive */
+		uint32_t max_rate_mb_per_s; /* 0 = no limit */
 		uint32_t batch_pages;
 	} promotion;
 
@@ -104,12 +104,12 @@ struct tierd_conf {
 	} kernel;
 
 	struct {
-		char textfile_dir[CONF_PATH_MAX];	/* "" = no textfile */
+		char textfile_dir[CONF_PATH_MAX]; /* "" = no textfile */
 		uint32_t textfile_interval_ms;
 	} metrics;
 
 	struct {
-		char group[64];		/* "" = root only */
+		char group[64]; /* "" = root only */
 	} control;
 
 	bool dry_run;
@@ -124,8 +124,8 @@ void conf_defaults(struct tierd_conf *conf);
  * holding one "NAME:LINE:COLUMN: KEY: reason\n" line per error; -ENOMEM.
  * @conf is undefined after an error.
  */
-int conf_parse(const char *name, const char *text, size_t len, struct tierd_conf *conf,
-	       char **ret_errors);
+int conf_parse(const char *name, const char *text, size_t len,
+	       struct tierd_conf *conf, char **ret_errors);
 
 /* conf_parse() on a file; -errno (and no *ret_errors) if it cannot be read. */
 int conf_load(const char *path, struct tierd_conf *conf, char **ret_errors);

@@ -13,18 +13,18 @@
 #include "conf.h"
 
 enum conf_type {
-	CONF_U32,		/* decimal integer in [min, max] */
+	CONF_U32, /* decimal integer in [min, max] */
 	CONF_U64,
-	CONF_SIZE,		/* uint64_t bytes, K/M/G/T suffixes */
-	CONF_DOUBLE,		/* in [dmin, dmax] */
-	CONF_BOOL,		/* true | false */
-	CONF_STRING,		/* char[size] */
-	CONF_ENUM,		/* int, index into names[] */
-	CONF_NODE,		/* int node id in [0, TOPO_MAX_NODES * 16) */
-	CONF_MAP,		/* sub table, same base */
-	CONF_LIST,		/* list of sub-table mappings at base + i * size */
-	CONF_STRLIST,		/* struct conf_strlist */
-	CONF_NODELIST,		/* int count at count_offset, int ids at offset */
+	CONF_SIZE, /* uint64_t bytes, K/M/G/T suffixes */
+	CONF_DOUBLE, /* in [dmin, dmax] */
+	CONF_BOOL, /* true | false */
+	CONF_STRING, /* char[size] */
+	CONF_ENUM, /* int, index into names[] */
+	CONF_NODE, /* int node id in [0, TOPO_MAX_NODES * 16) */
+	CONF_MAP, /* sub table, same base */
+	CONF_LIST, /* list of sub-table mappings at base + i * size */
+	CONF_STRLIST, /* struct conf_strlist */
+	CONF_NODELIST, /* int count at count_offset, int ids at offset */
 };
 
 struct conf_ctx;
@@ -33,15 +33,15 @@ struct conf_table;
 struct conf_key {
 	const char *name;
 	enum conf_type type;
-	size_t offset;		/* field offset from the table's base */
-	size_t size;		/* CONF_STRING: buffer; CONF_LIST: element */
+	size_t offset; /* field offset from the table's base */
+	size_t size; /* CONF_STRING: buffer; CONF_LIST: element */
 	uint64_t min, max;
 	double dmin, dmax;
-	const char *const *names;	/* CONF_ENUM, NULL-terminated */
-	const struct conf_table *sub;	/* CONF_MAP, CONF_LIST */
-	size_t count_offset;	/* CONF_LIST, CONF_NODELIST: int count */
+	const char *const *names; /* CONF_ENUM, NULL-terminated */
+	const struct conf_table *sub; /* CONF_MAP, CONF_LIST */
+	size_t count_offset; /* CONF_LIST, CONF_NODELIST: int count */
 	int max_count;
-	size_t marks_offset;	/* CONF_NODELIST: struct conf_mark[] + 1; 0 = none */
+	size_t marks_offset; /* CONF_NODELIST: struct conf_mark[] + 1; 0 = none */
 	/* Defaults; lists and maps default to empty / their own keys. */
 	uint64_t def;
 	double ddef;
@@ -51,11 +51,11 @@ struct conf_key {
 struct conf_table {
 	const struct conf_key *keys;
 	size_t nr_keys;
-	size_t mark_offset;	/* struct conf_mark of the mapping + 1; 0 = none */
+	size_t mark_offset; /* struct conf_mark of the mapping + 1; 0 = none */
 	/* Cross-key checks once the mapping at @base is parsed; @marks[i] is
 	 * where key i was (line 0 when absent), @path names the mapping. */
-	void (*check)(struct conf_ctx *ctx, void *base, const struct conf_mark *marks,
-		      const char *path);
+	void (*check)(struct conf_ctx *ctx, void *base,
+		      const struct conf_mark *marks, const char *path);
 };
 
 extern const struct conf_table conf_root_table;

@@ -79,8 +79,8 @@ int ctl_request_parse(const uint8_t *buf, size_t len, struct ctl_header *ret,
 	return CTL_HEADER_SIZE + ret->length;
 }
 
-int ctl_message_build(uint16_t code, uint32_t flags, const void *payload, size_t len,
-		      uint8_t **ret_buf, size_t *ret_len)
+int ctl_message_build(uint16_t code, uint32_t flags, const void *payload,
+		      size_t len, uint8_t **ret_buf, size_t *ret_len)
 {
 	struct ctl_header h = { .code = code, .flags = flags, .length = len };
 	uint8_t *buf;
@@ -134,7 +134,8 @@ static int io_full(int fd, void *buf, size_t len, bool out)
 	size_t done = 0;
 
 	while (done < len) {
-		struct pollfd p = { .fd = fd, .events = out ? POLLOUT : POLLIN };
+		struct pollfd p = { .fd = fd,
+				    .events = out ? POLLOUT : POLLIN };
 		ssize_t n;
 		int r = poll(&p, 1, CLIENT_TIMEOUT_MS);
 
@@ -144,20 +145,22 @@ static int io_full(int fd, void *buf, size_t len, bool out)
 			return -errno;
 		if (r == 0)
 			return -ETIMEDOUT;
-		n = out ? send(fd, (char *)buf + done, len - done, MSG_NOSIGNAL)
-			: recv(fd, (char *)buf + done, len - done, 0);
+		n = out ? send(fd, (char *)buf + done, len - done,
+			       MSG_NOSIGNAL) :
+			  recv(fd, (char *)buf + done, len - done, 0);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0)
 			return -errno;
 		if (n == 0)
-			return -ECONNRESET;	/* closed before the message ended */
+			return -ECONNRESET; /* closed before the message ended */
 		done += n;
 	}
 	return 0;
 }
 
-int ctl_send_request(int fd, enum ctl_op op, uint32_t flags, const char *payload)
+int ctl_send_request(int fd, enum ctl_op op, uint32_t flags,
+		     const char *payload)
 {
 	size_t plen = payload ? strlen(payload) : 0;
 	uint8_t *buf;
@@ -174,7 +177,8 @@ int ctl_send_request(int fd, enum ctl_op op, uint32_t flags, const char *payload
 	return r;
 }
 
-int ctl_read_response(int fd, struct ctl_header *ret, char **ret_payload, size_t *ret_len)
+int ctl_read_response(int fd, struct ctl_header *ret, char **ret_payload,
+		      size_t *ret_len)
 {
 	uint8_t hdr[CTL_HEADER_SIZE];
 	char *payload;
@@ -206,9 +210,9 @@ int ctl_read_response(int fd, struct ctl_header *ret, char **ret_payload, size_t
 const char *ctl_op_name(enum ctl_op op)
 {
 	static const char *const names[] = {
-		[CTL_OP_STATUS] = "status", [CTL_OP_NODES] = "nodes",
+		[CTL_OP_STATUS] = "status",   [CTL_OP_NODES] = "nodes",
 		[CTL_OP_CGROUPS] = "cgroups", [CTL_OP_METRICS] = "metrics",
-		[CTL_OP_RELOAD] = "reload", [CTL_OP_DRY_RUN] = "dry-run",
+		[CTL_OP_RELOAD] = "reload",   [CTL_OP_DRY_RUN] = "dry-run",
 	};
 
 	return op >= CTL_OP_STATUS && op <= CTL_OP_MAX ? names[op] : "unknown";

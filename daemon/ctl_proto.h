@@ -39,15 +39,15 @@ enum ctl_op {
 	CTL_OP_NODES,
 	CTL_OP_CGROUPS,
 	CTL_OP_METRICS,
-	CTL_OP_RELOAD,		/* privileged */
-	CTL_OP_DRY_RUN,		/* payload "" queries; "on"/"off" sets (privileged) */
+	CTL_OP_RELOAD, /* privileged */
+	CTL_OP_DRY_RUN, /* payload "" queries; "on"/"off" sets (privileged) */
 	CTL_OP_MAX = CTL_OP_DRY_RUN,
 };
 
 enum ctl_result {
 	CTL_OK = 0,
-	CTL_FAILED = 1,		/* the request was valid but did not succeed */
-	CTL_DENIED = 2,		/* the peer may not do this */
+	CTL_FAILED = 1, /* the request was valid but did not succeed */
+	CTL_DENIED = 2, /* the peer may not do this */
 	CTL_BAD_REQUEST = 3,
 	CTL_RESULT_MAX = CTL_BAD_REQUEST,
 };
@@ -59,7 +59,8 @@ struct ctl_header {
 };
 
 /* Write @h into @out. */
-void ctl_header_encode(const struct ctl_header *h, uint8_t out[CTL_HEADER_SIZE]);
+void ctl_header_encode(const struct ctl_header *h,
+		       uint8_t out[CTL_HEADER_SIZE]);
 
 /* Read and check a header: -EBADMSG for a wrong magic or unknown flags,
  * -EPROTO for another version, -EMSGSIZE when length exceeds @max_payload. */
@@ -76,8 +77,8 @@ int ctl_request_parse(const uint8_t *buf, size_t len, struct ctl_header *ret,
 		      const uint8_t **ret_payload);
 
 /* Header + payload into one malloc'd buffer, for sending. */
-int ctl_message_build(uint16_t code, uint32_t flags, const void *payload, size_t len,
-		      uint8_t **ret_buf, size_t *ret_len);
+int ctl_message_build(uint16_t code, uint32_t flags, const void *payload,
+		      size_t len, uint8_t **ret_buf, size_t *ret_len);
 
 /* "@runtime_dir/control.sock"; -ENAMETOOLONG when it will not fit a sun_path. */
 int ctl_socket_path(const char *runtime_dir, char *buf, size_t size);
@@ -85,9 +86,11 @@ int ctl_socket_path(const char *runtime_dir, char *buf, size_t size);
 /* Blocking client side (tierctl): connect, send one request, read the
  * response.  ctl_connect: -ENOENT/-ECONNREFUSED when tierd is not running. */
 int ctl_connect(const char *socket_path, int *ret_fd);
-int ctl_send_request(int fd, enum ctl_op op, uint32_t flags, const char *payload);
+int ctl_send_request(int fd, enum ctl_op op, uint32_t flags,
+		     const char *payload);
 /* *ret_payload is malloc'd and NUL-terminated; *ret_len excludes the NUL. */
-int ctl_read_response(int fd, struct ctl_header *ret, char **ret_payload, size_t *ret_len);
+int ctl_read_response(int fd, struct ctl_header *ret, char **ret_payload,
+		      size_t *ret_len);
 
 const char *ctl_op_name(enum ctl_op op);
 

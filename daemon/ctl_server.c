@@ -17,7 +17,8 @@
 #include "status.h"
 
 #define MAX_CONNS 16
-#define CONN_TIMEOUT_USEC (5 * 1000000ull)	/* a client gets 5 s to send and read */
+#define CONN_TIMEOUT_USEC \
+	(5 * 1000000ull) /* a client gets 5 s to send and read */
 #define MAX_PEER_GROUPS 256
 
 struct conn {
@@ -93,7 +94,8 @@ static void json_message(FILE *f, bool ok, const char *msg)
 }
 
 /* Run one request; the text goes to @f; returns an enum ctl_result. */
-static int handle(struct conn *c, const struct ctl_header *h, const char *arg, FILE *f)
+static int handle(struct conn *c, const struct ctl_header *h, const char *arg,
+		  FILE *f)
 {
 	struct tierd *d = c->srv->d;
 	bool json = h->flags & CTL_F_JSON;
@@ -137,17 +139,21 @@ static int handle(struct conn *c, const struct ctl_header *h, const char *arg, F
 
 	if (h->code == CTL_OP_DRY_RUN && !*arg) {
 		if (json)
-			fprintf(f, "{\"dry_run\":%s}\n", d->dry_run ? "true" : "false");
+			fprintf(f, "{\"dry_run\":%s}\n",
+				d->dry_run ? "true" : "false");
 		else
 			fprintf(f, "dry run: %s\n", d->dry_run ? "on" : "off");
 		return CTL_OK;
 	}
 	if (!c->privileged) {
-		log_notice("Refused %s from uid %u (pid %d): not root%s%s", ctl_op_name(h->code),
-			   c->cred.uid, c->cred.pid, d->conf->control.group[0] ? " nor in group " : "",
+		log_notice("Refused %s from uid %u (pid %d): not root%s%s",
+			   ctl_op_name(h->code), c->cred.uid, c->cred.pid,
+			   d->conf->control.group[0] ? " nor in group " : "",
 			   d->conf->control.group);
-		snprintf(why, sizeof(why), "permission denied: %s needs root%s%s\n",
-			 ctl_op_name(h->code), d->conf->control.group[0] ? " or group " : "",
+		snprintf(why, sizeof(why),
+			 "permission denied: %s needs root%s%s\n",
+			 ctl_op_name(h->code),
+			 d->conf->control.group[0] ? " or group " : "",
 			 d->conf->control.group);
 		if (json)
 			json_message(f, false, why);
@@ -161,14 +167,18 @@ static int handle(struct conn *c, const struct ctl_header *h, const char *arg, F
 			return CTL_BAD_REQUEST;
 		}
 		tierd_set_dry_run(d, !strcmp(arg, "on"));
-		snprintf(why, sizeof(why), "dry run: %s\n", d->dry_run ? "on" : "off");
+		snprintf(why, sizeof(why), "dry run: %s\n",
+			 d->dry_run ? "on" : "off");
 	} else {
-		log_info("Reload requested by uid %u (pid %d)", c->cred.uid, c->cred.pid);
+		log_info("Reload requested by uid %u (pid %d)", c->cred.uid,
+			 c->cred.pid);
 		if (tierd_reload(d, why, sizeof(why)) < 0) {
 			if (json)
 				json_message(f, false, why);
 			else
-				fprintf(f, "%sreload refused: tierd keeps running the previous policy\n", why);
+				fprintf(f,
+					"%sreload refused: tierd keeps running the previous policy\n",
+					why);
 			return CTL_FAILED;
 		}
 		snprintf(why, sizeof(why), "reloaded %s\n", d->config_path);
@@ -189,7 +199,8 @@ static int conn_respond(struct conn *c, int code, const char *text, size_t len)
 	return sd_event_source_set_io_events(c->io, EPOLLOUT);
 }
 
-static int on_request(struct conn *c, const struct ctl_header *h, const uint8_t *payload)
+static int on_request(struct conn *c, const struct ctl_header *h,
+		      const uint8_t *payload)
 {
 	char arg[CTL_MAX_REQUEST_PAYLOAD + 1], *text = NULL;
 	size_t len = 0;
@@ -198,7 +209,7 @@ static int on_request(struct conn *c, const struct ctl_header *h, const uint8_t 
 
 	memcpy(arg, payload, h->length);
 	arg[h->length] = '\0';
-	if (strlen(arg) != h->length)	/* a NUL inside the argument */
+	if (strlen(arg) != h->length) /* a NUL inside the argument */
 		return conn_respond(c, CTL_BAD_REQUEST, "bad argument\n", 13);
 	f = open_memstream(&text, &len);
 	if (!f)
@@ -213,7 +224,8 @@ static int on_request(struct conn *c, const struct ctl_header *h, const uint8_t 
 	return r;
 }
 
-static int on_conn_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+static int on_conn_io(sd_event_source *s, int fd, uint32_t revents,
+		      void *userdata)
 {
 	struct conn *c = userdata;
 	struct ctl_header h;
@@ -222,14 +234,16 @@ static int on_conn_io(sd_event_source *s, int fd, uint32_t revents, void *userda
 	int r;
 
 	if (c->out) {
-		n = send(fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = send(fd, c->out + c->out_off, c->out_len - c->out_off,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return 0;
 		if (n < 0 || (c->out_off += n) == c->out_len)
 			conn_free(c);
 		return 0;
 	}
-	n = recv(fd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
+	n = recv(fd, c->in + c->in_len, sizeof(c->in) - c->in_len,
+		 MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (n <= 0) {
@@ -242,16 +256,19 @@ static int on_conn_io(sd_event_source *s, int fd, uint32_t revents, void *userda
 		return 0;
 	if (r < 0) {
 		char msg[128];
-		int len = snprintf(msg, sizeof(msg), "bad request: %s\n", strerror(-r));
+		int len = snprintf(msg, sizeof(msg), "bad request: %s\n",
+				   strerror(-r));
 
 		r = conn_respond(c, CTL_BAD_REQUEST, msg, len);
 	} else if ((size_t)r != c->in_len) {
-		r = conn_respond(c, CTL_BAD_REQUEST, "bad request: trailing bytes\n", 28);
+		r = conn_respond(c, CTL_BAD_REQUEST,
+				 "bad request: trailing bytes\n", 28);
 	} else {
 		r = on_request(c, &h, payload);
 	}
 	if (r < 0) {
-		log_warn("Control connection from pid %d: %s", c->cred.pid, strerror(-r));
+		log_warn("Control connection from pid %d: %s", c->cred.pid,
+			 strerror(-r));
 		conn_free(c);
 	}
 	return 0;
@@ -263,7 +280,8 @@ static int on_conn_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+static int on_accept(sd_event_source *s, int fd, uint32_t revents,
+		     void *userdata)
 {
 	struct ctl_server *srv = userdata;
 	socklen_t len = sizeof(struct ucred);
@@ -274,7 +292,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	if (cfd < 0)
 		return 0;
 	if (srv->nr_conns >= MAX_CONNS) {
-		close(cfd);	/* the client sees a reset and may retry */
+		close(cfd); /* the client sees a reset and may retry */
 		return 0;
 	}
 	c = calloc(1, sizeof(*c));
@@ -292,8 +310,10 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	c->privileged = peer_privileged(srv->d, cfd, &c->cred);
 	r = sd_event_add_io(srv->d->event, &c->io, cfd, EPOLLIN, on_conn_io, c);
 	if (r >= 0)
-		r = sd_event_add_time_relative(srv->d->event, &c->timer, CLOCK_MONOTONIC,
-					       CONN_TIMEOUT_USEC, 0, on_conn_timeout, c);
+		r = sd_event_add_time_relative(srv->d->event, &c->timer,
+					       CLOCK_MONOTONIC,
+					       CONN_TIMEOUT_USEC, 0,
+					       on_conn_timeout, c);
 	if (r < 0)
 		conn_free(c);
 	return 0;
@@ -320,7 +340,7 @@ int ctl_server_start(struct tierd *d, struct ctl_server **ret)
 		r = -EADDRINUSE;
 		goto fail;
 	}
-	unlink(s->path);	/* stale, from a tierd that did not stop cleanly */
+	unlink(s->path); /* stale, from a tierd that did not stop cleanly */
 	strcpy(sa.sun_path, s->path);
 	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->fd < 0) {

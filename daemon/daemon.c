@@ -40,7 +40,8 @@ static int resolve_group(const char *name, gid_t *ret)
 }
 
 /* Where in the file node @id was named, for errors found after parsing. */
-static struct conf_mark node_mark(const struct tierd_conf *c, int id, const char **ret_key)
+static struct conf_mark node_mark(const struct tierd_conf *c, int id,
+				  const char **ret_key)
 {
 	for (int t = 0; t < c->nr_tiers; t++)
 		for (int i = 0; i < c->tiers[t].spec.nr_nodes; i++)
@@ -61,16 +62,17 @@ static struct conf_mark node_mark(const struct tierd_conf *c, int id, const char
  * Everything a config needs from the machine: the group, and tiers from
  * @topo's nodes.  Fills *topo's tier part; errors go to @why.
  */
-static int apply_to_machine(const struct tierd_conf *c, struct topology *topo, gid_t *ret_gid,
-			    char *why, size_t why_size)
+static int apply_to_machine(const struct tierd_conf *c, struct topology *topo,
+			    gid_t *ret_gid, char *why, size_t why_size)
 {
 	struct tiers_config tc;
 	int r, bad = -1;
 
 	r = resolve_group(c->control.group, ret_gid);
 	if (r < 0) {
-		snprintf(why, why_size, "%s: control.group: '%s': %s\n", c->path,
-			 c->control.group, r == -ENOENT ? "no such group" : strerror(-r));
+		snprintf(why, why_size, "%s: control.group: '%s': %s\n",
+			 c->path, c->control.group,
+			 r == -ENOENT ? "no such group" : strerror(-r));
 		return r;
 	}
 	conf_tiers_config(c, &tc);
@@ -79,8 +81,10 @@ static int apply_to_machine(const struct tierd_conf *c, struct topology *topo, g
 		const char *key;
 		struct conf_mark m = node_mark(c, bad, &key);
 
-		snprintf(why, why_size, "%s:%u:%u: %s: node %d is not a memory node of this machine\n",
-			 c->path, m.line, m.column, key, bad);
+		snprintf(
+			why, why_size,
+			"%s:%u:%u: %s: node %d is not a memory node of this machine\n",
+			c->path, m.line, m.column, key, bad);
 		return r;
 	}
 	return 0;
@@ -99,23 +103,27 @@ static void log_lines(int level, const char *text)
 
 static void log_topology(const struct tierd *d)
 {
-	static const char *const sources[] = { "the kernel", "HMAT", "the config" };
+	static const char *const sources[] = { "the kernel", "HMAT",
+					       "the config" };
 	const struct topology *t = &d->topo;
 
 	for (int i = 0; i < t->nr_tiers; i++) {
 		char nodes[256] = "";
 
 		for (int k = 0; k < t->tiers[i].nr_nodes; k++)
-			snprintf(nodes + strlen(nodes), sizeof(nodes) - strlen(nodes), "%s%d",
+			snprintf(nodes + strlen(nodes),
+				 sizeof(nodes) - strlen(nodes), "%s%d",
 				 k ? "," : "", t->tiers[i].nodes[k]);
-		log_info("Tier %d '%s': nodes %s (from %s)", i, t->tiers[i].name, nodes,
-			 sources[t->tier_source]);
+		log_info("Tier %d '%s': nodes %s (from %s)", i,
+			 t->tiers[i].name, nodes, sources[t->tier_source]);
 	}
 	if (t->kernel_tiers_flat)
-		log_warn("The kernel puts memory nodes in one tier that %s separates; tierd uses %d tiers as shown",
-			 sources[t->tier_source], t->nr_tiers);
+		log_warn(
+			"The kernel puts memory nodes in one tier that %s separates; tierd uses %d tiers as shown",
+			sources[t->tier_source], t->nr_tiers);
 	if (t->nr_tiers < 2)
-		log_notice("Only one memory tier: nothing to promote or demote on this machine");
+		log_notice(
+			"Only one memory tier: nothing to promote or demote on this machine");
 }
 
 static void recompute_dry_run(struct tierd *d)
@@ -134,7 +142,8 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 		return -ENOMEM;
 	r = conf_load(d->config_path, d->conf, &errors);
 	if (r == -ENOENT && d->config_is_default) {
-		log_notice("No %s: running with the default policy", d->config_path);
+		log_notice("No %s: running with the default policy",
+			   d->config_path);
 		conf_defaults(d->conf);
 	} else if (r == -EINVAL) {
 		log_lines(LOG_ERR, errors);
@@ -146,16 +155,19 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 	}
 	r = topo_read(d->root, &d->topo);
 	if (r < 0) {
-		log_err("Failed to read the NUMA topology under %s: %s", d->root, strerror(-r));
+		log_err("Failed to read the NUMA topology under %s: %s",
+			d->root, strerror(-r));
 		return r;
 	}
-	r = apply_to_machine(d->conf, &d->topo, &d->control_gid, why, sizeof(why));
+	r = apply_to_machine(d->conf, &d->topo, &d->control_gid, why,
+			     sizeof(why));
 	if (r < 0) {
 		log_lines(LOG_ERR, why);
 		return r;
 	}
 	recompute_dry_run(d);
-	snprintf(d->stats.sampler_source, sizeof(d->stats.sampler_source), "none");
+	snprintf(d->stats.sampler_source, sizeof(d->stats.sampler_source),
+		 "none");
 	snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
 		 "no sampler module is built in");
 	log_topology(d);
@@ -169,7 +181,8 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 		if ((*m)->start) {
 			r = (*m)->start(d, &d->module_priv[i]);
 			if (r < 0) {
-				log_err("Failed to start %s: %s", (*m)->name, strerror(-r));
+				log_err("Failed to start %s: %s", (*m)->name,
+					strerror(-r));
 				return r;
 			}
 		}
@@ -186,9 +199,13 @@ static void update_rates(struct tierd *d, uint64_t now_ns)
 		goto out;
 	for (int t = 0; t < TOPO_MAX_TIERS; t++) {
 		d->stats.tier[t].promote_bytes_per_s =
-			(d->stats.tier[t].promoted_bytes_total - d->prev_stats.tier[t].promoted_bytes_total) / dt;
+			(d->stats.tier[t].promoted_bytes_total -
+			 d->prev_stats.tier[t].promoted_bytes_total) /
+			dt;
 		d->stats.tier[t].demote_bytes_per_s =
-			(d->stats.tier[t].demoted_bytes_total - d->prev_stats.tier[t].demoted_bytes_total) / dt;
+			(d->stats.tier[t].demoted_bytes_total -
+			 d->prev_stats.tier[t].demoted_bytes_total) /
+			dt;
 	}
 out:
 	d->prev_stats = d->stats;
@@ -204,7 +221,8 @@ static void write_textfile(struct tierd *d, uint64_t now_ns)
 
 	if (!d->conf->metrics.textfile_dir[0] ||
 	    (d->last_textfile_ns &&
-	     now_ns - d->last_textfile_ns < d->conf->metrics.textfile_interval_ms * 1000000ull))
+	     now_ns - d->last_textfile_ns <
+		     d->conf->metrics.textfile_interval_ms * 1000000ull))
 		return;
 	d->last_textfile_ns = now_ns;
 	m = metrics_new();
@@ -213,10 +231,11 @@ static void write_textfile(struct tierd *d, uint64_t now_ns)
 	tierd_metrics(d, m);
 	r = metrics_render(m, &text, &len);
 	if (r == 0)
-		r = fs_write_atomic(d->conf->metrics.textfile_dir, "tierd.prom", text, len, 0644);
+		r = fs_write_atomic(d->conf->metrics.textfile_dir, "tierd.prom",
+				    text, len, 0644);
 	if (r < 0 && r != last_error)
-		log_warn("Failed to write %s/tierd.prom: %s", d->conf->metrics.textfile_dir,
-			 strerror(-r));
+		log_warn("Failed to write %s/tierd.prom: %s",
+			 d->conf->metrics.textfile_dir, strerror(-r));
 	last_error = r < 0 ? r : 0;
 	free(text);
 	metrics_free(m);
@@ -229,7 +248,8 @@ int tierd_tick(struct tierd *d, uint64_t now_ns)
 
 	r = topo_refresh_memory(d->root, &d->topo);
 	if (r < 0 && r != d->topo_error)
-		log_warn("Failed to refresh node memory under %s: %s", d->root, strerror(-r));
+		log_warn("Failed to refresh node memory under %s: %s", d->root,
+			 strerror(-r));
 	d->topo_error = r;
 	for (int i = 0; i < d->nr_modules; i++) {
 		const struct tierd_module *mod = d->modules[i];
@@ -238,7 +258,8 @@ int tierd_tick(struct tierd *d, uint64_t now_ns)
 			continue;
 		r = mod->tick(d, d->module_priv[i], now_ns);
 		if (r < 0 && r != d->module_last_error[i])
-			log_warn("%s: %s (logged once until it changes)", mod->name, strerror(-r));
+			log_warn("%s: %s (logged once until it changes)",
+				 mod->name, strerror(-r));
 		if (r < 0)
 			ret = r;
 		d->module_last_error[i] = r < 0 ? r : 0;
@@ -267,7 +288,8 @@ static void remap_cgroups(struct tierd *d, const struct tierd_conf *next)
 	memset(d->stats.cgroup, 0, sizeof(d->stats.cgroup));
 	for (int n = 0; n < next->nr_cgroups; n++)
 		for (int o = 0; o < d->conf->nr_cgroups; o++)
-			if (!strcmp(next->cgroups[n].path, d->conf->cgroups[o].path))
+			if (!strcmp(next->cgroups[n].path,
+				    d->conf->cgroups[o].path))
 				d->stats.cgroup[n] = old.cgroup[o];
 }
 
@@ -296,7 +318,8 @@ int tierd_reload(struct tierd *d, char *why, size_t why_size)
 		if (errors)
 			snprintf(why, why_size, "%s", errors);
 		else
-			snprintf(why, why_size, "%s: %s\n", d->config_path, strerror(-r));
+			snprintf(why, why_size, "%s: %s\n", d->config_path,
+				 strerror(-r));
 		free(errors);
 		goto refuse;
 	}
@@ -310,10 +333,11 @@ int tierd_reload(struct tierd *d, char *why, size_t why_size)
 
 		if (!mod->reload_check)
 			continue;
-		r = mod->reload_check(d, d->module_priv[i], next, mwhy, sizeof(mwhy));
+		r = mod->reload_check(d, d->module_priv[i], next, mwhy,
+				      sizeof(mwhy));
 		if (r < 0) {
-			snprintf(why, why_size, "%s: %s: %s\n", d->config_path, mod->name,
-				 mwhy[0] ? mwhy : strerror(-r));
+			snprintf(why, why_size, "%s: %s: %s\n", d->config_path,
+				 mod->name, mwhy[0] ? mwhy : strerror(-r));
 			goto refuse;
 		}
 	}
@@ -374,8 +398,10 @@ void tierd_status_line(const struct tierd *d, char *buf, size_t size)
 	}
 	fmt_bytes(a, sizeof(a), up);
 	fmt_bytes(b, sizeof(b), down);
-	snprintf(buf, size, "%d tier%s%s, promoting %s/s, demoting %s/s, copy threads %u%s",
-		 d->topo.nr_tiers, d->topo.nr_tiers == 1 ? "" : "s",
-		 d->topo.kernel_tiers_flat ? " (kernel tiers flat)" : "", a, b,
-		 d->stats.copy_threads, d->dry_run ? ", dry run" : "");
+	snprintf(
+		buf, size,
+		"%d tier%s%s, promoting %s/s, demoting %s/s, copy threads %u%s",
+		d->topo.nr_tiers, d->topo.nr_tiers == 1 ? "" : "s",
+		d->topo.kernel_tiers_flat ? " (kernel tiers flat)" : "", a, b,
+		d->stats.copy_threads, d->dry_run ? ", dry run" : "");
 }

@@ -39,10 +39,10 @@ struct tierd;
 
 /* move_pages(2) per-page failures, as the migrator classes them. */
 enum tierd_errno_class {
-	ERRC_BUSY,	/* -EBUSY, -EAGAIN: retried later */
-	ERRC_NOMEM,	/* -ENOMEM: target node full, promotion paused */
-	ERRC_GONE,	/* -ENOENT, -ESRCH, -EFAULT: page or process gone */
-	ERRC_DENIED,	/* -EACCES, -EPERM */
+	ERRC_BUSY, /* -EBUSY, -EAGAIN: retried later */
+	ERRC_NOMEM, /* -ENOMEM: target node full, promotion paused */
+	ERRC_GONE, /* -ENOENT, -ESRCH, -EFAULT: page or process gone */
+	ERRC_DENIED, /* -EACCES, -EPERM */
 	ERRC_OTHER,
 	NR_ERRC,
 };
@@ -50,8 +50,8 @@ enum tierd_errno_class {
 /* Counters the pipeline modules fill; totals only grow. */
 struct tierd_stats {
 	struct {
-		uint64_t promoted_bytes_total;	/* into this tier */
-		uint64_t demoted_bytes_total;	/* into this tier */
+		uint64_t promoted_bytes_total; /* into this tier */
+		uint64_t demoted_bytes_total; /* into this tier */
 		/* Set by the daemon from the totals each tick. */
 		double promote_bytes_per_s;
 		double demote_bytes_per_s;
@@ -59,17 +59,17 @@ struct tierd_stats {
 	struct {
 		uint64_t promoted_bytes_total;
 		uint64_t demoted_bytes_total;
-	} node[TOPO_MAX_NODES];			/* by node index */
+	} node[TOPO_MAX_NODES]; /* by node index */
 	struct {
 		uint64_t fast_tier_bytes;
 		uint64_t promoted_bytes_total;
 		uint64_t demoted_bytes_total;
-	} cgroup[CONF_MAX_CGROUPS];		/* by index in conf->cgroups */
+	} cgroup[CONF_MAX_CGROUPS]; /* by index in conf->cgroups */
 	uint64_t migrate_errors_total[NR_ERRC];
 	uint64_t move_pages_calls_total;
-	unsigned int copy_threads;		/* 0 = not managed */
-	char sampler_source[16];		/* "none" until a sampler starts */
-	char sampler_reason[160];		/* why that source */
+	unsigned int copy_threads; /* 0 = not managed */
+	char sampler_source[16]; /* "none" until a sampler starts */
+	char sampler_reason[160]; /* why that source */
 	double sampler_cpu_seconds_total;
 	uint64_t sampler_samples_total;
 };
@@ -81,8 +81,9 @@ struct tierd_module {
 	int (*start)(struct tierd *d, void **ret_priv);
 	/* Could @next replace the running config?  A negative errno refuses
 	 * the reload; @why (a sentence) says why. */
-	int (*reload_check)(struct tierd *d, void *priv, const struct tierd_conf *next,
-			    char *why, size_t why_size);
+	int (*reload_check)(struct tierd *d, void *priv,
+			    const struct tierd_conf *next, char *why,
+			    size_t why_size);
 	/* d->conf and d->topo are the new ones now; may not fail. */
 	void (*reload_apply)(struct tierd *d, void *priv);
 	int (*tick)(struct tierd *d, void *priv, uint64_t now_ns);
@@ -94,34 +95,35 @@ struct tierd_module {
 #define TIERD_MAX_MODULES 16
 
 struct tierd {
-	struct sd_event *event;			/* NULL in unit tests */
-	const char *root;			/* "/", or a fixture tree (--root) */
+	struct sd_event *event; /* NULL in unit tests */
+	const char *root; /* "/", or a fixture tree (--root) */
 	char config_path[CONF_PATH_MAX];
 	char runtime_dir[CONF_PATH_MAX];
-	bool config_is_default;			/* a missing default file means defaults */
-	bool no_knobs;				/* --no-knobs: never write a kernel knob */
-	bool dry_run_override;			/* tierctl dry-run on|off since the last reload */
-	bool dry_run;				/* in effect: conf->dry_run or the override */
+	bool config_is_default; /* a missing default file means defaults */
+	bool no_knobs; /* --no-knobs: never write a kernel knob */
+	bool dry_run_override; /* tierctl dry-run on|off since the last reload */
+	bool dry_run; /* in effect: conf->dry_run or the override */
 
 	struct tierd_conf *conf;
 	struct topology topo;
-	gid_t control_gid;			/* conf->control.group resolved; (gid_t)-1 none */
+	gid_t control_gid; /* conf->control.group resolved; (gid_t)-1 none */
 
 	const struct tierd_module *modules[TIERD_MAX_MODULES];
 	void *module_priv[TIERD_MAX_MODULES];
 	bool module_started[TIERD_MAX_MODULES];
 	int nr_modules;
-	int module_last_error[TIERD_MAX_MODULES];	/* to log each new error once */
+	int module_last_error[TIERD_MAX_MODULES]; /* to log each new error once */
 
 	struct tierd_stats stats;
-	struct tierd_stats prev_stats;		/* at the previous tick, for rates */
+	struct tierd_stats prev_stats; /* at the previous tick, for rates */
 
 	uint64_t start_realtime_ns;
-	uint64_t start_ns, last_tick_ns, last_tick_duration_ns, last_textfile_ns;
+	uint64_t start_ns, last_tick_ns, last_tick_duration_ns,
+		last_textfile_ns;
 	uint64_t ticks_total;
 	uint64_t reloads_ok_total, reloads_failed_total;
-	bool ready;				/* READY=1 sent */
-	int topo_error;				/* last topology refresh error, logged once */
+	bool ready; /* READY=1 sent */
+	int topo_error; /* last topology refresh error, logged once */
 };
 
 /* The built-in module list (modules.c), NULL-terminated. */

@@ -11,7 +11,8 @@
 
 void log_init(void);
 void log_set_max_level(int level);
-void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log_msg(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)

@@ -34,11 +34,13 @@ static void usage(FILE *f)
 		"Usage: tierd [OPTIONS]\n"
 		"       tierd --check-config [FILE]\n\n"
 		"Promote hot pages to fast memory tiers and demote cold ones.\n\n"
-		"  -c, --config FILE       policy file (default " TIERD_CONFIG_PATH ")\n"
+		"  -c, --config FILE       policy file (default " TIERD_CONFIG_PATH
+		")\n"
 		"  -n, --check-config      parse the policy file, print \"configuration OK\" or\n"
 		"                          the errors, and exit\n"
 		"      --runtime-dir DIR   control socket directory (default $TIERD_RUNTIME_DIR,\n"
-		"                          $RUNTIME_DIRECTORY, then " TIERD_RUNTIME_DIR ")\n"
+		"                          $RUNTIME_DIRECTORY, then " TIERD_RUNTIME_DIR
+		")\n"
 		"      --no-knobs          never write a kernel knob (sysctl, sysfs)\n"
 		"      --root DIR          read sysfs and procfs below DIR (testing)\n"
 		"  -v, --verbose           log debug messages\n"
@@ -80,7 +82,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	tierd_tick(d, a.tv_sec * 1000000000ull + a.tv_nsec);
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	d->last_tick_duration_ns = (b.tv_sec - a.tv_sec) * 1000000000ull + b.tv_nsec - a.tv_nsec;
+	d->last_tick_duration_ns =
+		(b.tv_sec - a.tv_sec) * 1000000000ull + b.tv_nsec - a.tv_nsec;
 
 	/* Fixed rate; after a stall, start again from now rather than catch up. */
 	l->interval_usec = d->conf->interval_ms * USEC_PER_MSEC;
@@ -92,14 +95,15 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
-static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
+		     void *userdata)
 {
 	struct tierd *d = userdata;
 	char why[4096];
 
 	if (si->ssi_signo == SIGHUP) {
 		log_info("SIGHUP: reloading %s", d->config_path);
-		tierd_reload(d, why, sizeof(why));	/* logs its own errors */
+		tierd_reload(d, why, sizeof(why)); /* logs its own errors */
 		return 0;
 	}
 	log_info("%s: stopping", strsignal(si->ssi_signo));
@@ -115,7 +119,7 @@ static const char *pick_runtime_dir(const char *opt)
 	env = getenv("TIERD_RUNTIME_DIR");
 	if (env && *env)
 		return env;
-	env = getenv("RUNTIME_DIRECTORY");	/* RuntimeDirectory= in the unit */
+	env = getenv("RUNTIME_DIRECTORY"); /* RuntimeDirectory= in the unit */
 	if (env && *env && !strchr(env, ':'))
 		return env;
 	return TIERD_RUNTIME_DIR;
@@ -151,14 +155,17 @@ static int run(struct tierd *d)
 		goto out;
 	r = ctl_server_start(d, &ctl);
 	if (r < 0) {
-		log_err("Failed to listen on %s/control.sock: %s", d->runtime_dir,
-			r == -EADDRINUSE ? "another tierd is running" : strerror(-r));
+		log_err("Failed to listen on %s/control.sock: %s",
+			d->runtime_dir,
+			r == -EADDRINUSE ? "another tierd is running" :
+					   strerror(-r));
 		goto out;
 	}
 	if (sd_watchdog_enabled(0, &wd_usec) > 0 &&
 	    d->conf->interval_ms * USEC_PER_MSEC * 2 > wd_usec)
-		log_warn("interval_ms %u is more than half of WatchdogSec: systemd may kill tierd",
-			 d->conf->interval_ms);
+		log_warn(
+			"interval_ms %u is more than half of WatchdogSec: systemd may kill tierd",
+			d->conf->interval_ms);
 	r = sd_event_add_signal(d->event, NULL, SIGTERM, on_signal, d);
 	if (r >= 0)
 		r = sd_event_add_signal(d->event, NULL, SIGINT, on_signal, d);
@@ -166,21 +173,24 @@ static int run(struct tierd *d)
 		r = sd_event_add_signal(d->event, NULL, SIGHUP, on_signal, d);
 	/* The first tick at once: READY=1 follows it. */
 	if (r >= 0)
-		r = sd_event_add_time_relative(d->event, &tick, CLOCK_MONOTONIC, 0, TICK_ACCURACY_USEC,
-						on_tick, &l);
+		r = sd_event_add_time_relative(d->event, &tick, CLOCK_MONOTONIC,
+					       0, TICK_ACCURACY_USEC, on_tick,
+					       &l);
 	if (r < 0) {
 		log_err("Failed to set up the event loop: %s", strerror(-r));
 		goto out;
 	}
-	log_info("tierd %s running: config %s, control socket %s/control.sock%s%s", TIERD_VERSION,
-		 d->config_path, d->runtime_dir, d->no_knobs ? ", kernel knobs off limits" : "",
-		 d->dry_run ? ", dry run" : "");
+	log_info(
+		"tierd %s running: config %s, control socket %s/control.sock%s%s",
+		TIERD_VERSION, d->config_path, d->runtime_dir,
+		d->no_knobs ? ", kernel knobs off limits" : "",
+		d->dry_run ? ", dry run" : "");
 	r = sd_event_loop(d->event);
 	if (r < 0)
 		log_err("Event loop failed: %s", strerror(-r));
 out:
 	notify_stopping();
-	tierd_fini(d);		/* restores every knob a module changed */
+	tierd_fini(d); /* restores every knob a module changed */
 	ctl_server_stop(ctl);
 	sd_event_source_unref(tick);
 	d->event = sd_event_unref(d->event);
@@ -242,7 +252,8 @@ int main(int argc, char **argv)
 	if (check && optind + 1 == argc && !config)
 		config = argv[optind++];
 	if (optind != argc) {
-		fprintf(stderr, "tierd: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "tierd: unexpected argument '%s'\n",
+			argv[optind]);
 		usage(stderr);
 		return 2;
 	}
@@ -250,10 +261,11 @@ int main(int argc, char **argv)
 		return check_config(config ? config : TIERD_CONFIG_PATH);
 
 	d.config_is_default = !config;
-	if (snprintf(d.config_path, sizeof(d.config_path), "%s", config ? config : TIERD_CONFIG_PATH) >=
+	if (snprintf(d.config_path, sizeof(d.config_path), "%s",
+		     config ? config : TIERD_CONFIG_PATH) >=
 		    (int)sizeof(d.config_path) ||
-	    snprintf(d.runtime_dir, sizeof(d.runtime_dir), "%s", pick_runtime_dir(runtime)) >=
-		    (int)sizeof(d.runtime_dir)) {
+	    snprintf(d.runtime_dir, sizeof(d.runtime_dir), "%s",
+		     pick_runtime_dir(runtime)) >= (int)sizeof(d.runtime_dir)) {
 		fprintf(stderr, "tierd: path too long\n");
 		return 2;
 	}

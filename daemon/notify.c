@@ -21,8 +21,10 @@ void notify_watchdog(void)
 
 void notify_reloading(uint64_t monotonic_ns)
 {
-	sd_notifyf(0, "RELOADING=1\nSTATUS=Reloading configuration\nMONOTONIC_USEC=%" PRIu64,
-		   monotonic_ns / 1000);
+	sd_notifyf(
+		0,
+		"RELOADING=1\nSTATUS=Reloading configuration\nMONOTONIC_USEC=%" PRIu64,
+		monotonic_ns / 1000);
 }
 
 void notify_stopping(void)

@@ -23,20 +23,27 @@ static const struct {
 	enum ctl_op op;
 	const char *help;
 } commands[] = {
-	{ "status", CTL_OP_STATUS, "tiers, rates, errors, copy threads, sampling source" },
-	{ "nodes", CTL_OP_NODES, "NUMA nodes: tier, CPUs, memory, HMAT, distances" },
-	{ "cgroups", CTL_OP_CGROUPS, "cgroup budgets and what each cgroup holds and moved" },
+	{ "status", CTL_OP_STATUS,
+	  "tiers, rates, errors, copy threads, sampling source" },
+	{ "nodes", CTL_OP_NODES,
+	  "NUMA nodes: tier, CPUs, memory, HMAT, distances" },
+	{ "cgroups", CTL_OP_CGROUPS,
+	  "cgroup budgets and what each cgroup holds and moved" },
 	{ "metrics", CTL_OP_METRICS, "Prometheus text exposition" },
-	{ "reload", CTL_OP_RELOAD, "reload the policy file; returns when done (root or control.group)" },
-	{ "dry-run", CTL_OP_DRY_RUN, "[on|off]  show or set dry run (setting: root or control.group)" },
+	{ "reload", CTL_OP_RELOAD,
+	  "reload the policy file; returns when done (root or control.group)" },
+	{ "dry-run", CTL_OP_DRY_RUN,
+	  "[on|off]  show or set dry run (setting: root or control.group)" },
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: tierctl [--json] [--runtime-dir DIR] COMMAND\n\nCommands:\n");
+	fprintf(f,
+		"Usage: tierctl [--json] [--runtime-dir DIR] COMMAND\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\nExit status: 0 ok, 1 failed, 2 usage, 3 tierd not running, 4 permission denied.\n");
+	fprintf(f,
+		"\nExit status: 0 ok, 1 failed, 2 usage, 3 tierd not running, 4 permission denied.\n");
 }
 
 int main(int argc, char **argv)
@@ -84,14 +91,17 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[optind], commands[i].name))
 			op = commands[i].op;
 	if (op < 0) {
-		fprintf(stderr, "tierctl: unknown command '%s'\n", argv[optind]);
+		fprintf(stderr, "tierctl: unknown command '%s'\n",
+			argv[optind]);
 		usage(stderr);
 		return EXIT_USAGE;
 	}
 	if (op == CTL_OP_DRY_RUN && optind + 2 == argc) {
 		arg = argv[optind + 1];
 		if (strcmp(arg, "on") && strcmp(arg, "off")) {
-			fprintf(stderr, "tierctl: dry-run takes on or off, not '%s'\n", arg);
+			fprintf(stderr,
+				"tierctl: dry-run takes on or off, not '%s'\n",
+				arg);
 			return EXIT_USAGE;
 		}
 	} else if (optind + 1 != argc) {
@@ -103,7 +113,8 @@ int main(int argc, char **argv)
 	if (r == 0)
 		r = ctl_connect(path, &fd);
 	if (r == -ENOENT || r == -ECONNREFUSED) {
-		fprintf(stderr, "tierctl: tierd is not running (no %s)\n", path);
+		fprintf(stderr, "tierctl: tierd is not running (no %s)\n",
+			path);
 		return EXIT_NOT_RUNNING;
 	}
 	if (r < 0) {
@@ -115,7 +126,8 @@ int main(int argc, char **argv)
 		r = ctl_read_response(fd, &h, &payload, NULL);
 	close(fd);
 	if (r < 0) {
-		fprintf(stderr, "tierctl: %s: %s\n", ctl_op_name(op), strerror(-r));
+		fprintf(stderr, "tierctl: %s: %s\n", ctl_op_name(op),
+			strerror(-r));
 		return EXIT_FAILED;
 	}
 	fputs(payload, h.code == CTL_OK ? stdout : stderr);

@@ -8,7 +8,8 @@
 uint64_t tiers_node_cost(const struct topo_node *node)
 {
 	uint64_t lat = (uint64_t)node->read_latency_ns + node->write_latency_ns;
-	uint64_t bw = (uint64_t)node->read_bandwidth_mbps + node->write_bandwidth_mbps;
+	uint64_t bw = (uint64_t)node->read_bandwidth_mbps +
+		      node->write_bandwidth_mbps;
 
 	if (!lat || !bw)
 		return 0;
@@ -35,12 +36,14 @@ static void tier_add_node(struct topology *topo, int tier, int idx)
 	topo->nodes[idx].tier = tier;
 }
 
-static int from_config(struct topology *topo, const struct tiers_config *cfg, int *ret_bad)
+static int from_config(struct topology *topo, const struct tiers_config *cfg,
+		       int *ret_bad)
 {
 	for (int t = 0; t < cfg->nr_tiers; t++) {
 		const struct tier_spec *s = &cfg->tiers[t];
 
-		add_tier(topo, s->name, s->low_watermark_pct, s->high_watermark_pct);
+		add_tier(topo, s->name, s->low_watermark_pct,
+			 s->high_watermark_pct);
 		for (int k = 0; k < s->nr_nodes; k++) {
 			int idx = topo_node_index(topo, s->nodes[k]);
 
@@ -55,9 +58,11 @@ static int from_config(struct topology *topo, const struct tiers_config *cfg, in
 	/* Flat if the config separates nodes the kernel keeps together. */
 	for (int i = 0; i < topo->nr_nodes; i++)
 		for (int j = i + 1; j < topo->nr_nodes; j++) {
-			const struct topo_node *a = &topo->nodes[i], *b = &topo->nodes[j];
+			const struct topo_node *a = &topo->nodes[i],
+					       *b = &topo->nodes[j];
 
-			if (a->tier >= 0 && b->tier >= 0 && a->tier != b->tier &&
+			if (a->tier >= 0 && b->tier >= 0 &&
+			    a->tier != b->tier &&
 			    a->kernel_tier == b->kernel_tier)
 				topo->kernel_tiers_flat = true;
 		}
@@ -84,10 +89,12 @@ static void from_kernel(struct topology *topo, const struct tiers_config *cfg)
 
 		for (; j > 0; j--) {
 			const struct topo_node *b = &topo->nodes[order[j - 1]];
-			uint64_t ca = tiers_node_cost(a), cb = tiers_node_cost(b);
+			uint64_t ca = tiers_node_cost(a),
+				 cb = tiers_node_cost(b);
 
 			if (b->kernel_tier < a->kernel_tier ||
-			    (b->kernel_tier == a->kernel_tier && (!ca || !cb || cb <= ca)))
+			    (b->kernel_tier == a->kernel_tier &&
+			     (!ca || !cb || cb <= ca)))
 				break;
 			order[j] = order[j - 1];
 		}
@@ -99,12 +106,15 @@ static void from_kernel(struct topology *topo, const struct tiers_config *cfg)
 		bool cut = k == 0;
 
 		if (k > 0) {
-			const struct topo_node *prev = &topo->nodes[order[k - 1]];
-			uint64_t cp = tiers_node_cost(prev), cn = tiers_node_cost(node);
+			const struct topo_node *prev =
+				&topo->nodes[order[k - 1]];
+			uint64_t cp = tiers_node_cost(prev),
+				 cn = tiers_node_cost(node);
 
 			if (prev->kernel_tier != node->kernel_tier) {
 				cut = true;
-			} else if (cp && cn && cn * 100 >= cp * (100 + TIERS_SPLIT_PCT)) {
+			} else if (cp && cn &&
+				   cn * 100 >= cp * (100 + TIERS_SPLIT_PCT)) {
 				cut = true;
 				split = true;
 			}
@@ -124,7 +134,8 @@ static void from_kernel(struct topology *topo, const struct tiers_config *cfg)
 	}
 }
 
-int tiers_derive(struct topology *topo, const struct tiers_config *cfg, int *ret_bad_node)
+int tiers_derive(struct topology *topo, const struct tiers_config *cfg,
+		 int *ret_bad_node)
 {
 	int bad = -1, ret = 0;
 

@@ -27,19 +27,19 @@
 struct tier_spec {
 	char name[32];
 	int nr_nodes;
-	int nodes[TOPO_MAX_NODES];	/* node ids */
+	int nodes[TOPO_MAX_NODES]; /* node ids */
 	unsigned int low_watermark_pct;
 	unsigned int high_watermark_pct;
 };
 
 struct tiers_config {
-	int nr_tiers;			/* 0: derive from kernel + HMAT */
+	int nr_tiers; /* 0: derive from kernel + HMAT */
 	struct tier_spec tiers[TOPO_MAX_TIERS];
 	/* Watermarks for derived tiers. */
 	unsigned int default_low_watermark_pct;
 	unsigned int default_high_watermark_pct;
 	int nr_gpu_nodes;
-	int gpu_nodes[TOPO_MAX_NODES];	/* node ids marked GPU-coherent */
+	int gpu_nodes[TOPO_MAX_NODES]; /* node ids marked GPU-coherent */
 };
 
 /*
@@ -51,7 +51,8 @@ struct tiers_config {
  * Returns 0; -ENODEV with *ret_bad_node set when @cfg names a node that
  * does not exist or has no memory.
  */
-int tiers_derive(struct topology *topo, const struct tiers_config *cfg, int *ret_bad_node);
+int tiers_derive(struct topology *topo, const struct tiers_config *cfg,
+		 int *ret_bad_node);
 
 /* Abstract-distance-like cost of a node; 0 when HMAT says nothing. */
 uint64_t tiers_node_cost(const struct topo_node *node);

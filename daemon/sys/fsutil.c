@@ -24,7 +24,8 @@ int fs_path(char *buf, size_t size, const char *root, const char *path)
 	return 0;
 }
 
-int fs_read(const char *root, const char *path, char *buf, size_t size, size_t *ret_len)
+int fs_read(const char *root, const char *path, char *buf, size_t size,
+	    size_t *ret_len)
 {
 	char full[4096];
 	size_t len = 0;
@@ -117,8 +118,8 @@ int fs_write(const char *root, const char *path, const char *buf, size_t len)
 	return ret;
 }
 
-int fs_write_atomic(const char *dir, const char *name, const char *buf, size_t len,
-		    unsigned int mode)
+int fs_write_atomic(const char *dir, const char *name, const char *buf,
+		    size_t len, unsigned int mode)
 {
 	char tmp[4096], dst[4096];
 	size_t done = 0;
@@ -129,7 +130,8 @@ int fs_write_atomic(const char *dir, const char *name, const char *buf, size_t l
 	ret = fs_path(dst, sizeof(dst), dir, name);
 	if (ret < 0)
 		return ret;
-	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >= (int)sizeof(tmp))
+	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >=
+	    (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)

@@ -21,7 +21,8 @@ int fs_path(char *buf, size_t size, const char *root, const char *path);
 /* Read all of @root/@path into @buf, NUL-terminated; @size includes the NUL.
  * *ret_len (may be NULL) gets the length without the NUL.  -EFBIG when the
  * file holds @size bytes or more. */
-int fs_read(const char *root, const char *path, char *buf, size_t size, size_t *ret_len);
+int fs_read(const char *root, const char *path, char *buf, size_t size,
+	    size_t *ret_len);
 
 /* Read a file holding one unsigned decimal number (trailing newline allowed). */
 int fs_read_u64(const char *root, const char *path, uint64_t *ret);
@@ -33,7 +34,7 @@ int fs_write(const char *root, const char *path, const char *buf, size_t len);
 /* Replace @dir/@name atomically: write a temporary file in @dir, fsync it,
  * chmod @mode, rename it over @name.  Readers see the old or the new content,
  * never a partial one (node_exporter's textfile collector relies on this). */
-int fs_write_atomic(const char *dir, const char *name, const char *buf, size_t len,
-		    unsigned int mode);
+int fs_write_atomic(const char *dir, const char *name, const char *buf,
+		    size_t len, unsigned int mode);
 
 #endif

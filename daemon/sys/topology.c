@@ -79,7 +79,8 @@ static int list_numbered(const char *root, const char *dir, const char *prefix,
 		char *end;
 		long id;
 
-		if (strncmp(de->d_name, prefix, plen) || !isdigit((unsigned char)*p))
+		if (strncmp(de->d_name, prefix, plen) ||
+		    !isdigit((unsigned char)*p))
 			continue;
 		id = strtol(p, &end, 10);
 		if (*end || id > 1 << 20)
@@ -106,12 +107,14 @@ static int read_meminfo(const char *root, struct topo_node *node)
 	ret = fs_read(root, path, buf, sizeof(buf), NULL);
 	if (ret < 0)
 		return ret;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long kb;
 		char key[32];
 		int id;
 
-		if (sscanf(line, "Node %d %31[^:]: %llu kB", &id, key, &kb) != 3)
+		if (sscanf(line, "Node %d %31[^:]: %llu kB", &id, key, &kb) !=
+		    3)
 			continue;
 		if (!strcmp(key, "MemTotal")) {
 			node->total_bytes = kb * 1024;
@@ -127,21 +130,30 @@ static int read_meminfo(const char *root, struct topo_node *node)
 static void read_hmat(const char *root, struct topo_node *node)
 {
 	static const char *const names[] = {
-		"read_latency", "write_latency", "read_bandwidth", "write_bandwidth",
+		"read_latency",
+		"write_latency",
+		"read_bandwidth",
+		"write_bandwidth",
 	};
 	uint32_t *fields[] = {
-		&node->read_latency_ns, &node->write_latency_ns,
-		&node->read_bandwidth_mbps, &node->write_bandwidth_mbps,
+		&node->read_latency_ns,
+		&node->write_latency_ns,
+		&node->read_bandwidth_mbps,
+		&node->write_bandwidth_mbps,
 	};
 
 	for (size_t i = 0; i < 4; i++) {
 		char path[160];
 		uint64_t v;
 
-		snprintf(path, sizeof(path), NODE_DIR "/node%d/access0/initiators/%s",
-			 node->id, names[i]);
+		snprintf(path, sizeof(path),
+			 NODE_DIR "/node%d/access0/initiators/%s", node->id,
+			 names[i]);
 		/* Absent without HMAT: 0 stands for unknown. */
-		*fields[i] = fs_read_u64(root, path, &v) == 0 && v <= UINT32_MAX ? v : 0;
+		*fields[i] = fs_read_u64(root, path, &v) == 0 &&
+					     v <= UINT32_MAX ?
+				     v :
+				     0;
 	}
 }
 
@@ -149,7 +161,8 @@ static void read_distances(const char *root, struct topology *topo, int idx)
 {
 	char path[128], buf[1024], *p, *end;
 
-	snprintf(path, sizeof(path), NODE_DIR "/node%d/distance", topo->nodes[idx].id);
+	snprintf(path, sizeof(path), NODE_DIR "/node%d/distance",
+		 topo->nodes[idx].id);
 	if (fs_read(root, path, buf, sizeof(buf), NULL) < 0)
 		return;
 	/* One entry per online node, in node order: the order of our array. */
@@ -174,7 +187,8 @@ static void read_kernel_tiers(const char *root, struct topology *topo)
 		uint64_t bits[(TOPO_MAX_NODES * 16 + 63) / 64];
 		char path[128], buf[1024];
 
-		snprintf(path, sizeof(path), TIER_DIR "/memory_tier%d/nodelist", ids[t]);
+		snprintf(path, sizeof(path), TIER_DIR "/memory_tier%d/nodelist",
+			 ids[t]);
 		if (fs_read(root, path, buf, sizeof(buf), NULL) < 0 ||
 		    topo_parse_list(buf, bits, TOPO_MAX_NODES * 16, NULL) < 0)
 			continue;
@@ -234,7 +248,8 @@ int topo_read(const char *root, struct topology *ret)
 		node->id = ids[i];
 		node->kernel_tier = -1;
 		node->tier = -1;
-		snprintf(path, sizeof(path), NODE_DIR "/node%d/cpulist", node->id);
+		snprintf(path, sizeof(path), NODE_DIR "/node%d/cpulist",
+			 node->id);
 		r = fs_read(root, path, buf, sizeof(buf), NULL);
 		if (r < 0)
 			return r;

@@ -82,7 +82,8 @@ static void test_values(void)
 		  "copy_threads: {mode: off, min: 2, max: 2}\n"
 		  "kernel: {numa_balancing: takeover}\n"
 		  "control: {group: tierd}\n"
-		  "dry_run: true\n", &err);
+		  "dry_run: true\n",
+		  &err);
 	CHECK(c && !err);
 	if (!c)
 		return;
@@ -94,7 +95,8 @@ static void test_values(void)
 	CHECK_EQ_INT(c->tiers[0].node_marks[1].line, 4);
 	CHECK_EQ_INT(c->tiers[0].node_marks[1].column, 16);
 	CHECK_EQ_INT(c->tiers[0].spec.high_watermark_pct, 7);
-	CHECK_EQ_INT(c->tiers[1].spec.low_watermark_pct, 2);	/* default per entry */
+	CHECK_EQ_INT(c->tiers[1].spec.low_watermark_pct,
+		     2); /* default per entry */
 	CHECK_EQ_INT(c->tiers[1].mark.line, 7);
 	CHECK_EQ_INT(c->nr_gpu_nodes, 1);
 	CHECK_EQ_INT(c->gpu_nodes[0].node, 3);
@@ -128,7 +130,9 @@ static void test_values(void)
 static void test_shipped(void)
 {
 	static const char *const examples[] = {
-		"cxl-promotion.yaml", "gpu-coherent.yaml", "cgroup-budgets.yaml",
+		"cxl-promotion.yaml",
+		"gpu-coherent.yaml",
+		"cgroup-budgets.yaml",
 	};
 	static struct tierd_conf file, def;
 	char path[4096], *err = NULL;
@@ -146,7 +150,8 @@ static void test_shipped(void)
 		if (err)
 			fprintf(stderr, "%s", err);
 	}
-	CHECK_EQ_INT(conf_load("/nonexistent/tierd.yaml", &file, &err), -ENOENT);
+	CHECK_EQ_INT(conf_load("/nonexistent/tierd.yaml", &file, &err),
+		     -ENOENT);
 	CHECK(!err);
 }
 
@@ -192,7 +197,8 @@ static void test_bad(void)
 		CHECK(text && want);
 		if (!text || !want)
 			continue;
-		CHECK_EQ_INT(conf_parse(de->d_name, text, len, &c, &got), -EINVAL);
+		CHECK_EQ_INT(conf_parse(de->d_name, text, len, &c, &got),
+			     -EINVAL);
 		CHECK_EQ_STR(got, want);
 		free(text);
 		free(want);

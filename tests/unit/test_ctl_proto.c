@@ -15,9 +15,12 @@
 
 static void test_layout(void)
 {
-	struct ctl_header h = { .code = CTL_OP_RELOAD, .flags = CTL_F_JSON, .length = 0x01020304 };
+	struct ctl_header h = { .code = CTL_OP_RELOAD,
+				.flags = CTL_F_JSON,
+				.length = 0x01020304 };
 	static const uint8_t want[CTL_HEADER_SIZE] = {
-		'T', 'R', 'D', 'C', 1, 0, CTL_OP_RELOAD, 0, 1, 0, 0, 0, 4, 3, 2, 1,
+		'T', 'R', 'D', 'C', 1, 0, CTL_OP_RELOAD, 0, 1, 0,
+		0,   0,	  4,   3,   2, 1,
 	};
 	uint8_t buf[CTL_HEADER_SIZE];
 	struct ctl_header back;
@@ -35,7 +38,7 @@ static void test_layout(void)
 	buf[4] = 2;
 	CHECK_EQ_INT(ctl_header_decode(buf, UINT32_MAX, &back), -EPROTO);
 	buf[4] = 1;
-	buf[9] = 0x80;	/* unknown flag */
+	buf[9] = 0x80; /* unknown flag */
 	CHECK_EQ_INT(ctl_header_decode(buf, UINT32_MAX, &back), -EBADMSG);
 }
 
@@ -46,7 +49,8 @@ static void test_request_parse(void)
 	uint8_t *msg;
 	size_t len;
 
-	CHECK_EQ_INT(ctl_message_build(CTL_OP_DRY_RUN, 0, "on", 2, &msg, &len), 0);
+	CHECK_EQ_INT(ctl_message_build(CTL_OP_DRY_RUN, 0, "on", 2, &msg, &len),
+		     0);
 	CHECK_EQ_U64(len, CTL_HEADER_SIZE + 2);
 	/* Every prefix is incomplete, the whole is one request. */
 	for (size_t i = 0; i < len; i++)
@@ -67,10 +71,15 @@ static void test_request_parse(void)
 	char big[CTL_MAX_REQUEST_PAYLOAD + 1];
 
 	memset(big, 'a', sizeof(big));
-	CHECK_EQ_INT(ctl_message_build(CTL_OP_STATUS, 0, big, sizeof(big), &msg, &len), 0);
-	CHECK_EQ_INT(ctl_request_parse(msg, CTL_HEADER_SIZE, &h, &payload), -EMSGSIZE);
+	CHECK_EQ_INT(ctl_message_build(CTL_OP_STATUS, 0, big, sizeof(big), &msg,
+				       &len),
+		     0);
+	CHECK_EQ_INT(ctl_request_parse(msg, CTL_HEADER_SIZE, &h, &payload),
+		     -EMSGSIZE);
 	free(msg);
-	CHECK_EQ_INT(ctl_message_build(CTL_OK, 0, NULL, CTL_MAX_RESPONSE_PAYLOAD + 1, &msg, &len),
+	CHECK_EQ_INT(ctl_message_build(CTL_OK, 0, NULL,
+				       CTL_MAX_RESPONSE_PAYLOAD + 1, &msg,
+				       &len),
 		     -EMSGSIZE);
 }
 
@@ -83,12 +92,14 @@ static void test_socket_path(void)
 	memset(dir, 'd', sizeof(dir) - 1);
 	dir[sizeof(dir) - 1] = '\0';
 	CHECK_EQ_INT(ctl_socket_path(dir, buf, sizeof(buf)), -ENAMETOOLONG);
-	CHECK_EQ_INT(ctl_connect("/nonexistent/tierd/control.sock", &(int){ 0 }), -ENOENT);
+	CHECK_EQ_INT(ctl_connect("/nonexistent/tierd/control.sock",
+				 &(int){ 0 }),
+		     -ENOENT);
 }
 
 static void test_round_trip(void)
 {
-	const size_t big = 3 << 20;	/* far more than a socket buffer */
+	const size_t big = 3 << 20; /* far more than a socket buffer */
 	struct ctl_header h;
 	char *payload = NULL;
 	int sv[2], status;
@@ -107,21 +118,25 @@ static void test_round_trip(void)
 
 		close(sv[0]);
 		while (n == -EAGAIN) {
-			ssize_t r = read(sv[1], req + got, 1);	/* a byte at a time */
+			ssize_t r = read(sv[1], req + got,
+					 1); /* a byte at a time */
 
 			if (r <= 0)
 				_exit(2);
 			got += r;
 			n = ctl_request_parse(req, got, &rh, &pl);
 		}
-		if (n < 0 || rh.code != CTL_OP_METRICS || rh.flags != CTL_F_JSON || rh.length != 0)
+		if (n < 0 || rh.code != CTL_OP_METRICS ||
+		    rh.flags != CTL_F_JSON || rh.length != 0)
 			_exit(3);
 		for (size_t i = 0; i < big; i++)
 			text[i] = 'a' + i % 26;
 		if (ctl_message_build(CTL_OK, 0, text, big, &msg, &mlen) < 0)
 			_exit(4);
 		for (size_t off = 0; off < mlen;) {
-			ssize_t w = write(sv[1], msg + off, mlen - off < 4096 ? mlen - off : 4096);
+			ssize_t w =
+				write(sv[1], msg + off,
+				      mlen - off < 4096 ? mlen - off : 4096);
 
 			if (w <= 0)
 				_exit(5);
@@ -130,12 +145,13 @@ static void test_round_trip(void)
 		_exit(0);
 	}
 	close(sv[1]);
-	CHECK_EQ_INT(ctl_send_request(sv[0], CTL_OP_METRICS, CTL_F_JSON, NULL), 0);
+	CHECK_EQ_INT(ctl_send_request(sv[0], CTL_OP_METRICS, CTL_F_JSON, NULL),
+		     0);
 	CHECK_EQ_INT(ctl_read_response(sv[0], &h, &payload, &len), 0);
 	CHECK_EQ_INT(h.code, CTL_OK);
 	CHECK_EQ_U64(len, big);
-	CHECK(payload && payload[0] == 'a' && payload[big - 1] == 'a' + (big - 1) % 26 &&
-	      payload[big] == '\0');
+	CHECK(payload && payload[0] == 'a' &&
+	      payload[big - 1] == 'a' + (big - 1) % 26 && payload[big] == '\0');
 	free(payload);
 	/* The server closed: another read is a reset, not a hang. */
 	CHECK_EQ_INT(ctl_read_response(sv[0], &h, &payload, &len), -ECONNRESET);

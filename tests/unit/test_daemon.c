@@ -25,7 +25,8 @@ static const char *fixtures_dir;
 
 static void called(const char *what)
 {
-	snprintf(calls + strlen(calls), sizeof(calls) - strlen(calls), "%s ", what);
+	snprintf(calls + strlen(calls), sizeof(calls) - strlen(calls), "%s ",
+		 what);
 }
 
 static int a_start(struct tierd *d, void **ret_priv)
@@ -62,12 +63,13 @@ static void a_stop(struct tierd *d, void *priv)
 	called("A.stop");
 }
 
-static int b_check(struct tierd *d, void *priv, const struct tierd_conf *next, char *why,
-		   size_t size)
+static int b_check(struct tierd *d, void *priv, const struct tierd_conf *next,
+		   char *why, size_t size)
 {
 	called("B.check");
 	if (next->promotion.batch_pages == 999) {
-		snprintf(why, size, "batch_pages 999 is not a multiple of the huge page");
+		snprintf(why, size,
+			 "batch_pages 999 is not a multiple of the huge page");
 		return -EINVAL;
 	}
 	return 0;
@@ -76,7 +78,7 @@ static int b_check(struct tierd *d, void *priv, const struct tierd_conf *next, c
 static int b_tick(struct tierd *d, void *priv, uint64_t now_ns)
 {
 	called("B.tick");
-	return -EIO;	/* logged once, the tick goes on */
+	return -EIO; /* logged once, the tick goes on */
 }
 
 static void b_restore(struct tierd *d, void *priv)
@@ -90,11 +92,18 @@ static void b_metrics(struct tierd *d, void *priv, struct metrics *m)
 }
 
 static const struct tierd_module mod_a = {
-	.name = "A", .start = a_start, .tick = a_tick, .reload_apply = a_apply,
-	.restore_knobs = a_restore, .stop = a_stop,
+	.name = "A",
+	.start = a_start,
+	.tick = a_tick,
+	.reload_apply = a_apply,
+	.restore_knobs = a_restore,
+	.stop = a_stop,
 };
 static const struct tierd_module mod_b = {
-	.name = "B", .reload_check = b_check, .tick = b_tick, .restore_knobs = b_restore,
+	.name = "B",
+	.reload_check = b_check,
+	.tick = b_tick,
+	.restore_knobs = b_restore,
 	.metrics = b_metrics,
 };
 static const struct tierd_module *const modules[] = { &mod_a, &mod_b, NULL };
@@ -133,7 +142,8 @@ static void test_lifecycle(void)
 	d.no_knobs = true;
 	snprintf(want, sizeof(want),
 		 "interval_ms: 500\ncgroups:\n  - path: /a\n  - path: /b\n"
-		 "metrics: {textfile_dir: %s}\n", tmpdir);
+		 "metrics: {textfile_dir: %s}\n",
+		 tmpdir);
 	write_conf(want);
 
 	CHECK_EQ_INT(tierd_init(&d, modules), 0);
@@ -168,11 +178,15 @@ static void test_lifecycle(void)
 	}
 
 	text = render(&d);
-	CHECK(strstr(text, "# TYPE tierd_tier_promoted_bytes_total counter\n"
-			   "tierd_tier_promoted_bytes_total{tier=\"tier0\"} 2097152\n"
-			   "tierd_tier_promoted_bytes_total{tier=\"tier1\"} 0\n"));
-	CHECK(strstr(text, "tierd_node_memory_bytes{node=\"1\",tier=\"tier1\"} 68719476736\n"));
-	CHECK(strstr(text, "tierd_cgroup_promoted_bytes_total{cgroup=\"/b\"} 4096\n"));
+	CHECK(strstr(text,
+		     "# TYPE tierd_tier_promoted_bytes_total counter\n"
+		     "tierd_tier_promoted_bytes_total{tier=\"tier0\"} 2097152\n"
+		     "tierd_tier_promoted_bytes_total{tier=\"tier1\"} 0\n"));
+	CHECK(strstr(
+		text,
+		"tierd_node_memory_bytes{node=\"1\",tier=\"tier1\"} 68719476736\n"));
+	CHECK(strstr(text,
+		     "tierd_cgroup_promoted_bytes_total{cgroup=\"/b\"} 4096\n"));
 	CHECK(strstr(text, "tierd_migrate_errors_total{class=\"nomem\"} 0\n"));
 	CHECK(strstr(text, "tierd_copy_threads{by=\"b\\\"q\\\\\"} 3\n"));
 	CHECK(strstr(text, "tierd_kernel_tiers_flat 1\n"));
@@ -190,7 +204,9 @@ static void test_lifecycle(void)
 	calls[0] = '\0';
 	write_conf("interval_ms: 5\n");
 	CHECK_EQ_INT(tierd_reload(&d, why, sizeof(why)), -EINVAL);
-	snprintf(want, sizeof(want), "%s:1:14: interval_ms: 5 is out of range 10..60000\n", conf_path);
+	snprintf(want, sizeof(want),
+		 "%s:1:14: interval_ms: 5 is out of range 10..60000\n",
+		 conf_path);
 	CHECK_EQ_STR(why, want);
 	CHECK_EQ_INT(d.conf->interval_ms, 500);
 	CHECK_EQ_STR(calls, "");
@@ -198,15 +214,18 @@ static void test_lifecycle(void)
 	/* Refused by the machine: no node 7. */
 	write_conf("tiers:\n  - name: x\n    nodes: [0, 7]\n");
 	CHECK_EQ_INT(tierd_reload(&d, why, sizeof(why)), -ENODEV);
-	snprintf(want, sizeof(want), "%s:3:16: tiers: node 7 is not a memory node of this machine\n",
-		 conf_path);
+	snprintf(
+		want, sizeof(want),
+		"%s:3:16: tiers: node 7 is not a memory node of this machine\n",
+		conf_path);
 	CHECK_EQ_STR(why, want);
 	CHECK_EQ_INT(d.topo.nr_tiers, 2);
 
 	/* Refused by a module. */
 	write_conf("promotion: {batch_pages: 999}\n");
 	CHECK_EQ_INT(tierd_reload(&d, why, sizeof(why)), -EINVAL);
-	snprintf(want, sizeof(want), "%s: B: batch_pages 999 is not a multiple of the huge page\n",
+	snprintf(want, sizeof(want),
+		 "%s: B: batch_pages 999 is not a multiple of the huge page\n",
 		 conf_path);
 	CHECK_EQ_STR(why, want);
 	CHECK_EQ_INT(d.conf->promotion.batch_pages, 512);
@@ -225,7 +244,7 @@ static void test_lifecycle(void)
 	CHECK_EQ_INT(d.topo.nr_tiers, 1);
 	CHECK_EQ_STR(d.topo.tiers[0].name, "all");
 	CHECK_EQ_U64(d.stats.cgroup[0].promoted_bytes_total, 4096);
-	CHECK(!d.dry_run);	/* a reload goes back to the file's dry_run */
+	CHECK(!d.dry_run); /* a reload goes back to the file's dry_run */
 	CHECK_EQ_U64(d.reloads_ok_total, 1);
 
 	calls[0] = '\0';
@@ -245,14 +264,18 @@ static void test_missing_default(void)
 	d.root = root;
 	snprintf(d.config_path, sizeof(d.config_path), "%s/none.yaml", tmpdir);
 	/* Named on the command line: a missing file is an error. */
-	CHECK_EQ_INT(tierd_init(&d, (const struct tierd_module *const[]){ NULL }), -ENOENT);
+	CHECK_EQ_INT(tierd_init(&d,
+				(const struct tierd_module *const[]){ NULL }),
+		     -ENOENT);
 	tierd_fini(&d);
 	/* The default path: missing means defaults. */
 	memset(&d, 0, sizeof(d));
 	d.root = root;
 	d.config_is_default = true;
 	snprintf(d.config_path, sizeof(d.config_path), "%s/none.yaml", tmpdir);
-	CHECK_EQ_INT(tierd_init(&d, (const struct tierd_module *const[]){ NULL }), 0);
+	CHECK_EQ_INT(tierd_init(&d,
+				(const struct tierd_module *const[]){ NULL }),
+		     0);
 	CHECK_EQ_INT(d.conf->interval_ms, 1000);
 	CHECK_EQ_INT(d.topo.nr_tiers, 1);
 	tierd_fini(&d);

@@ -81,7 +81,9 @@ static void test_write(void)
 	CHECK_EQ_INT(stat(buf, &st), 0);
 	CHECK_EQ_INT(st.st_mode & 0777, 0644);
 	CHECK_EQ_INT(fs_write_atomic(root, "../escape", "x", 1, 0644), -EINVAL);
-	CHECK_EQ_INT(fs_write_atomic("/nonexistent-dir", "x.prom", "x", 1, 0644), -ENOENT);
+	CHECK_EQ_INT(fs_write_atomic("/nonexistent-dir", "x.prom", "x", 1,
+				     0644),
+		     -ENOENT);
 }
 
 int main(void)

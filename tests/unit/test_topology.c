@@ -15,7 +15,8 @@
 
 static const char *fixtures;
 static const struct tiers_config no_config = {
-	.default_low_watermark_pct = 2, .default_high_watermark_pct = 4,
+	.default_low_watermark_pct = 2,
+	.default_high_watermark_pct = 4,
 };
 
 static int load(const char *name, struct topology *topo)
@@ -57,7 +58,8 @@ static void test_single(void)
 	CHECK_EQ_INT(t.nodes[0].kernel_tier, 4);
 	CHECK_EQ_INT(t.distance[0][0], 10);
 	/* zoneinfo high: 12 + 500 + 1488 pages */
-	CHECK_EQ_U64(t.nodes[0].high_wmark_bytes, 2000ull * sysconf(_SC_PAGESIZE));
+	CHECK_EQ_U64(t.nodes[0].high_wmark_bytes,
+		     2000ull * sysconf(_SC_PAGESIZE));
 	CHECK_EQ_INT(t.nodes[0].read_latency_ns, 0);
 	CHECK_EQ_INT(tiers_derive(&t, &no_config, NULL), 0);
 	CHECK_EQ_INT(t.nr_tiers, 1);
@@ -82,7 +84,7 @@ static void test_dram_cxl_lumped(void)
 	CHECK_EQ_INT(t.nodes[1].write_bandwidth_mbps, 5120);
 	CHECK_EQ_INT(t.distance[0][1], 20);
 	CHECK_EQ_INT(t.distance[1][0], 20);
-	CHECK_EQ_U64(t.nodes[1].high_wmark_bytes, 0);	/* no zoneinfo: unknown */
+	CHECK_EQ_U64(t.nodes[1].high_wmark_bytes, 0); /* no zoneinfo: unknown */
 	CHECK_EQ_INT(tiers_derive(&t, &no_config, NULL), 0);
 	CHECK_EQ_INT(t.nr_tiers, 2);
 	CHECK_EQ_INT(t.tiers[0].nodes[0], 0);
@@ -125,9 +127,14 @@ static void test_grace_hopper(void)
 	cfg.nr_gpu_nodes = 1;
 	cfg.gpu_nodes[0] = 1;
 	cfg.nr_tiers = 2;
-	cfg.tiers[0] = (struct tier_spec){ .name = "hbm", .nr_nodes = 1, .nodes = { 1 },
-					   .low_watermark_pct = 5, .high_watermark_pct = 10 };
-	cfg.tiers[1] = (struct tier_spec){ .name = "lpddr", .nr_nodes = 1, .nodes = { 0 } };
+	cfg.tiers[0] = (struct tier_spec){ .name = "hbm",
+					   .nr_nodes = 1,
+					   .nodes = { 1 },
+					   .low_watermark_pct = 5,
+					   .high_watermark_pct = 10 };
+	cfg.tiers[1] = (struct tier_spec){ .name = "lpddr",
+					   .nr_nodes = 1,
+					   .nodes = { 0 } };
 	CHECK_EQ_INT(tiers_derive(&t, &cfg, NULL), 0);
 	CHECK_EQ_INT(t.tier_source, TOPO_TIER_CONFIG);
 	CHECK(t.nodes[1].gpu);
@@ -167,8 +174,12 @@ static void test_flat(void)
 
 	/* The config separates them: flat, and the config wins. */
 	cfg.nr_tiers = 2;
-	cfg.tiers[0] = (struct tier_spec){ .name = "near", .nr_nodes = 1, .nodes = { 0 } };
-	cfg.tiers[1] = (struct tier_spec){ .name = "far", .nr_nodes = 1, .nodes = { 1 } };
+	cfg.tiers[0] = (struct tier_spec){ .name = "near",
+					   .nr_nodes = 1,
+					   .nodes = { 0 } };
+	cfg.tiers[1] = (struct tier_spec){ .name = "far",
+					   .nr_nodes = 1,
+					   .nodes = { 1 } };
 	CHECK_EQ_INT(tiers_derive(&t, &cfg, NULL), 0);
 	CHECK_EQ_INT(t.nr_tiers, 2);
 	CHECK_EQ_INT(t.nodes[1].tier, 1);
