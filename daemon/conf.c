@@ -4,104 +4,23 @@
  * then every key of the document is looked up in its table and converted;
  * unknown keys, duplicates, wrong types and out-of-range values are errors
  * that name the file, line, column and the dotted key.  Errors do not stop
- * the walk, so one run reports all of them.
+ * the walk, so one run reports all of them.  The schema's depth bounds the
+ * walk, whatever aliases the document holds.
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #include "conf_schema.h"
-
-#define CONF_MAX_ERRORS 50
-#define CONF_MAX_FILE (1 << 20)
-
-struct conf_error {
-	struct conf_mark mark;
-	int seq;
-	char text[512];
-};
-
-struct conf_ctx {
-	const char *name;
-	yaml_document_t *doc;
-	int nr_errors;
-	struct conf_error errors[CONF_MAX_ERRORS];
-};
-
-static struct conf_mark mark_of(const yaml_node_t *n)
-{
-	return (struct conf_mark){ n->start_mark.line + 1,
-				   n->start_mark.column + 1 };
-}
-
-void conf_error(struct conf_ctx *ctx, struct conf_mark mark, const char *path,
-		const char *key, const char *fmt, ...)
-{
-	struct conf_error *e;
-	va_list ap;
-	int n;
-
-	if (ctx->nr_errors++ >= CONF_MAX_ERRORS)
-		return;
-	e = &ctx->errors[ctx->nr_errors - 1];
-	e->mark = mark;
-	e->seq = ctx->nr_errors;
-	n = snprintf(e->text, sizeof(e->text), "%s:%u:%u: %s%s%s: ", ctx->name,
-		     mark.line, mark.column, path, *path && *key ? "." : "",
-		     key);
-	if (n < 0 || (size_t)n >= sizeof(e->text))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(e->text + n, sizeof(e->text) - n, fmt, ap);
-	va_end(ap);
-}
-
-static int cmp_error(const void *a, const void *b)
-{
-	const struct conf_error *x = a, *y = b;
-
-	if (x->mark.line != y->mark.line)
-		return x->mark.line < y->mark.line ? -1 : 1;
-	if (x->mark.column != y->mark.column)
-		return x->mark.column < y->mark.column ? -1 : 1;
-	return x->seq - y->seq;
-}
-
-/* The errors in file order, one per line; NULL when out of memory. */
-static char *format_errors(struct conf_ctx *ctx)
-{
-	int n = ctx->nr_errors < CONF_MAX_ERRORS ? ctx->nr_errors :
-						   CONF_MAX_ERRORS;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	qsort(ctx->errors, n, sizeof(ctx->errors[0]), cmp_error);
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	for (int i = 0; i < n; i++)
-		fprintf(f, "%s\n", ctx->errors[i].text);
-	if (ctx->nr_errors > n)
-		fprintf(f, "%s: %d more errors not shown\n", ctx->name,
-			ctx->nr_errors - n);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
 
 static const char *scalar(const yaml_node_t *n)
 {
 	return (const char *)n->data.scalar.value;
 }
 
-static bool is_empty(const yaml_node_t *n)
+bool conf_node_is_empty(const yaml_node_t *n)
 {
 	/* "key:" with nothing after it, or an explicit null. */
 	return n->type == YAML_SCALAR_NODE &&
@@ -153,9 +72,6 @@ static int parse_size(const char *s, uint64_t *ret)
 	return 0;
 }
 
-static void walk_map(struct conf_ctx *ctx, const struct conf_table *t,
-		     void *base, yaml_node_t *n, const char *path);
-
 static yaml_node_t *child(struct conf_ctx *ctx, yaml_node_item_t *item)
 {
 	return yaml_document_get_node(ctx->doc, *item);
@@ -171,26 +87,26 @@ static bool get_uint(struct conf_ctx *ctx, const struct conf_key *k,
 	if (v->type != YAML_SCALAR_NODE ||
 	    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
 		conf_error(
-			ctx, mark_of(v), path, name,
+			ctx, conf_mark_of(v), path, name,
 			size ? "expected a size in bytes such as 64M (suffixes K, M, G, T)" :
 			       "expected a non-negative integer");
 		return false;
 	}
 	r = size ? parse_size(scalar(v), ret) : parse_u64(scalar(v), ret);
 	if (r == -ERANGE && max == UINT64_MAX) {
-		conf_error(ctx, mark_of(v), path, name, "%s is too large",
+		conf_error(ctx, conf_mark_of(v), path, name, "%s is too large",
 			   scalar(v));
 		return false;
 	}
 	if (r == -ERANGE || (r == 0 && (*ret < min || *ret > max))) {
-		conf_error(ctx, mark_of(v), path, name,
+		conf_error(ctx, conf_mark_of(v), path, name,
 			   "%s is out of range %llu..%llu", scalar(v),
 			   (unsigned long long)min, (unsigned long long)max);
 		return false;
 	}
 	if (r < 0) {
 		conf_error(
-			ctx, mark_of(v), path, name,
+			ctx, conf_mark_of(v), path, name,
 			size ? "'%s' is not a size in bytes such as 64M (suffixes K, M, G, T)" :
 			       "'%s' is not a non-negative integer",
 			scalar(v));
@@ -203,15 +119,16 @@ static void set_string(struct conf_ctx *ctx, char *dst, size_t size,
 		       yaml_node_t *v, const char *path, const char *name)
 {
 	if (v->type != YAML_SCALAR_NODE) {
-		conf_error(ctx, mark_of(v), path, name, "expected a string");
+		conf_error(ctx, conf_mark_of(v), path, name,
+			   "expected a string");
 		return;
 	}
 	if (strlen(scalar(v)) >= size) {
-		conf_error(ctx, mark_of(v), path, name,
+		conf_error(ctx, conf_mark_of(v), path, name,
 			   "longer than %zu characters", size - 1);
 		return;
 	}
-	strcpy(dst, is_empty(v) ? "" : scalar(v));
+	strcpy(dst, conf_node_is_empty(v) ? "" : scalar(v));
 }
 
 static bool want_seq(struct conf_ctx *ctx, yaml_node_t *v, const char *path,
@@ -219,8 +136,8 @@ static bool want_seq(struct conf_ctx *ctx, yaml_node_t *v, const char *path,
 {
 	if (v->type == YAML_SEQUENCE_NODE)
 		return true;
-	if (!is_empty(v))
-		conf_error(ctx, mark_of(v), path, name, "expected a list");
+	if (!conf_node_is_empty(v))
+		conf_error(ctx, conf_mark_of(v), path, name, "expected a list");
 	return false;
 }
 
@@ -238,7 +155,7 @@ static void walk_list(struct conf_ctx *ctx, const struct conf_key *k,
 		char *elem = base + k->offset + (size_t)*count * k->size;
 
 		if (*count == k->max_count) {
-			conf_error(ctx, mark_of(e), path, k->name,
+			conf_error(ctx, conf_mark_of(e), path, k->name,
 				   "more than %d entries", k->max_count);
 			return;
 		}
@@ -247,11 +164,11 @@ static void walk_list(struct conf_ctx *ctx, const struct conf_key *k,
 		conf_table_defaults(k->sub, elem);
 		(*count)++;
 		if (e->type != YAML_MAPPING_NODE) {
-			conf_error(ctx, mark_of(e), sub, "",
+			conf_error(ctx, conf_mark_of(e), sub, "",
 				   "expected a mapping");
 			continue;
 		}
-		walk_map(ctx, k->sub, elem, e, sub);
+		conf_walk_map(ctx, k->sub, elem, e, sub);
 	}
 }
 
@@ -267,12 +184,12 @@ static void walk_strlist(struct conf_ctx *ctx, const struct conf_key *k,
 		yaml_node_t *e = child(ctx, it);
 
 		if (l->n == CONF_MAX_PATTERNS) {
-			conf_error(ctx, mark_of(e), path, k->name,
+			conf_error(ctx, conf_mark_of(e), path, k->name,
 				   "more than %d entries", CONF_MAX_PATTERNS);
 			return;
 		}
-		if (e->type != YAML_SCALAR_NODE || is_empty(e)) {
-			conf_error(ctx, mark_of(e), path, k->name,
+		if (e->type != YAML_SCALAR_NODE || conf_node_is_empty(e)) {
+			conf_error(ctx, conf_mark_of(e), path, k->name,
 				   "expected a non-empty string");
 			continue;
 		}
@@ -303,7 +220,7 @@ static void walk_nodelist(struct conf_ctx *ctx, const struct conf_key *k,
 			continue;
 		for (int i = 0; i < *count; i++)
 			if (ids[i] == (int)id) {
-				conf_error(ctx, mark_of(e), path, k->name,
+				conf_error(ctx, conf_mark_of(e), path, k->name,
 					   "node %d listed twice", (int)id);
 				id = UINT64_MAX;
 				break;
@@ -311,12 +228,12 @@ static void walk_nodelist(struct conf_ctx *ctx, const struct conf_key *k,
 		if (id == UINT64_MAX)
 			continue;
 		if (*count == k->max_count) {
-			conf_error(ctx, mark_of(e), path, k->name,
+			conf_error(ctx, conf_mark_of(e), path, k->name,
 				   "more than %d nodes", k->max_count);
 			return;
 		}
 		if (marks)
-			marks[*count] = mark_of(e);
+			marks[*count] = conf_mark_of(e);
 		ids[(*count)++] = id;
 	}
 }
@@ -348,19 +265,19 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k,
 
 		if (v->type != YAML_SCALAR_NODE ||
 		    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
-			conf_error(ctx, mark_of(v), path, k->name,
+			conf_error(ctx, conf_mark_of(v), path, k->name,
 				   "expected a number");
 			return;
 		}
 		errno = 0;
 		d = strtod(scalar(v), &end);
 		if (!*scalar(v) || *end || errno || !isfinite(d)) {
-			conf_error(ctx, mark_of(v), path, k->name,
+			conf_error(ctx, conf_mark_of(v), path, k->name,
 				   "'%s' is not a number", scalar(v));
 			return;
 		}
 		if (d < k->dmin || d > k->dmax) {
-			conf_error(ctx, mark_of(v), path, k->name,
+			conf_error(ctx, conf_mark_of(v), path, k->name,
 				   "%s is out of range %g..%g", scalar(v),
 				   k->dmin, k->dmax);
 			return;
@@ -376,7 +293,7 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k,
 			*(bool *)dst = !strcmp(scalar(v), "true");
 			return;
 		}
-		conf_error(ctx, mark_of(v), path, k->name,
+		conf_error(ctx, conf_mark_of(v), path, k->name,
 			   "expected true or false");
 		return;
 	case CONF_STRING:
@@ -396,7 +313,8 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k,
 				 i ? (k->names[i + 1] ? ", " : " or ") : "",
 				 k->names[i]);
 		}
-		conf_error(ctx, mark_of(v), path, k->name, "expected %s", list);
+		conf_error(ctx, conf_mark_of(v), path, k->name, "expected %s",
+			   list);
 		return;
 	}
 	case CONF_MAP: {
@@ -405,9 +323,9 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k,
 		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "",
 			 k->name);
 		if (v->type == YAML_MAPPING_NODE)
-			walk_map(ctx, k->sub, base, v, sub);
-		else if (!is_empty(v))
-			conf_error(ctx, mark_of(v), sub, "",
+			conf_walk_map(ctx, k->sub, base, v, sub);
+		else if (!conf_node_is_empty(v))
+			conf_error(ctx, conf_mark_of(v), sub, "",
 				   "expected a mapping");
 		return;
 	}
@@ -423,14 +341,14 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k,
 	}
 }
 
-static void walk_map(struct conf_ctx *ctx, const struct conf_table *t,
-		     void *base, yaml_node_t *n, const char *path)
+void conf_walk_map(struct conf_ctx *ctx, const struct conf_table *t, void *base,
+		   yaml_node_t *n, const char *path)
 {
 	struct conf_mark marks[32] = { 0 };
 
 	if (t->mark_offset)
 		*(struct conf_mark *)((char *)base + t->mark_offset - 1) =
-			mark_of(n);
+			conf_mark_of(n);
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
 	     p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(ctx->doc, p->key);
@@ -438,7 +356,7 @@ static void walk_map(struct conf_ctx *ctx, const struct conf_table *t,
 		size_t i;
 
 		if (k->type != YAML_SCALAR_NODE) {
-			conf_error(ctx, mark_of(k), path, "",
+			conf_error(ctx, conf_mark_of(k), path, "",
 				   "keys must be plain strings");
 			continue;
 		}
@@ -446,17 +364,17 @@ static void walk_map(struct conf_ctx *ctx, const struct conf_table *t,
 			if (!strcmp(t->keys[i].name, scalar(k)))
 				break;
 		if (i == t->nr_keys) {
-			conf_error(ctx, mark_of(k), path, scalar(k),
+			conf_error(ctx, conf_mark_of(k), path, scalar(k),
 				   "unknown key");
 			continue;
 		}
 		if (marks[i].line) {
-			conf_error(ctx, mark_of(k), path, scalar(k),
+			conf_error(ctx, conf_mark_of(k), path, scalar(k),
 				   "duplicate key (first at line %u)",
 				   marks[i].line);
 			continue;
 		}
-		marks[i] = mark_of(v);
+		marks[i] = conf_mark_of(v);
 		set_value(ctx, &t->keys[i], base, v, path);
 	}
 	if (t->check)
@@ -508,114 +426,4 @@ void conf_defaults(struct tierd_conf *conf)
 {
 	memset(conf, 0, sizeof(*conf));
 	conf_table_defaults(&conf_root_table, conf);
-}
-
-static void yaml_problem(struct conf_ctx *ctx, yaml_parser_t *p)
-{
-	yaml_mark_t m = p->problem ? p->problem_mark : p->context_mark;
-
-	conf_error(ctx, (struct conf_mark){ m.line + 1, m.column + 1 }, "yaml",
-		   "", "%s%s%s", p->problem ? p->problem : "syntax error",
-		   p->context ? " " : "", p->context ? p->context : "");
-}
-
-int conf_parse(const char *name, const char *text, size_t len,
-	       struct tierd_conf *conf, char **ret_errors)
-{
-	yaml_document_t doc, extra;
-	struct conf_ctx *ctx;
-	yaml_parser_t parser;
-	yaml_node_t *root;
-	int ret = 0;
-
-	*ret_errors = NULL;
-	conf_defaults(conf);
-	snprintf(conf->path, sizeof(conf->path), "%s", name);
-	ctx = calloc(1, sizeof(*ctx));
-	if (!ctx)
-		return -ENOMEM;
-	ctx->name = name;
-	if (!yaml_parser_initialize(&parser)) {
-		free(ctx);
-		return -ENOMEM;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		yaml_problem(ctx, &parser);
-		goto out_parser;
-	}
-	ctx->doc = &doc;
-	root = yaml_document_get_root_node(&doc);
-	if (root && root->type == YAML_MAPPING_NODE)
-		walk_map(ctx, &conf_root_table, conf, root, "");
-	else if (root && !is_empty(root))
-		conf_error(ctx, mark_of(root), "yaml", "",
-			   "the file must be a mapping of keys");
-	if (root) {
-		if (!yaml_parser_load(&parser, &extra)) {
-			yaml_problem(ctx, &parser);
-		} else {
-			yaml_node_t *r2 = yaml_document_get_root_node(&extra);
-
-			if (r2)
-				conf_error(ctx, mark_of(r2), "yaml", "",
-					   "only one document is allowed");
-			yaml_document_delete(&extra);
-		}
-	}
-	yaml_document_delete(&doc);
-out_parser:
-	yaml_parser_delete(&parser);
-	if (ctx->nr_errors) {
-		*ret_errors = format_errors(ctx);
-		ret = *ret_errors ? -EINVAL : -ENOMEM;
-	}
-	free(ctx);
-	return ret;
-}
-
-int conf_load(const char *path, struct tierd_conf *conf, char **ret_errors)
-{
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-	FILE *f;
-	int ret;
-
-	*ret_errors = NULL;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	for (;;) {
-		size_t n;
-
-		if (len == cap) {
-			char *p;
-
-			if (cap >= CONF_MAX_FILE) {
-				ret = -EFBIG;
-				goto out;
-			}
-			cap = cap ? cap * 2 : 4096;
-			p = realloc(text, cap);
-			if (!p) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			text = p;
-		}
-		n = fread(text + len, 1, cap - len, f);
-		len += n;
-		if (n == 0) {
-			if (ferror(f)) {
-				ret = -EIO;
-				goto out;
-			}
-			break;
-		}
-	}
-	ret = conf_parse(path, text ? text : "", len, conf, ret_errors);
-out:
-	fclose(f);
-	free(text);
-	return ret;
 }

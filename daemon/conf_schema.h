@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <yaml.h>
 
 #include "conf.h"
 
@@ -27,7 +28,22 @@ enum conf_type {
 	CONF_NODELIST, /* int count at count_offset, int ids at offset */
 };
 
-struct conf_ctx;
+#define CONF_MAX_ERRORS 50
+
+struct conf_error {
+	struct conf_mark mark;
+	int seq; /* report order, for errors at one place */
+	char text[512];
+};
+
+/* One parse: the document and the errors found so far. */
+struct conf_ctx {
+	const char *name;
+	yaml_document_t *doc;
+	int nr_errors; /* may exceed CONF_MAX_ERRORS; the rest are counted */
+	struct conf_error errors[CONF_MAX_ERRORS];
+};
+
 struct conf_table;
 
 struct conf_key {
@@ -64,6 +80,19 @@ extern const struct conf_table conf_root_table;
 void conf_error(struct conf_ctx *ctx, struct conf_mark mark, const char *path,
 		const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+
+static inline struct conf_mark conf_mark_of(const yaml_node_t *n)
+{
+	return (struct conf_mark){ n->start_mark.line + 1,
+				   n->start_mark.column + 1 };
+}
+
+/* Walk mapping @n against @t, storing into @base; errors into @ctx. */
+void conf_walk_map(struct conf_ctx *ctx, const struct conf_table *t, void *base,
+		   yaml_node_t *n, const char *path);
+
+/* "key:" with nothing after it, "~" or "null". */
+bool conf_node_is_empty(const yaml_node_t *n);
 
 /* Set every key of @t at @base to its default. */
 void conf_table_defaults(const struct conf_table *t, void *base);
