@@ -302,7 +302,7 @@ int tierd_reload(struct tierd *d, char *why, size_t why_size)
 	int r;
 
 	why[0] = '\0';
-	notify_reloading(d->last_tick_ns);
+	notify_reloading();
 	next = malloc(sizeof(*next));
 	if (!next) {
 		r = -ENOMEM;

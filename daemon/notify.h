@@ -10,8 +10,8 @@
 void notify_ready(const char *status);
 void notify_status(const char *status);
 void notify_watchdog(void);
-/* RELOADING=1 with MONOTONIC_USEC=, as systemd 253+ expects for reloads. */
-void notify_reloading(uint64_t monotonic_ns);
+/* RELOADING=1 with MONOTONIC_USEC= (now), as systemd 253+ expects. */
+void notify_reloading(void);
 void notify_stopping(void);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "conf_schema.h"
 #include "test.h"
 
 static const char *fixtures, *configs;
@@ -155,6 +156,55 @@ static void test_shipped(void)
 	CHECK(!err);
 }
 
+static char *slurp(const char *path, size_t *ret_len);
+
+/* Every key of the schema is named in the shipped tierd.yaml and in
+ * tierd.yaml(5): documentation that cannot fall behind the table. */
+static void check_documented(const struct conf_table *t, const char *yaml,
+			     const char *man, const char *path)
+{
+	for (size_t i = 0; i < t->nr_keys; i++) {
+		const struct conf_key *k = &t->keys[i];
+		char want[128];
+
+		snprintf(want, sizeof(want), "%s:", k->name);
+		if (!strstr(yaml, want)) {
+			fprintf(stderr,
+				"configs/tierd.yaml does not show %s%s\n", path,
+				k->name);
+			test_failures++;
+		}
+		snprintf(want, sizeof(want), "B%s %s",
+			 strchr(path, '.') ? "" : "R", k->name);
+		if (!strstr(man, k->name)) {
+			fprintf(stderr, "tierd.yaml.5 does not document %s%s\n",
+				path, k->name);
+			test_failures++;
+		}
+		if (k->sub) {
+			char sub[128];
+
+			snprintf(sub, sizeof(sub), "%s%s.", path, k->name);
+			check_documented(k->sub, yaml, man, sub);
+		}
+	}
+}
+
+static void test_documented(void)
+{
+	char path[4096], *yaml, *man;
+
+	snprintf(path, sizeof(path), "%s/tierd.yaml", configs);
+	yaml = slurp(path, NULL);
+	snprintf(path, sizeof(path), "%s/../man/tierd.yaml.5", configs);
+	man = slurp(path, NULL);
+	CHECK(yaml && man);
+	if (yaml && man)
+		check_documented(&conf_root_table, yaml, man, "");
+	free(yaml);
+	free(man);
+}
+
 static char *slurp(const char *path, size_t *ret_len)
 {
 	static char buf[65536];
@@ -229,5 +279,6 @@ int main(int argc, char **argv)
 	RUN(test_values);
 	RUN(test_shipped);
 	RUN(test_bad);
+	RUN(test_documented);
 	return TEST_EXIT();
 }
