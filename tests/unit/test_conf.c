@@ -174,8 +174,6 @@ static void check_documented(const struct conf_table *t, const char *yaml,
 				k->name);
 			test_failures++;
 		}
-		snprintf(want, sizeof(want), "B%s %s",
-			 strchr(path, '.') ? "" : "R", k->name);
 		if (!strstr(man, k->name)) {
 			fprintf(stderr, "tierd.yaml.5 does not document %s%s\n",
 				path, k->name);
