@@ -179,6 +179,27 @@ ctl dry-run on >/dev/null; expect_rc 0 $? "root: dry-run on"
 ctl status | grep -q '^mode:     dry run' || bad "status does not show dry run"
 ctl dry-run maybe >/dev/null 2>&1; expect_rc 2 $? "dry-run with a bad argument"
 
+# Garbage and a silent client: answered or dropped, never blocking others.
+python3 - "$T/run/control.sock" <<'PY' && ok "garbage request answered with bad request" || bad "garbage request"
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+hdr = s.recv(16)
+magic, ver, code, flags, length = struct.unpack("<IHHII", hdr)
+assert magic == 0x43445254 and ver == 1 and code == 3, (magic, ver, code)
+body = b""
+while len(body) < length:
+    body += s.recv(length - len(body))
+assert body == b"bad request: Bad message\n", body
+PY
+python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(8)' \
+	"$T/run/control.sock" &
+silent=$!
+sleep 0.3
+timeout 2 "$tierctl" --runtime-dir "$T/run" status >/dev/null && ok "a silent client does not block status" ||
+	bad "status blocked by a silent client"
+wait $silent
+
 # 7. A second tierd on the same socket is refused.
 "$tierd" --config "$T/good.yaml" --runtime-dir "$T/run" --no-knobs 2>"$T/second.log"
 expect_rc 1 $? "second tierd refused"
