@@ -438,6 +438,15 @@ static uint32_t hot_find(const struct hot_table *t, pid_t pid, uint64_t addr)
 	return idx;
 }
 
+uint64_t hot_entry_len(const struct hot_table *t, pid_t pid, uint64_t addr)
+{
+	uint32_t idx = hot_find(t, pid, addr);
+
+	if (idx == HOT_NONE)
+		return 0;
+	return t->ents[idx].key & HOT_KEY_HUGE ? HOT_HUGE_SIZE : HOT_PAGE_SIZE;
+}
+
 double hot_heat(const struct hot_table *t, pid_t pid, uint64_t addr, uint64_t now_ns)
 {
 	uint32_t idx = hot_find(t, pid, addr);

@@ -90,6 +90,9 @@ int hot_init(struct hot_table *t, const struct hot_params *p, void *mem,
 int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 	       double weight, uint64_t now_ns);
 
+/* Length of the entry covering @addr of @pid: HOT_HUGE_SIZE, HOT_PAGE_SIZE, or 0. */
+uint64_t hot_entry_len(const struct hot_table *t, pid_t pid, uint64_t addr);
+
 /* Heat of the entry covering @addr of @pid at @now_ns; 0 when none. */
 double hot_heat(const struct hot_table *t, pid_t pid, uint64_t addr, uint64_t now_ns);
 

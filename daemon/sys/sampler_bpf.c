@@ -29,6 +29,7 @@
 #include "pmu.h"
 #include "sample_period.h"
 #include "sampler_bpf.h"
+#include "thp.h"
 
 #ifdef TIERD_HAVE_BPF_SKEL
 #include <bpf/bpf.h>
@@ -60,6 +61,9 @@ struct sampler_bpf {
 	__u64 *percpu;		/* libbpf_num_possible_cpus() values */
 	int npossible;
 	uint64_t last_ns, last_samples, last_run_ns, last_lost;
+	bool thp_on;
+	char thp_note[96];
+	struct thp_lookup thp;
 	struct sampler_status st;
 };
 
@@ -222,6 +226,9 @@ static void bpf_stop(struct sampler *s)
 	b->vals = NULL;
 	b->percpu = NULL;
 	b->ntargets = 0;
+	if (b->thp_on)
+		thp_close(&b->thp);
+	b->thp_on = false;
 	b->st.running = false;
 }
 
@@ -328,15 +335,24 @@ static int bpf_start(struct sampler *s, char *why, size_t len)
 	/* Read only: tierd never turns bpf_stats on (see the top of this file). */
 	snprintf(path, sizeof(path), "%s/sys/kernel/bpf_stats_enabled", b->procfs_root);
 	b->use_bpf_stats = read_file(path, buf, sizeof(buf)) == 0 && buf[0] == '1';
+	b->thp_note[0] = '\0';
+	if (b->p.fold_thp) {
+		r = thp_open(&b->thp, b->procfs_root);
+		b->thp_on = r == 0;
+		if (r < 0)
+			snprintf(b->thp_note, sizeof(b->thp_note),
+				 "; no THP folding: %s/kpageflags: %s", b->procfs_root, strerror(-r));
+	}
 	b->last_ns = 0;
 	b->last_samples = b->last_run_ns = b->last_lost = 0;
 	b->st.running = true;
 	b->st.cost_source = b->use_bpf_stats ? "bpf_stats" : "estimate";
 	if (b->p.fault_pid > 0)
-		snprintf(b->st.why, sizeof(b->st.why), "%s (period 1)", b->ev.desc);
+		snprintf(b->st.why, sizeof(b->st.why), "%s (period 1)%s", b->ev.desc,
+			 b->thp_note);
 	else
-		snprintf(b->st.why, sizeof(b->st.why), "%s precise_ip=%d on %u CPUs",
-			 b->ev.desc, b->ev.precise_ip, b->ncpus);
+		snprintf(b->st.why, sizeof(b->st.why), "%s precise_ip=%d on %u CPUs%s",
+			 b->ev.desc, b->ev.precise_ip, b->ncpus, b->thp_note);
 	return 0;
 fail:
 	bpf_stop(s);
@@ -426,6 +442,24 @@ static void adapt_period(struct sampler_bpf *b, uint64_t samples, uint64_t now_n
 	b->period = next;
 }
 
+/* One drained count into the table, as a 2 MiB entry when the page is part
+ * of a PMD THP.  A page already covered by a 2 MiB entry folds without a
+ * probe; a failed probe (the process exited) records the 4 KiB page. */
+static int record(struct sampler_bpf *b, struct hot_table *t, pid_t pid, uint64_t addr,
+		  uint64_t count, uint64_t now_ns)
+{
+	uint64_t len = HOT_PAGE_SIZE;
+	int n;
+
+	if (b->thp_on && hot_entry_len(t, pid, addr) != HOT_HUGE_SIZE &&
+	    thp_is_huge(&b->thp, pid, addr) == 1) {
+		addr &= ~(HOT_HUGE_SIZE - 1);
+		len = HOT_HUGE_SIZE;
+	}
+	n = hot_record(t, pid, addr, len, (double)count, now_ns);
+	return n > 0 ? n : 0;
+}
+
 static int bpf_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 {
 	struct sampler_bpf *b = SB(s);
@@ -436,6 +470,8 @@ static int bpf_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 
 	if (!b->skel)
 		return -ENOTCONN;
+	if (b->thp_on)
+		thp_reset(&b->thp);
 	fd = bpf_map__fd(b->skel->maps.hot_counts);
 	for (;;) {
 		__u32 count = DRAIN_BATCH;
@@ -443,14 +479,9 @@ static int bpf_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 							b->keys, b->vals, &count, NULL);
 		int err = r < 0 ? errno : 0;
 
-		for (__u32 i = 0; i < count; i++) {
-			int n = hot_record(t, (pid_t)b->keys[i].tgid,
-					   b->keys[i].page << HOT_PAGE_SHIFT, HOT_PAGE_SIZE,
-					   (double)b->vals[i], now_ns);
-
-			if (n > 0)
-				records += n;
-		}
+		for (__u32 i = 0; i < count; i++)
+			records += record(b, t, (pid_t)b->keys[i].tgid,
+					  b->keys[i].page << HOT_PAGE_SHIFT, b->vals[i], now_ns);
 		if (r < 0 && err == ENOENT)
 			break;	/* the whole map was walked */
 		if (r < 0)
@@ -553,4 +584,5 @@ void sampler_bpf_params_default(struct sampler_bpf_params *p)
 	p->period_init = 10007;
 	p->period_min = 1009;
 	p->period_max = 1000003;
+	p->fold_thp = true;
 }

@@ -23,9 +23,11 @@ struct sampler_bpf_params {
 	double cpu_budget_pct;	/* the most CPU the sampler may use, % of all CPUs */
 	uint64_t period_init, period_min, period_max;	/* loads per sample */
 	bool skip_cache_hits;	/* drop loads the PMU says hit L1/LFB/L2/L3 */
+	bool fold_thp;		/* record pages of PMD THPs as one 2 MiB entry (thp.h) */
 };
 
-/* Defaults: 1 %, 64 Ki pages, 1024 targets, period 10007 in [1009, 1000003]. */
+/* Defaults: 1 %, 64 Ki pages, 1024 targets, period 10007 in [1009, 1000003],
+ * THP folding on. */
 void sampler_bpf_params_default(struct sampler_bpf_params *p);
 
 /* 0 or -ENOMEM; -EOPNOTSUPP when tierd was built without BPF (-Dbpf=disabled). */

@@ -128,6 +128,9 @@ static void test_thp_folding(void)
 	CHECK_EQ_U64(st.entries, 3);
 	CHECK_EQ_U64(st.huge_entries, 1);
 	CHECK(hot_heat(&t, 3, base + 300 * PG, SEC) == 3.5 + 1.0);
+	CHECK_EQ_U64(hot_entry_len(&t, 3, base + 300 * PG), HUGE);
+	CHECK_EQ_U64(hot_entry_len(&t, 3, base + 512 * PG), PG);
+	CHECK_EQ_U64(hot_entry_len(&t, 3, base + 1024 * PG), 0);
 	/* Later 4 KiB samples inside fold into it too. */
 	CHECK_EQ_INT(hot_record(&t, 3, base + 100 * PG, PG, 1.5, SEC), 1);
 	CHECK(hot_heat(&t, 3, base, SEC) == 6.0);
