@@ -269,6 +269,39 @@ out:
 	CHECK(WIFEXITED(r) && WEXITSTATUS(r) == 0);
 }
 
+/*
+ * The real probe on this machine: with a PEBS or IBS PMU the sampler starts on
+ * it; without (VMs, this project's CI and lab) it says exactly why not.
+ */
+static void test_pmu_probe_here(void)
+{
+	struct sampler_bpf_params p;
+	struct sampler_status st;
+	struct sampler *s;
+	char why[SAMPLER_WHY_MAX] = "";
+	bool have = access("/sys/bus/event_source/devices/cpu/events/mem-loads", R_OK) == 0 ||
+		    access("/sys/bus/event_source/devices/cpu_core/events/mem-loads", R_OK) == 0 ||
+		    access("/sys/bus/event_source/devices/ibs_op/type", R_OK) == 0;
+	int r;
+
+	sampler_bpf_params_default(&p);
+	CHECK_EQ_INT(sampler_bpf_new(&p, &s), 0);
+	r = sampler_start(s, why, sizeof(why));
+	if (have) {
+		printf("note: memory-sampling PMU present: %s\n", r ? why : "started");
+		CHECK_EQ_INT(r, 0);
+		sampler_describe(s, &st);
+		CHECK(st.running);
+		CHECK(st.period == p.period_init);
+	} else {
+		CHECK_EQ_INT(r, -ENODEV);
+		CHECK_EQ_STR(why, "no memory-sampling PMU: /sys/bus/event_source/devices has "
+			     "neither cpu/events/mem-loads (Intel PEBS) nor ibs_op (AMD IBS); "
+			     "a VM or an older CPU");
+	}
+	sampler_free(s);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -293,5 +326,6 @@ int main(void)
 	RUN(test_missing_btf);
 	RUN(test_broken_btf);
 	RUN(test_page_faults_of_child);
+	RUN(test_pmu_probe_here);
 	return TEST_EXIT();
 }
