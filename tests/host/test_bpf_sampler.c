@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -130,6 +131,38 @@ static void test_missing_btf(void)
 	CHECK_EQ_STR(why, "no kernel BTF at /nonexistent/tierd-test/vmlinux (No such file "
 		     "or directory): the program needs it for CO-RE (CONFIG_DEBUG_INFO_BTF=y)");
 	sampler_free(s);
+}
+
+/* Without privileges (uid nobody, no capabilities) the load fails cleanly. */
+static void test_no_capability(void)
+{
+	pid_t pid = fork();
+	int status = -1;
+
+	if (pid == 0) {
+		struct sampler_bpf_params p;
+		struct sampler *s;
+		char why[SAMPLER_WHY_MAX] = "";
+		int r;
+
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(3);
+		sampler_bpf_params_default(&p);
+		p.fault_pid = getpid();
+		if (sampler_bpf_new(&p, &s))
+			_exit(4);
+		r = sampler_start(s, why, sizeof(why));
+		if (r != -EPERM || strcmp(why, "loading BPF: Operation not permitted "
+				   "(needs CAP_BPF and CAP_PERFMON, or root)")) {
+			fprintf(stderr, "unprivileged start: %d, %s\n", r, why);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ_INT(WEXITSTATUS(status), 0);
 }
 
 static void test_broken_btf(void)
@@ -325,6 +358,7 @@ int main(void)
 	}
 	RUN(test_missing_btf);
 	RUN(test_broken_btf);
+	RUN(test_no_capability);
 	RUN(test_page_faults_of_child);
 	RUN(test_pmu_probe_here);
 	return TEST_EXIT();
