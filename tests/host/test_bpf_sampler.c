@@ -18,6 +18,7 @@
 #include "hotness.h"
 #include "sampler_bpf.h"
 #include "test.h"
+#include "thp.h"
 
 #define NPAGES 64
 #define PG HOT_PAGE_SIZE
@@ -148,6 +149,9 @@ static void test_no_capability(void)
 		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
 		    setresuid(65534, 65534, 65534))
 			_exit(3);
+		/* The kernel hides PFNs from it, so THPs cannot be recognised. */
+		if (thp_pfns_visible("/proc") != 0)
+			_exit(5);
 		sampler_bpf_params_default(&p);
 		p.fault_pid = getpid();
 		if (sampler_bpf_new(&p, &s))
@@ -163,6 +167,7 @@ static void test_no_capability(void)
 	waitpid(pid, &status, 0);
 	CHECK(WIFEXITED(status));
 	CHECK_EQ_INT(WEXITSTATUS(status), 0);
+	CHECK_EQ_INT(thp_pfns_visible("/proc"), 1);	/* root sees them */
 }
 
 static void test_broken_btf(void)
