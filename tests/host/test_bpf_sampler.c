@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -149,6 +150,7 @@ static void test_no_capability(void)
 		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
 		    setresuid(65534, 65534, 65534))
 			_exit(3);
+		prctl(PR_SET_DUMPABLE, 1);	/* so that /proc/self is ours again */
 		/* The kernel hides PFNs from it, so THPs cannot be recognised. */
 		if (thp_pfns_visible("/proc") != 0)
 			_exit(5);
