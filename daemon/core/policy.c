@@ -87,6 +87,7 @@
  *   counts); a fixed threshold must be set per source.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,7 +130,9 @@ void policy_params_default(struct policy_params *p)
 	p->cooldown_ns = 10ull * 1000000000ull;
 	p->pingpong_window_ns = 60ull * 1000000000ull;
 	p->pingpong_hold_ns = 300ull * 1000000000ull;
+	p->demote = true;
 	p->demote_for_room = true;
+	p->cold_age_ns = 0;
 }
 
 int policy_new(const struct policy_params *params, size_t max_pages, size_t max_cgroups,
@@ -141,7 +144,8 @@ int policy_new(const struct policy_params *params, size_t max_pages, size_t max_
 	    params->nr_rules < 0 || params->nr_rules > POLICY_MAX_RULES)
 		return -EINVAL;
 	for (int i = 0; i < params->nr_rules; i++)
-		if (params->rules[i].node < -1)
+		if (params->rules[i].node < 0 || params->rules[i].nr_allow < 0 ||
+		    params->rules[i].nr_allow > POLICY_RULE_ALLOW)
 			return -EINVAL;
 
 	p = calloc(1, sizeof(*p));
@@ -235,19 +239,28 @@ const char *policy_hold_name(enum policy_hold h)
 	return (unsigned int)h < POLICY_H_NR ? hold_names[h] : "?";
 }
 
+static bool cgroup_under(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	if (strncmp(path, top, n) != 0)
+		return false;
+	return path[n] == '\0' || path[n] == '/' || (n && top[n - 1] == '/');
+}
+
 int policy_rule_match(const struct policy_params *params, const char *cgroup_path,
 		      const char *comm)
 {
 	for (int i = 0; i < params->nr_rules; i++) {
 		const struct policy_gpu_rule *r = &params->rules[i];
-		size_t n = strlen(r->cgroup);
 
-		if (cgroup_path && n &&
-		    strncmp(cgroup_path, r->cgroup, n) == 0 &&
-		    (cgroup_path[n] == '\0' || cgroup_path[n] == '/' || r->cgroup[n - 1] == '/'))
-			return i;
-		if (comm && r->comm[0] && strncmp(comm, r->comm, POLICY_RULE_COMM_LEN - 1) == 0)
-			return i;
+		for (int j = 0; j < r->nr_allow; j++) {
+			const char *a = r->allow[j];
+
+			if (a[0] == '/' ? cgroup_path && cgroup_under(cgroup_path, a) :
+					  a[0] && comm && fnmatch(a, comm, 0) == 0)
+				return i;
+		}
 	}
 	return -1;
 }
@@ -341,12 +354,24 @@ static bool nearer(const struct topology *topo, int from, int cand, int best)
 	return cand < best;
 }
 
+/* A GPU node whose rule lets demotions in. */
+static bool gpu_demotion_target(const struct plan *pl, const struct policy *p, int idx)
+{
+	for (int r = 0; r < p->params.nr_rules; r++)
+		if (p->params.rules[r].node == pl->topo->nodes[idx].id &&
+		    p->params.rules[r].demotion_target)
+			return true;
+	return false;
+}
+
 /*
- * Nearest non-GPU node one or more tiers above (@up) or below (!@up) node
+ * Nearest non-GPU node (or, down, a GPU node that takes demotions) one or
+ * more tiers above (@up) or below (!@up) node
  * index @from with room for @bytes (any room when @bytes is 0 and
  * !@need_room).
  */
-static int pick_node(const struct plan *pl, int from, bool up, uint64_t bytes, bool need_room)
+static int pick_node(const struct policy *p, const struct plan *pl, int from, bool up,
+		     uint64_t bytes, bool need_room)
 {
 	const struct topology *topo = pl->topo;
 	int tier = topo->nodes[from].tier, best = -1;
@@ -354,7 +379,9 @@ static int pick_node(const struct plan *pl, int from, bool up, uint64_t bytes, b
 	for (int i = 0; i < topo->nr_nodes; i++) {
 		const struct topo_node *n = &topo->nodes[i];
 
-		if (i == from || n->gpu || !usable_target(pl, i))
+		if (i == from || !usable_target(pl, i))
+			continue;
+		if (n->gpu && (up || !gpu_demotion_target(pl, p, i)))
 			continue;
 		if (up ? n->tier >= tier : n->tier <= tier)
 			continue;
@@ -415,6 +442,7 @@ static bool emit(struct policy *p, struct plan *pl, uint32_t i, int from, int to
 	it->page = i;
 	it->kind = kind;
 	it->reason = reason;
+	it->tries = 0;
 
 	p->taken[i] = 1;	/* 2: held for the tick */
 	pl->free[from] += bytes;
@@ -489,6 +517,13 @@ static int src_index(const struct plan *pl, const struct policy_page *pg)
 	return pg->node >= 0 ? topo_node_index(pl->topo, pg->node) : -1;
 }
 
+/* cold_age_ns: a cold page must also have gone unaccessed that long. */
+static bool old_enough(const struct policy *p, const struct policy_page *pg, uint64_t now)
+{
+	return !p->params.cold_age_ns || !pg->last_access_ns ||
+	       (now > pg->last_access_ns && now - pg->last_access_ns >= p->params.cold_age_ns);
+}
+
 static void demote_for_cap(struct policy *p, struct plan *pl)
 {
 	const struct policy_input *in = pl->in;
@@ -513,7 +548,7 @@ static void demote_for_cap(struct policy *p, struct plan *pl)
 			continue;
 		if (held_recently(p, pl, i))
 			continue;
-		to = pick_node(pl, from, false, page_bytes(p, pg), true);
+		to = pick_node(p, pl, from, false, page_bytes(p, pg), true);
 		if (to < 0) {
 			hold(pl, POLICY_H_NO_ROOM);
 			continue;
@@ -536,11 +571,11 @@ static void demote_cold(struct policy *p, struct plan *pl, int64_t *want, enum p
 		if (pg->heat > pl->cold)
 			break;	/* sorted: no colder page follows */
 		from = src_index(pl, pg);
-		if (from < 0 || want[from] <= 0 || p->taken[i])
+		if (from < 0 || want[from] <= 0 || p->taken[i] || !old_enough(p, pg, in->now_ns))
 			continue;
 		if (held_recently(p, pl, i))
 			continue;
-		to = pick_node(pl, from, false, page_bytes(p, pg), true);
+		to = pick_node(p, pl, from, false, page_bytes(p, pg), true);
 		if (to < 0) {
 			hold(pl, POLICY_H_NO_ROOM);
 			continue;
@@ -572,14 +607,14 @@ static int pick_gpu(const struct policy *p, const struct plan *pl, const struct 
 	int best = -1;
 
 	*why = POLICY_H_NO_ROOM;
-	if (pl->rule_used[pg->rule] + bytes > r->max_bytes) {
+	if (r->max_bytes && pl->rule_used[pg->rule] + bytes > r->max_bytes) {
 		*why = POLICY_H_GPU_CAP;
 		return -1;
 	}
 	for (int i = 0; i < topo->nr_nodes; i++) {
 		if (!topo->nodes[i].gpu || i == from || !usable_target(pl, i))
 			continue;
-		if (r->node >= 0 && topo->nodes[i].id != r->node)
+		if (topo->nodes[i].id != r->node)
 			continue;
 		if (pl->free[i] - pl->high[i] < (int64_t)bytes)
 			continue;
@@ -618,8 +653,8 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 			return;
 		}
 	}
-	to = pick_node(pl, from, true, bytes, true);
-	near = to >= 0 ? to : pick_node(pl, from, true, 0, false);
+	to = pick_node(p, pl, from, true, bytes, true);
+	near = to >= 0 ? to : pick_node(p, pl, from, true, 0, false);
 	if (near < 0) {
 		hold(pl, POLICY_H_NO_ROOM);
 		return;
@@ -696,9 +731,10 @@ int policy_run(struct policy *p, const struct policy_input *in, struct policy_ou
 	memset(p->cg_delta, 0, in->nr_cgroups * sizeof(*p->cg_delta));
 
 	demote_for_cap(p, &pl);
-	demote_cold(p, &pl, pl.need, POLICY_R_WMARK);
+	if (p->params.demote)
+		demote_cold(p, &pl, pl.need, POLICY_R_WMARK);
 	promote(p, &pl);
-	if (p->params.demote_for_room)
+	if (p->params.demote && p->params.demote_for_room)
 		demote_cold(p, &pl, pl.unmet, POLICY_R_ROOM);
 	return 0;
 }

@@ -22,22 +22,24 @@
 #include "topology.h"
 
 #define POLICY_MAX_RULES 16
-#define POLICY_RULE_CGROUP_LEN 256
-#define POLICY_RULE_COMM_LEN 16	/* TASK_COMM_LEN */
+#define POLICY_RULE_ALLOW 16	/* allow entries per rule */
+#define POLICY_RULE_LEN 256	/* a cgroup path or a comm pattern, with its NUL */
 #define POLICY_HEAT_BINS 33	/* bin 0: heat 0; bin b: [2^(b-1), 2^b) */
 
 /*
- * A placement rule for GPU-coherent nodes.  A process matches when its
- * cgroup is @cgroup or below it, or when its comm is @comm (an empty string
- * matches nothing).  Matching pages may be placed on @node (or on any GPU
- * node when @node is -1) while the rule's processes hold less than
- * @max_bytes there.
+ * A GPU-coherent node and who may use it (the config's gpu_nodes entries).
+ * A process matches when an allow entry starting with '/' is its cgroup or
+ * an ancestor of it, or when another entry matches its comm as an
+ * fnmatch(3) pattern.  Matching pages may be placed on @node while the
+ * rule's processes hold less than @max_bytes there (0: no limit).  With
+ * @demotion_target, colder pages of faster tiers may also be demoted to it.
  */
 struct policy_gpu_rule {
-	char cgroup[POLICY_RULE_CGROUP_LEN];
-	char comm[POLICY_RULE_COMM_LEN];
 	int node;
 	uint64_t max_bytes;
+	bool demotion_target;
+	int nr_allow;
+	char allow[POLICY_RULE_ALLOW][POLICY_RULE_LEN];
 };
 
 struct policy_params {
@@ -55,9 +57,13 @@ struct policy_params {
 	 * last move. */
 	uint64_t pingpong_window_ns;
 	uint64_t pingpong_hold_ns;
+	/* Watermark and room demotions (cap demotions happen regardless). */
+	bool demote;
 	/* Demote cold fast-tier pages to make room for hot pages that did
 	 * not fit (the promotions follow on a later tick). */
 	bool demote_for_room;
+	/* A cold page must also be unaccessed this long (0: heat alone). */
+	uint64_t cold_age_ns;
 	int nr_rules;
 	struct policy_gpu_rule rules[POLICY_MAX_RULES];
 };
@@ -75,6 +81,7 @@ struct policy_page {
 	uint32_t nr_pages;	/* 1, or 512 for a THP */
 	int node;		/* node id the page is on (move_pages query) */
 	uint32_t heat;		/* larger is hotter; 0 = not seen */
+	uint64_t last_access_ns;	/* 0 = unknown */
 	int cgroup;		/* index into policy_input.cgroups, -1 = none */
 	int rule;		/* GPU placement rule index (policy_rule_match), -1 = none */
 	uint64_t last_promote_ns;	/* 0 = never */
@@ -127,6 +134,7 @@ struct policy_intent {
 	uint32_t page;		/* index into policy_input.pages */
 	uint8_t kind;		/* enum policy_kind */
 	uint8_t reason;		/* enum policy_reason */
+	uint8_t tries;		/* earlier -EBUSY attempts (core/account retries) */
 };
 
 /* Why candidates that qualified were not moved this tick (pages each). */
@@ -165,9 +173,9 @@ struct policy;
 
 /*
  * Allocate a policy for at most @max_pages candidates and @max_cgroups
- * cgroups per tick.  Copies
- * @params.  Returns 0 and *ret, -EINVAL for bad params (min_hot_threshold 0,
- * cold_pct > 100, page_size 0, a rule node < -1), -ENOMEM.
+ * cgroups per tick.  Copies @params.  Returns 0 and *ret, -EINVAL for bad
+ * params (min_hot_threshold 0, cold_pct > 100, page_size 0, nr_rules or a
+ * rule's nr_allow out of range, a rule node < 0), -ENOMEM.
  */
 int policy_new(const struct policy_params *params, size_t max_pages, size_t max_cgroups,
 	       struct policy **ret);
@@ -186,7 +194,7 @@ int policy_run(struct policy *p, const struct policy_input *in, struct policy_ou
 /*
  * The first rule that matches a process in cgroup @cgroup_path (as in
  * /proc/PID/cgroup, e.g. "/gpu.slice/train") with comm @comm; -1 if none.
- * Either may be NULL.
+ * Either may be NULL.  Call it once per process, not per page.
  */
 int policy_rule_match(const struct policy_params *params, const char *cgroup_path,
 		      const char *comm);

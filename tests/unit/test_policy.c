@@ -371,7 +371,8 @@ static void test_gpu_rules(void)
 	policy_params_default(&pp);
 	pp.hot_threshold = 100;
 	pp.nr_rules = 1;
-	strcpy(pp.rules[0].cgroup, "/gpu.slice");
+	pp.rules[0].nr_allow = 1;
+	strcpy(pp.rules[0].allow[0], "/gpu.slice");
 	pp.rules[0].node = 2;
 	pp.rules[0].max_bytes = 4 * PG;
 	CHECK_EQ_INT(policy_rule_match(&pp, "/gpu.slice/train", "python3"), 0);
@@ -403,6 +404,51 @@ static void test_gpu_rules(void)
 	CHECK_EQ_INT(run(&pp, cgs, 2, used, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_WMARK, 1), 4);
 	CHECK_EQ_INT(out.nr_intents, 4);
+
+	/* Unless its rule makes the GPU node a demotion target: nearer. */
+	pp.rules[0].demotion_target = true;
+	CHECK_EQ_INT(run(&pp, cgs, 2, used, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_WMARK, 2), 4);
+
+	/* max_bytes 0: no limit, all 5 of the rule's node-1 pages and both
+	 * DRAM pages go to the GPU node. */
+	pp.rules[0].demotion_target = false;
+	pp.rules[0].max_bytes = 0;
+	topo.nodes[0].free_bytes = 512 * MiB;
+	nr_pages = 0;
+	add_pages(5, 20, 0x100000, 1, 1, 300, 0);
+	add_pages(2, 22, 0x100000, 1, 0, 250, 0);
+	for (int i = 0; i < 7; i++)
+		pages[i].rule = 0;
+	CHECK_EQ_INT(run(&pp, cgs, 2, used, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_GPU, 2), 7);
+}
+
+/* cold_age_ns: a cold page must also have gone unaccessed long enough;
+ * demote false: no watermark demotion at all. */
+static void test_cold_age_and_demote_off(void)
+{
+	struct policy_params pp;
+
+	topo_reset();
+	topo_node(0, 0, true, 1000 * MiB, 60 * MiB);
+	topo_node(1, 1, false, 4 * GiB, 3 * GiB);
+	topo_wmarks(0, 10, 20);
+	topo_dist(0, 1, 20);
+	nr_pages = 0;
+	add_pages(3, 7, 0x200000, THP, 0, 0, -1);
+	pages[0].last_access_ns = 990 * SEC;	/* 10 s ago */
+	pages[1].last_access_ns = 800 * SEC;	/* 200 s ago */
+	policy_params_default(&pp);
+	pp.hot_threshold = 100;
+	pp.cold_age_ns = 120 * SEC;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 2);
+	CHECK_EQ_U64(intents[0].addr, 0x200000 + 2 * MiB);
+	CHECK_EQ_U64(intents[1].addr, 0x200000 + 4 * MiB);
+	pp.demote = false;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 0);
 }
 
 /* Three tiers: nearest upper node with room; blocked nodes are skipped. */
@@ -484,14 +530,24 @@ static void test_rule_match(void)
 
 	policy_params_default(&pp);
 	pp.nr_rules = 2;
-	strcpy(pp.rules[0].cgroup, "/a/b");
-	strcpy(pp.rules[1].comm, "llama-server");
+	pp.rules[0].node = 2;
+	pp.rules[0].nr_allow = 1;
+	strcpy(pp.rules[0].allow[0], "/a/b");
+	pp.rules[1].node = 3;
+	pp.rules[1].nr_allow = 2;
+	strcpy(pp.rules[1].allow[0], "llama-*");
+	strcpy(pp.rules[1].allow[1], "/c/");
 	CHECK_EQ_INT(policy_rule_match(&pp, "/a/b", "x"), 0);
 	CHECK_EQ_INT(policy_rule_match(&pp, "/a/b/c", NULL), 0);
 	CHECK_EQ_INT(policy_rule_match(&pp, "/a/bc", NULL), -1);
 	CHECK_EQ_INT(policy_rule_match(&pp, "/a", "llama-server"), 1);
+	CHECK_EQ_INT(policy_rule_match(&pp, "/c/d", "x"), 1);
 	CHECK_EQ_INT(policy_rule_match(&pp, NULL, "llama"), -1);
 	CHECK_EQ_INT(policy_rule_match(&pp, NULL, NULL), -1);
+	pp.rules[1].nr_allow = POLICY_RULE_ALLOW + 1;
+	struct policy *p;
+
+	CHECK_EQ_INT(policy_new(&pp, 1, 1, &p), -EINVAL);
 	CHECK_EQ_STR(policy_reason_name(POLICY_R_ROOM), "room");
 	CHECK_EQ_STR(policy_hold_name(POLICY_H_PINGPONG), "pingpong");
 }
@@ -505,6 +561,7 @@ int main(void)
 	RUN(test_cgroup_cap);
 	RUN(test_rates);
 	RUN(test_gpu_rules);
+	RUN(test_cold_age_and_demote_off);
 	RUN(test_nearest_and_blocked);
 	RUN(test_output_full_and_einval);
 	RUN(test_rule_match);
