@@ -8,8 +8,23 @@
  * the most candidates a tick can carry), policy_run() every tick (no
  * allocation, no I/O, time passed in), policy_free() at exit.  On a config
  * reload build a new policy with the new params and free the old one; the
- * rate buckets live in struct policy_cgroup and struct policy_state, owned by
- * the caller, so they survive a reload.
+ * rate buckets live with the caller (struct policy_cgroup.rate,
+ * policy_input.global_rate), so they survive a reload.
+ *
+ * One tick of the daemon, in order (tests/lab/policy_drive.c does this
+ * against the real kernel):
+ *  1. candidates from core/hotness; their nodes from mig_query() (a
+ *     move_pages node query); cgroup index per pid from cg_path_of_pid(),
+ *     GPU rule from policy_rule_match() (both once per process);
+ *  2. per cgroup: fast_bytes = cg_fast_bytes() of cg_read_numa_stat();
+ *     per rule: the bytes its processes hold on GPU nodes;
+ *  3. blocked_nodes = account_blocked_mask();
+ *  4. policy_run(), then append account_take_retries() to the intents,
+ *     then batch_build() and mig_run_plan() (which accounts every page);
+ *  5. for each plan entry whose status is its intent's to_node, write
+ *     last_promote_ns / last_demote_ns back to the hotness table;
+ *  6. feed mig_run_result's moved_bytes and elapsed_ns to ct_step() and
+ *     write its decision with knobs_apply_copy().
  */
 #ifndef TIERD_CORE_POLICY_H
 #define TIERD_CORE_POLICY_H

@@ -14,6 +14,10 @@
  *   policy_drive cgroup-cap   two cgroups, one capped at 8 MiB of node 0
  *   policy_drive gpu          (vm --gpu) node 2 takes only the allowed
  *                             cgroup's pages, up to the rule's cap
+ *   policy_drive copythreads  (vm --patched) the copy-thread controller
+ *                             lowers vm.migrate_copy_threads under a CPU
+ *                             stress and raises it when the stress ends;
+ *                             skips (77) on a kernel without the knobs
  *
  * Runs as root inside the guest (tests/lab/vm); exits 0 on success, 1 on a
  * failed check, 77 when the guest lacks what the scenario needs.
@@ -36,6 +40,9 @@
 #include "account.h"
 #include "batch.h"
 #include "cgroup.h"
+#include "copythreads.h"
+#include "knobs.h"
+#include "load.h"
 #include "migrate.h"
 #include "policy.h"
 
@@ -426,6 +433,25 @@ static int scenario_demote(void)
 		fprintf(stderr, "cannot allocate on node 0: %s\n", strerror(errno));
 		return 1;
 	}
+	policy_params_default(&s.pp);
+	s.pp.hot_threshold = 100;
+	s.regions[0] = (struct region){ getpid(), (uintptr_t)cold, cold_b, false, 0, -1, -1 };
+	s.regions[1] = (struct region){ getpid(), (uintptr_t)hot, hot_b, false, 200, -1, -1 };
+	s.nr_regions = 2;
+	topo_from_libnuma(&s.topo, -1);
+	/* A dry-run tick first, so this driver's own arrays are touched
+	 * before node 0's free memory is measured (the daemon sizes and
+	 * touches its arrays at start in the same way). */
+	s.dry_run = true;
+	pipeline_init(&s, &p);
+	{
+		struct policy_stats st;
+		struct mig_run_result run;
+
+		tick(&s, &p, &st, &run);
+	}
+	pipeline_fini(&p);
+	s.dry_run = false;
 	topo_from_libnuma(&s.topo, -1);
 	total = s.topo.nodes[0].total_bytes;
 	numa_node_size64(0, &f);
@@ -444,11 +470,6 @@ static int scenario_demote(void)
 		fprintf(stderr, "node 0 has too little memory for this scenario\n");
 		return 77;
 	}
-	policy_params_default(&s.pp);
-	s.pp.hot_threshold = 100;
-	s.regions[0] = (struct region){ getpid(), (uintptr_t)cold, cold_b, false, 0, -1, -1 };
-	s.regions[1] = (struct region){ getpid(), (uintptr_t)hot, hot_b, false, 200, -1, -1 };
-	s.nr_regions = 2;
 	pipeline_init(&s, &p);
 	{
 		struct policy_stats st;
@@ -493,8 +514,11 @@ static pid_t spawn_in_cgroup(const char *cg, uint64_t bytes, uint64_t *ret_addr,
 		uint64_t addr;
 		char *p;
 
-		close(up[0]);
-		close(down[1]);
+		/* Only its own pipe ends: an earlier child's hold end kept
+		 * open here would keep that child from seeing EOF. */
+		for (int i = 3; i < 1024; i++)
+			if (i != up[1] && i != down[0])
+				close(i);
 		snprintf(path, sizeof(path), CGROOT "%s/cgroup.procs", cg);
 		fd = open(path, O_WRONLY);
 		if (fd < 0 || write(fd, "0", 1) != 1)
@@ -650,10 +674,182 @@ static int scenario_gpu(void)
 	return failures ? 1 : 0;
 }
 
+/* One controller round: move the whole buffer to @to through tierd's
+ * batcher and migrator, measure the load meanwhile, step the controller and
+ * write its decision.  Returns the decision's thread count. */
+struct ct_round {
+	struct knobs *ks;
+	struct ct_params *p;
+	struct ct_state *s;
+	struct batcher *b;
+	struct migrator *m;
+	struct account *a;
+	struct topology *topo;
+	char *buf;
+	uint64_t bytes;
+	uint64_t node0_mask[LOAD_MASK_WORDS];
+	unsigned int node0_cpus;
+	double t0;
+};
+
+static struct load_cpu_times lt_a, lt_b;
+
+static unsigned int ct_round(struct ct_round *r, int to, const char *phase)
+{
+	const struct batch_plan *plan;
+	struct mig_run_result run;
+	struct ct_decision d;
+	struct ct_load l = { 0 };
+	struct ct_sample sm;
+	size_t n = r->bytes / PG;
+	long v = -1;
+	int e;
+
+	for (size_t i = 0; i < n; i++) {
+		memset(&intents[i], 0, sizeof(intents[i]));
+		intents[i].pid = getpid();
+		intents[i].addr = (uintptr_t)r->buf + i * PG;
+		intents[i].nr_pages = 1;
+		intents[i].from_node = to ? 0 : 1;
+		intents[i].to_node = to;
+		intents[i].cgroup = -1;
+		intents[i].kind = to == 0 ? POLICY_PROMOTE : POLICY_DEMOTE;
+	}
+	load_read_cpu_times("", &lt_a);
+	batch_build(r->b, intents, n, &plan);
+	mig_run_plan(r->m, r->a, r->topo, plan, intents, now_ns(), &run);
+	load_read_cpu_times("", &lt_b);
+	if (load_read_psi_cpu("", &l.psi_some_avg10_x100) < 0)
+		l.psi_some_avg10_x100 = 0;
+	/* Node 0 has the CPUs; node 1 is CPU-less, so it is the only side. */
+	if (to == 0) {
+		l.dst_cpus = r->node0_cpus;
+		l.dst_idle = load_idle_cpus(&lt_a, &lt_b, r->node0_mask, r->p->busy_cpu_pct);
+	} else {
+		l.src_cpus = r->node0_cpus;
+		l.src_idle = load_idle_cpus(&lt_a, &lt_b, r->node0_mask, r->p->busy_cpu_pct);
+	}
+	sm.bytes = run.moved_bytes;
+	sm.ns = run.elapsed_ns;
+	ct_step(r->s, r->p, &l, &sm, now_ns(), &d);
+	e = knobs_apply_copy(r->ks, d.mt, d.threads, d.pull);
+	EXPECT(e == 0, "knobs_apply_copy: %s", strerror(-e));
+	knobs_get(r->ks, KNOB_COPY_THREADS, &v);
+	EXPECT(v == (long)d.threads, "vm.migrate_copy_threads is %ld, decided %u", v, d.threads);
+	printf("%6.1f s %-7s to node %d: %5.1f MB/s, psi %u.%02u%%, idle %u/%u -> %u threads (%s)\n",
+	       now_ns() / 1e9 - r->t0, phase, to,
+	       run.elapsed_ns ? run.moved_bytes * 1e3 / run.elapsed_ns : 0.0,
+	       l.psi_some_avg10_x100 / 100, l.psi_some_avg10_x100 % 100,
+	       to == 0 ? l.dst_idle : l.src_idle, r->node0_cpus, d.threads, ct_why_name(d.why));
+	return d.threads;
+}
+
+static int scenario_copythreads(void)
+{
+	struct knobs ks;
+	struct ct_params p;
+	struct ct_state s;
+	struct batch_params bp;
+	struct acct_params ap;
+	struct migrator m;
+	struct topology topo;
+	struct ct_round r;
+	long orig_threads = -1, orig_mt = -1, kbatch = 0, v;
+	unsigned int idle_threads, t, lowest, nproc = sysconf(_SC_NPROCESSORS_ONLN);
+	pid_t stress[64];
+	int nstress = 0, to = 0, e;
+
+	mkdir("/run/tierd-lab", 0755);
+	e = knobs_open(&ks, &knob_file_ops, NULL, "", "/run/tierd-lab", NULL);
+	EXPECT(e == 0, "knobs_open: %s", strerror(-e));
+	if (!knobs_have_copy(&ks)) {
+		printf("vm.migrate_copy_mt/threads/pull absent: this kernel lacks the copy series "
+		       "(run with tests/lab/vm --patched on a tree with kernel-patches/)\n");
+		return 77;
+	}
+	knobs_get(&ks, KNOB_COPY_THREADS, &orig_threads);
+	knobs_get(&ks, KNOB_COPY_MT, &orig_mt);
+	knobs_get(&ks, KNOB_BATCH_PAGES, &kbatch);
+	topo_from_libnuma(&topo, -1);
+	ct_params_default(&p);
+	p.max_threads = nproc < 8 ? nproc : 8;
+	p.gain_pct = 0;			/* TCG timing is noisy: climb unless it got slower */
+	p.min_sample_bytes = 16 * MiB;
+	if (ct_init(&s, &p) < 0 || p.max_threads < 2) {
+		fprintf(stderr, "needs 2 or more vCPUs\n");
+		return 77;
+	}
+	batch_params_default(&bp, kbatch > 0 ? kbatch : 0);
+	acct_params_default(&ap);
+	memset(&r, 0, sizeof(r));
+	if (batch_new(&bp, MAX_CAND, &r.b) < 0 || account_new(&ap, 0, 0, &r.a) < 0 ||
+	    mig_init(&m, &mig_real_ops, NULL, false) < 0)
+		return 1;
+	r.ks = &ks;
+	r.p = &p;
+	r.s = &s;
+	r.m = &m;
+	r.topo = &topo;
+	r.bytes = 32 * MiB;
+	r.buf = alloc_on(1, r.bytes, false);
+	r.node0_cpus = load_node_cpus("", 0, r.node0_mask);
+	r.t0 = now_ns() / 1e9;
+	printf("promote flag %s, kernel batch %ld pages, tierd batch %u pages, %u..%u threads\n",
+	       m.has_promote ? "yes" : "no", kbatch, bp.batch_pages, p.min_threads, p.max_threads);
+
+	/* Idle: the controller climbs while throughput does not fall. */
+	for (int i = 0; i < 10; i++, to ^= 1)
+		t = ct_round(&r, to, "idle");
+	idle_threads = s.good;
+	EXPECT(idle_threads > p.min_threads,
+	       "never climbed above %u threads while idle (throughput did not rise)", p.min_threads);
+
+	/* Stress: every vCPU spinning.  Threads must fall to the minimum and
+	 * never rise meanwhile. */
+	for (unsigned int i = 0; i < nproc && nstress < 64; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			for (volatile unsigned long x = 0;; x++)
+				;
+		stress[nstress++] = pid;
+	}
+	lowest = t;
+	for (int i = 0; i < 20 && lowest > p.min_threads; i++, to ^= 1) {
+		unsigned int nt = ct_round(&r, to, "stress");
+
+		EXPECT(nt <= lowest, "threads rose from %u to %u under stress", lowest, nt);
+		lowest = nt < lowest ? nt : lowest;
+	}
+	EXPECT(lowest == p.min_threads, "under stress the controller stayed at %u threads", lowest);
+	for (int i = 0; i < nstress; i++) {
+		kill(stress[i], SIGKILL);
+		waitpid(stress[i], NULL, 0);
+	}
+
+	/* Stress over: PSI avg10 decays over ~10 s; then back up. */
+	t = lowest;
+	for (int i = 0; i < 60 && t < idle_threads; i++, to ^= 1)
+		t = ct_round(&r, to, "after");
+	EXPECT(t >= idle_threads, "after the stress the controller is at %u threads, was %u", t,
+	       idle_threads);
+
+	e = knobs_restore(&ks);
+	EXPECT(e >= 0, "knobs_restore: %s", strerror(-e));
+	knobs_get(&ks, KNOB_COPY_THREADS, &v);
+	EXPECT(v == orig_threads, "vm.migrate_copy_threads %ld after restore, was %ld", v,
+	       orig_threads);
+	knobs_get(&ks, KNOB_COPY_MT, &v);
+	EXPECT(v == orig_mt, "vm.migrate_copy_mt %ld after restore, was %ld", v, orig_mt);
+	batch_free(r.b);
+	account_free(r.a);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: policy_drive promote|demote|cgroup-cap|gpu\n");
+		fprintf(stderr, "usage: policy_drive promote|demote|cgroup-cap|gpu|copythreads\n");
 		return 2;
 	}
 	if (numa_available() < 0 || numa_max_node() < 1) {
@@ -669,6 +865,8 @@ int main(int argc, char **argv)
 		return scenario_cgroup_cap();
 	if (strcmp(argv[1], "gpu") == 0)
 		return scenario_gpu();
+	if (strcmp(argv[1], "copythreads") == 0)
+		return scenario_copythreads();
 	fprintf(stderr, "policy_drive: unknown scenario '%s'\n", argv[1]);
 	return 2;
 }
