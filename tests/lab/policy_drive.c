@@ -416,6 +416,29 @@ static int scenario_promote(void)
 	return failures ? 1 : 0;
 }
 
+/* Node 0's meminfo lines that say where its memory is, for the log. */
+static void print_node0_meminfo(const char *when)
+{
+	FILE *f = fopen("/sys/devices/system/node/node0/meminfo", "re");
+	char line[256];
+
+	if (!f)
+		return;
+	printf("node 0 %s:", when);
+	while (fgets(line, sizeof(line), f)) {
+		char key[64];
+		unsigned long kb;
+
+		if (sscanf(line, "Node 0 %63[^:]: %lu kB", key, &kb) == 2 &&
+		    (!strcmp(key, "MemFree") || !strcmp(key, "AnonPages") ||
+		     !strcmp(key, "FilePages") || !strcmp(key, "PageTables") ||
+		     !strcmp(key, "Slab") || !strcmp(key, "KernelStack")))
+			printf(" %s %lu MiB", key, kb >> 10);
+	}
+	printf("\n");
+	fclose(f);
+}
+
 static int scenario_demote(void)
 {
 	struct scenario s;
@@ -471,11 +494,13 @@ static int scenario_demote(void)
 		return 77;
 	}
 	pipeline_init(&s, &p);
+	print_node0_meminfo("before");
 	{
 		struct policy_stats st;
 		struct mig_run_result run;
 
 		tick(&s, &p, &st, &run);
+		print_node0_meminfo("after");
 		EXPECT(st.intents[POLICY_R_WMARK] > 0, "no watermark demotion");
 		EXPECT(st.demote_bytes >= need && st.demote_bytes <= need + 64 * MiB,
 		       "demoted %lu B for a need of about %lu B", st.demote_bytes, need);
@@ -483,6 +508,8 @@ static int scenario_demote(void)
 		       "node 1 took %lu B of %lu B", p.acct->node_in[1][POLICY_DEMOTE].bytes,
 		       st.demote_bytes);
 	}
+	sleep(2);
+	print_node0_meminfo("2 s later");
 	numa_node_size64(0, &f);
 	EXPECT((uint64_t)f >= low, "node 0 free %lld MiB still below low %lu MiB", f >> 20, low >> 20);
 	count_nodes(getpid(), (uintptr_t)hot, hot_b, c);
