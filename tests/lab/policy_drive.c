@@ -443,7 +443,7 @@ static int scenario_demote(void)
 {
 	struct scenario s;
 	struct pipeline p;
-	uint64_t cold_b = 256 * MiB, hot_b = 64 * MiB, low, high, free0, total, need;
+	uint64_t cold_b = 384 * MiB, hot_b = 64 * MiB, low, high, free0, total, need;
 	char *cold, *hot;
 	long c[TOPO_MAX_NODES];
 	unsigned int low_pct;
@@ -482,13 +482,16 @@ static int scenario_demote(void)
 	/* Put node 0 64 MiB or more below its low watermark: low_pct is the
 	 * first percentage whose low target is above free + 64 MiB. */
 	low_pct = (unsigned int)((free0 + 64 * MiB) * 100 / total) + 1;
+	/* High well above low: pages freed by migration first go to the
+	 * per-CPU page lists, which MemFree does not count (up to ~90 MiB
+	 * seen here), so the check below needs that much margin. */
 	s.topo.tiers[0].low_watermark_pct = low_pct;
-	s.topo.tiers[0].high_watermark_pct = low_pct + 3;
+	s.topo.tiers[0].high_watermark_pct = low_pct + 8;
 	low = total * low_pct / 100;
-	high = total * (low_pct + 3) / 100;
+	high = total * (low_pct + 8) / 100;
 	need = high - free0;
 	printf("node 0: %lu MiB, %lu MiB free; low %u%% = %lu MiB, high %u%% = %lu MiB\n",
-	       total >> 20, free0 >> 20, low_pct, low >> 20, low_pct + 3, high >> 20);
+	       total >> 20, free0 >> 20, low_pct, low >> 20, low_pct + 8, high >> 20);
 	if (need > cold_b) {
 		fprintf(stderr, "node 0 has too little memory for this scenario\n");
 		return 77;
@@ -502,7 +505,7 @@ static int scenario_demote(void)
 		tick(&s, &p, &st, &run);
 		print_node0_meminfo("after");
 		EXPECT(st.intents[POLICY_R_WMARK] > 0, "no watermark demotion");
-		EXPECT(st.demote_bytes >= need && st.demote_bytes <= need + 64 * MiB,
+		EXPECT(st.demote_bytes + 32 * MiB >= need && st.demote_bytes <= need + 64 * MiB,
 		       "demoted %lu B for a need of about %lu B", st.demote_bytes, need);
 		EXPECT(p.acct->node_in[1][POLICY_DEMOTE].bytes == st.demote_bytes,
 		       "node 1 took %lu B of %lu B", p.acct->node_in[1][POLICY_DEMOTE].bytes,
