@@ -44,7 +44,9 @@
  * demoted within pingpong_window_ns is held for pingpong_hold_ns after its
  * last move.  Every intent is charged to its cgroup's rate bucket and the
  * global one before it is written; a page the buckets cannot pay for stays.
- * GPU nodes are never a target except through a rule.
+ * GPU nodes are never a target except through a rule: promotion of the
+ * rule's processes, or demotion when the rule sets demotion_target.  With
+ * cold_age_ns set, a cold page must also have gone unaccessed that long.
  *
  * A worked example
  * ----------------
