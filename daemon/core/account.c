@@ -141,7 +141,7 @@ static void account_page(struct account *a, const struct topology *topo,
 	a->class_pages[c] += np;
 	r->class_pages[c] += np;
 	if (st >= 0) {
-		int idx = topo_node_index(topo, st);
+		int idx = topo_node_index(topo, st), tier;
 
 		if (c == ACCT_MOVED) {
 			r->moved_pages += np;
@@ -153,8 +153,9 @@ static void account_page(struct account *a, const struct topology *topo,
 			sum_add(&a->node_in[st][kind], np, nb);
 		if (it->from_node >= 0 && it->from_node < TOPO_MAX_NODES)
 			sum_add(&a->node_out[it->from_node][kind], np, nb);
-		if (idx >= 0 && topo->nodes[idx].tier >= 0 && topo->nodes[idx].tier < TOPO_MAX_TIERS)
-			sum_add(&a->tier_in[topo->nodes[idx].tier][kind], np, nb);
+		tier = idx >= 0 ? topo->nodes[idx].tier : -1;
+		if (tier >= 0 && tier < TOPO_MAX_TIERS)
+			sum_add(&a->tier_in[tier][kind], np, nb);
 		if (it->cgroup >= 0 && (size_t)it->cgroup < a->max_cgroups)
 			sum_add(&a->cgroup_moved[it->cgroup * 2 + kind], np, nb);
 		return;

@@ -58,7 +58,7 @@ struct batch_plan {
 	uint64_t pages;		/* base pages planned */
 	uint64_t bytes;
 	uint64_t deferred;	/* intents left for a later tick by the budget */
-	uint64_t duplicates;	/* intents dropped: same page twice, or inside a THP already listed */
+	uint64_t duplicates;	/* dropped: same page twice, or inside a listed THP */
 };
 
 struct batcher;

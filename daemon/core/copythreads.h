@@ -37,7 +37,7 @@ struct ct_params {
 	enum ct_mode mode;
 	unsigned int min_threads;	/* >= 1 */
 	unsigned int max_threads;	/* >= min_threads, <= CT_MAX_THREADS */
-	unsigned int busy_cpu_pct;	/* a CPU above this utilisation is not idle (the caller counts) */
+	unsigned int busy_cpu_pct;	/* a CPU busier than this is not idle (sys/load counts) */
 	unsigned int psi_busy_pct;	/* PSI cpu some avg10 above this: busy */
 	unsigned int gain_pct;		/* a doubling must add this much throughput */
 	uint64_t min_sample_bytes;	/* a throughput measurement needs this many bytes */

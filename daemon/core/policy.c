@@ -457,8 +457,11 @@ static bool emit(struct policy *p, struct plan *pl, uint32_t i, int from, int to
 	}
 	if (pg->rule >= 0 && pl->topo->nodes[to].gpu)
 		pl->rule_used[pg->rule] += bytes;
-	if (pg->rule >= 0 && pl->topo->nodes[from].gpu)
-		pl->rule_used[pg->rule] -= bytes < pl->rule_used[pg->rule] ? bytes : pl->rule_used[pg->rule];
+	if (pg->rule >= 0 && pl->topo->nodes[from].gpu) {
+		uint64_t *used = &pl->rule_used[pg->rule];
+
+		*used -= bytes < *used ? bytes : *used;
+	}
 	out->stats.intents[reason]++;
 	if (kind == POLICY_PROMOTE)
 		out->stats.promote_bytes += bytes;

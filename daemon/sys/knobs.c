@@ -13,11 +13,13 @@ static const struct {
 	const char *path;
 	bool boolean;	/* reads "true"/"false" */
 } knob_info[KNOB_NR] = {
-	[KNOB_COPY_MT] = { "vm.migrate_copy_mt", "/proc/sys/vm/migrate_copy_mt", false },
-	[KNOB_COPY_THREADS] = { "vm.migrate_copy_threads", "/proc/sys/vm/migrate_copy_threads", false },
-	[KNOB_COPY_PULL] = { "vm.migrate_copy_pull", "/proc/sys/vm/migrate_copy_pull", false },
-	[KNOB_BATCH_PAGES] = { "vm.migrate_batch_pages", "/proc/sys/vm/migrate_batch_pages", false },
-	[KNOB_NUMA_BALANCING] = { "kernel.numa_balancing", "/proc/sys/kernel/numa_balancing", false },
+#define SYSCTL(n, path) { n, "/proc/sys/" path, false }
+	[KNOB_COPY_MT] = SYSCTL("vm.migrate_copy_mt", "vm/migrate_copy_mt"),
+	[KNOB_COPY_THREADS] = SYSCTL("vm.migrate_copy_threads", "vm/migrate_copy_threads"),
+	[KNOB_COPY_PULL] = SYSCTL("vm.migrate_copy_pull", "vm/migrate_copy_pull"),
+	[KNOB_BATCH_PAGES] = SYSCTL("vm.migrate_batch_pages", "vm/migrate_batch_pages"),
+	[KNOB_NUMA_BALANCING] = SYSCTL("kernel.numa_balancing", "kernel/numa_balancing"),
+#undef SYSCTL
 	[KNOB_DEMOTION] = { "demotion_enabled", "/sys/kernel/mm/numa/demotion_enabled", true },
 };
 
@@ -345,15 +347,19 @@ int knobs_coexist(struct knobs *ks, enum knob_coexist mode, struct knob_coexist_
 		return 0;
 	}
 	if (mode == KNOB_COEXIST) {
-		ret->why = nb & KNOB_NUMA_BALANCING_TIERING ?
-				   "coexisting with NUMA balancing in tiering mode; counting the kernel's promotions" :
-				   "coexisting with NUMA balancing (mode 1 moves pages toward the CPUs that touch them)";
+		if (nb & KNOB_NUMA_BALANCING_TIERING)
+			ret->why = "coexisting with NUMA balancing in tiering mode; "
+				   "counting the kernel's promotions";
+		else
+			ret->why = "coexisting with NUMA balancing (mode 1 moves pages "
+				   "toward the CPUs that touch them)";
 		return 0;
 	}
 	r = knobs_set(ks, KNOB_NUMA_BALANCING, 0);
 	if (r < 0) {
-		ret->why = r == -EBUSY ? "NUMA balancing was changed by an administrator; left alone" :
-					 "could not turn NUMA balancing off; coexisting";
+		ret->why = r == -EBUSY ?
+				   "NUMA balancing was changed by an administrator; left alone" :
+				   "could not turn NUMA balancing off; coexisting";
 		return r;
 	}
 	ret->took_over = true;

@@ -67,8 +67,8 @@ int mig_run_plan(struct migrator *m, struct account *a, const struct topology *t
 		if (m->dry_run)
 			r = m->ops->move_pages(m->ctx, b->pid, b->count, addrs, NULL, status, 0);
 		else
-			r = m->ops->move_pages(m->ctx, b->pid, b->count, addrs, pl->nodes + b->first,
-					       status, flags);
+			r = m->ops->move_pages(m->ctx, b->pid, b->count, addrs,
+					       pl->nodes + b->first, status, flags);
 		t1 = m->ops->now_ns(m->ctx);
 		ret->calls++;
 		if (r < 0) {
