@@ -29,6 +29,7 @@ void ct_params_default(struct ct_params *p)
 	p->mode = CT_AUTO;
 	p->min_threads = 1;
 	p->max_threads = 8;
+	p->start_threads = 0;
 	p->busy_cpu_pct = 75;
 	p->psi_busy_pct = 20;
 	p->gain_pct = 10;
@@ -43,7 +44,9 @@ int ct_init(struct ct_state *s, const struct ct_params *p)
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
 	s->threads = p->min_threads;
-	s->good = p->min_threads;
+	if (p->start_threads >= p->min_threads && p->start_threads <= p->max_threads)
+		s->threads = p->start_threads;
+	s->good = s->threads;
 	return 0;
 }
 

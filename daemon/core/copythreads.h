@@ -37,6 +37,9 @@ struct ct_params {
 	enum ct_mode mode;
 	unsigned int min_threads;	/* >= 1 */
 	unsigned int max_threads;	/* >= min_threads, <= CT_MAX_THREADS */
+	/* Where auto mode starts, e.g. the knob's value at start-up (the
+	 * kernel's default); 0 or out of [min, max]: min_threads. */
+	unsigned int start_threads;
 	unsigned int busy_cpu_pct;	/* a CPU busier than this is not idle (sys/load counts) */
 	unsigned int psi_busy_pct;	/* PSI cpu some avg10 above this: busy */
 	unsigned int gain_pct;		/* a doubling must add this much throughput */

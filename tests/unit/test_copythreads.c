@@ -117,6 +117,39 @@ static void test_small_samples_wait(void)
 	CHECK_EQ_U64(s.bps[1], 1000000000);
 }
 
+/* Starting from the kernel's default of 4: no climb above a plateau it has
+ * not measured, halving under pressure, straight back after. */
+static void test_start_threads(void)
+{
+	struct ct_params p;
+	struct ct_state s;
+	struct ct_decision d;
+	struct ct_load busy = idle_machine;
+	struct ct_sample sm;
+
+	ct_params_default(&p);
+	p.max_threads = 4;
+	p.start_threads = 4;
+	CHECK_EQ_INT(ct_init(&s, &p), 0);
+	sm = move_at(&s);
+	ct_step(&s, &p, &idle_machine, &sm, 0, &d);
+	CHECK_EQ_INT(d.threads, 4);
+	CHECK_EQ_INT(d.why, CT_W_START);
+	CHECK(d.changed);
+	busy.psi_some_avg10_x100 = 3000;
+	ct_step(&s, &p, &busy, NULL, SEC, &d);
+	CHECK_EQ_INT(d.threads, 2);
+	ct_step(&s, &p, &busy, NULL, 2 * SEC, &d);
+	CHECK_EQ_INT(d.threads, 1);
+	ct_step(&s, &p, &idle_machine, NULL, 3 * SEC, &d);
+	CHECK_EQ_INT(d.threads, 4);
+	CHECK_EQ_INT(d.why, CT_W_RECOVER);
+	/* Out of range: the minimum. */
+	p.start_threads = 9;
+	CHECK_EQ_INT(ct_init(&s, &p), 0);
+	CHECK_EQ_INT(s.threads, 1);
+}
+
 static void test_modes_and_sides(void)
 {
 	struct ct_params p;
@@ -170,6 +203,7 @@ int main(void)
 {
 	RUN(test_climb_plateau_busy_recover);
 	RUN(test_small_samples_wait);
+	RUN(test_start_threads);
 	RUN(test_modes_and_sides);
 	return TEST_EXIT();
 }
