@@ -237,6 +237,10 @@ int knobs_set(struct knobs *ks, enum knob_id id, long v)
 
 	if (!k->present)
 		return -ENOENT;
+	if (ks->dry_run) {
+		k->would = v;
+		return 0;
+	}
 	if (k->foreign)
 		return -EBUSY;
 	r = read_knob(ks, id, &cur);

@@ -46,6 +46,7 @@ struct knob {
 	bool foreign;	/* changed by someone else after tierd: theirs now */
 	long orig;
 	long set;
+	long would;	/* dry run: the last value tierd would have written */
 };
 
 struct knobs {
@@ -53,6 +54,8 @@ struct knobs {
 	void *ctx;
 	char root[PATH_MAX];
 	char state_path[PATH_MAX];
+	/* Dry run: knobs_set() writes nothing and only records k[].would. */
+	bool dry_run;
 	struct knob k[KNOB_NR];
 };
 
@@ -75,7 +78,7 @@ int knobs_get(struct knobs *ks, enum knob_id id, long *ret);
 
 /*
  * Set @id to @v.  The first change records the original (state file first,
- * then the write).  Returns 0; -ENOENT when absent; -EBUSY when the knob
+ * then the write).  In a dry run nothing is written: k[id].would = @v.  Returns 0; -ENOENT when absent; -EBUSY when the knob
  * was changed by someone else since tierd set it (nothing written: back
  * off); or the errno of a failed write.
  */

@@ -279,6 +279,19 @@ static void test_coexist_and_vanilla(void)
 	CHECK_EQ_INT(knobs_restore(&ks), 1);
 	CHECK_EQ_STR(knob_file("/sys/kernel/mm/numa/demotion_enabled"), "false");
 	CHECK_EQ_STR(knob_name(KNOB_COPY_PULL), "vm.migrate_copy_pull");
+
+	/* Dry run: nothing written, nothing to restore. */
+	fresh("patched");
+	CHECK_EQ_INT(knobs_open(&ks, &knob_file_ops, NULL, tree, state, NULL), 0);
+	ks.dry_run = true;
+	CHECK_EQ_INT(knobs_apply_copy(&ks, true, 3, 1), 0);
+	CHECK_EQ_INT(knobs_coexist(&ks, KNOB_TAKEOVER, &st), 0);
+	CHECK_EQ_INT(ks.k[KNOB_COPY_THREADS].would, 3);
+	CHECK_EQ_INT(ks.k[KNOB_NUMA_BALANCING].would, 0);
+	CHECK_EQ_STR(knob_file(THREADS), "1\n");
+	CHECK_EQ_STR(knob_file(NB), "2\n");
+	CHECK_EQ_STR(state_file(), "(missing)");
+	CHECK_EQ_INT(knobs_restore(&ks), 0);
 }
 
 int main(int argc, char **argv)
