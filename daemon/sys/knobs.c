@@ -366,6 +366,10 @@ int knobs_coexist(struct knobs *ks, enum knob_coexist mode, struct knob_coexist_
 				   "could not turn NUMA balancing off; coexisting";
 		return r;
 	}
+	if (ks->dry_run) {
+		ret->why = "dry run: would turn NUMA balancing off to take over promotion";
+		return 0;
+	}
 	ret->took_over = true;
 	ret->why = "took over promotion: NUMA balancing off while tierd runs (restored on exit)";
 	return 0;

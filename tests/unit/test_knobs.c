@@ -288,6 +288,8 @@ static void test_coexist_and_vanilla(void)
 	CHECK_EQ_INT(knobs_coexist(&ks, KNOB_TAKEOVER, &st), 0);
 	CHECK_EQ_INT(ks.k[KNOB_COPY_THREADS].would, 3);
 	CHECK_EQ_INT(ks.k[KNOB_NUMA_BALANCING].would, 0);
+	CHECK(!st.took_over);
+	CHECK_EQ_STR(st.why, "dry run: would turn NUMA balancing off to take over promotion");
 	CHECK_EQ_STR(knob_file(THREADS), "1\n");
 	CHECK_EQ_STR(knob_file(NB), "2\n");
 	CHECK_EQ_STR(state_file(), "(missing)");
