@@ -68,9 +68,11 @@ int account_new(const struct acct_params *params, size_t max_cgroups, size_t max
 	a->max_retry = max_retry;
 	a->cgroup_moved = calloc(max_cgroups * 2 + 1, sizeof(*a->cgroup_moved));
 	a->cgroup_errors = calloc(max_cgroups + 1, sizeof(*a->cgroup_errors));
+	a->cgroup_class = calloc(max_cgroups * ACCT_NR + 1, sizeof(*a->cgroup_class));
 	a->retry = calloc(max_retry + 1, sizeof(*a->retry));
 	a->retry_at_ns = calloc(max_retry + 1, sizeof(*a->retry_at_ns));
-	if (!a->cgroup_moved || !a->cgroup_errors || !a->retry || !a->retry_at_ns) {
+	if (!a->cgroup_moved || !a->cgroup_errors || !a->cgroup_class || !a->retry ||
+	    !a->retry_at_ns) {
 		account_free(a);
 		return -ENOMEM;
 	}
@@ -84,6 +86,7 @@ void account_free(struct account *a)
 		return;
 	free(a->cgroup_moved);
 	free(a->cgroup_errors);
+	free(a->cgroup_class);
 	free(a->retry);
 	free(a->retry_at_ns);
 	free(a);
@@ -140,6 +143,8 @@ static void account_page(struct account *a, const struct topology *topo,
 
 	a->class_pages[c] += np;
 	r->class_pages[c] += np;
+	if (it->cgroup >= 0 && (size_t)it->cgroup < a->max_cgroups)
+		a->cgroup_class[it->cgroup * ACCT_NR + c] += np;
 	if (st >= 0) {
 		int idx = topo_node_index(topo, st), tier;
 

@@ -62,6 +62,7 @@ struct account {
 	struct acct_sum tier_in[TOPO_MAX_TIERS][2];
 	struct acct_sum *cgroup_moved;	/* [max_cgroups * 2] */
 	uint64_t *cgroup_errors;	/* [max_cgroups] pages not moved */
+	uint64_t *cgroup_class;		/* [max_cgroups * ACCT_NR] pages per class */
 	size_t max_cgroups;
 	uint64_t class_pages[ACCT_NR];
 	uint64_t retries_dropped;	/* still busy after busy_max_tries */

@@ -111,6 +111,9 @@ static void test_statuses(void)
 	CHECK_EQ_U64(a->cgroup_moved[0 * 2 + POLICY_PROMOTE].pages, 513);
 	CHECK_EQ_U64(a->cgroup_moved[0 * 2 + POLICY_DEMOTE].pages, 1);
 	CHECK_EQ_U64(a->cgroup_errors[0], 4);
+	CHECK_EQ_U64(a->cgroup_class[0 * ACCT_NR + ACCT_MOVED], 514);
+	CHECK_EQ_U64(a->cgroup_class[0 * ACCT_NR + ACCT_DENIED], 1);
+	CHECK_EQ_U64(a->cgroup_class[1 * ACCT_NR + ACCT_MOVED], 0);
 	CHECK_EQ_INT(a->denied_pid, 7);
 	CHECK_EQ_INT(a->denied_errno, EACCES);
 	/* 513 pages in 2 ms. */
