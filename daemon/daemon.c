@@ -383,6 +383,8 @@ void tierd_fini(struct tierd *d)
 		if (d->module_started[i] && d->modules[i]->stop)
 			d->modules[i]->stop(d, d->module_priv[i]);
 	d->nr_modules = 0;
+	free(d->pipe);
+	d->pipe = NULL;
 	free(d->conf);
 	d->conf = NULL;
 }

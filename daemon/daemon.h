@@ -34,6 +34,7 @@
 #include "topology.h"
 
 struct metrics;
+struct pipeline;
 struct sd_event;
 struct tierd;
 
@@ -114,6 +115,7 @@ struct tierd {
 	int nr_modules;
 	int module_last_error[TIERD_MAX_MODULES]; /* to log each new error once */
 
+	struct pipeline *pipe; /* shared by the pipeline modules (pipeline.h) */
 	struct tierd_stats stats;
 	struct tierd_stats prev_stats; /* at the previous tick, for rates */
 

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Pipeline step 2, decide: from the hotness table to this tick's
+ * move_pages plan.
+ *
+ *  1. candidates: the hottest entries of the table (promotion), then, when
+ *     the table holds more than one tick can look at, the coldest
+ *     (demotion).  A 2 MiB entry is one candidate when it is a PMD THP
+ *     (sys/thp), else its 512 base pages; at most max_cand base pages a
+ *     tick, so the node query below is bounded.  A range seen wholly on the
+ *     fast tier is not queried again for FAST_RECHECK_NS: the budget goes
+ *     to the ranges that may still need moving.
+ *  2. where each candidate is: one move_pages node query per entry;
+ *  3. per configured cgroup, its fast-tier bytes (memory.numa_stat);
+ *  4. core/policy -> intents, plus the -EBUSY retries that are due
+ *     (core/account) -> core/batch -> the plan the migrate step carries out.
+ *
+ * Sizes are fixed at start from the config: candidates per tick from the
+ * promotion rate and interval (twice a tick's worth of moves, within
+ * [MIN_CAND, MAX_CAND]).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "account.h"
+#include "batch.h"
+#include "cgroup.h"
+#include "daemon.h"
+#include "fsutil.h"
+#include "log.h"
+#include "migrate.h"
+#include "pipeline.h"
+#include "policy.h"
+#include "thp.h"
+
+#define NSEC_PER_SEC 1000000000ull
+#define PAGE_SZ 4096u
+#define PAGES_PER_HUGE (HOT_HUGE_SIZE / PAGE_SZ)
+#define MIN_CAND (16u << 10) /* base pages a tick: 64 MiB */
+#define MAX_CAND (128u << 10) /* 512 MiB */
+#define MAX_VIEWS 4096 /* table entries looked at a tick */
+#define MAX_RETRIES 4096
+#define FAST_RECHECK_NS (10 * NSEC_PER_SEC)
+#define CGROUP_ROOT "/sys/fs/cgroup"
+
+struct mod_decide {
+	struct policy_params pp;
+	struct policy *policy;
+	struct batcher *batcher;
+	struct migrator query; /* node queries only */
+	struct thp_lookup *thp; /* NULL: treat 2 MiB entries as base pages */
+	size_t max_cand;
+	struct hot_entry_view *views;
+	struct policy_page *cand;
+	struct policy_intent *intents;
+	void **addrs;
+	int *status;
+	struct bucket global_rate;
+	struct bucket cg_rate[CONF_MAX_CGROUPS];
+	struct policy_cgroup cgs[CONF_MAX_CGROUPS];
+	uint64_t rule_used[POLICY_MAX_RULES];
+	uint64_t procs_generation;
+	int cg_error; /* last memory.numa_stat error, logged once */
+};
+
+static size_t cand_budget(const struct tierd_conf *c)
+{
+	uint64_t bytes = (uint64_t)c->promotion.max_rate_mb_per_s << 20;
+	uint64_t pages;
+
+	bytes = bytes * c->interval_ms / 1000;
+	pages = 2 * bytes / PAGE_SZ;
+	if (!c->promotion.max_rate_mb_per_s || pages > MAX_CAND)
+		pages = MAX_CAND;
+	return pages < MIN_CAND ? MIN_CAND : pages;
+}
+
+/* tierd.yaml -> policy params: promotion, demotion, gpu_nodes. */
+static void params_from_conf(const struct tierd_conf *c, struct policy_params *pp)
+{
+	policy_params_default(pp);
+	pp->page_size = PAGE_SZ;
+	pp->hot_threshold = c->promotion.hot_threshold;
+	pp->demote = c->demotion.enabled;
+	pp->demote_for_room = c->demotion.enabled;
+	pp->cold_age_ns = (uint64_t)c->demotion.cold_age_s * NSEC_PER_SEC;
+	pp->nr_rules = 0;
+	for (int g = 0; g < c->nr_gpu_nodes && g < POLICY_MAX_RULES; g++) {
+		struct policy_gpu_rule *r = &pp->rules[pp->nr_rules++];
+
+		r->node = c->gpu_nodes[g].node;
+		r->max_bytes = c->gpu_nodes[g].max_bytes;
+		r->demotion_target = c->gpu_nodes[g].demotion_target;
+		r->nr_allow = c->gpu_nodes[g].allow.n;
+		for (int a = 0; a < r->nr_allow && a < POLICY_RULE_ALLOW; a++)
+			snprintf(r->allow[a], POLICY_RULE_LEN, "%s",
+				 c->gpu_nodes[g].allow.s[a]);
+	}
+}
+
+static void rates_from_conf(struct mod_decide *m, const struct tierd_conf *c,
+			    uint64_t now_ns)
+{
+	uint64_t rate = (uint64_t)c->promotion.max_rate_mb_per_s << 20;
+	uint64_t burst = rate * c->interval_ms / 1000;
+
+	bucket_init(&m->global_rate, rate, burst ? burst : rate, now_ns);
+	for (int i = 0; i < c->nr_cgroups; i++) {
+		rate = (uint64_t)c->cgroups[i].migrate_max_mb_per_s << 20;
+		burst = rate * c->interval_ms / 1000;
+		bucket_init(&m->cg_rate[i], rate, burst ? burst : rate, now_ns);
+		m->cgs[i].fast_max_bytes = c->cgroups[i].fast_tier_max_bytes;
+		m->cgs[i].rate = rate ? &m->cg_rate[i] : NULL;
+	}
+}
+
+/* The patched kernel's batch bound (vm.migrate_batch_pages), 0 if none. */
+static uint32_t kernel_batch_pages(const char *root)
+{
+	uint64_t v;
+
+	if (fs_read_u64(root, "proc/sys/vm/migrate_batch_pages", &v) < 0)
+		return 0;
+	return v < (1u << 24) ? (uint32_t)v : 0;
+}
+
+static int batcher_from_conf(struct tierd *d, struct mod_decide *m,
+			     struct batcher **ret)
+{
+	const struct tierd_conf *c = d->conf;
+	struct batch_params bp;
+	uint32_t kb = kernel_batch_pages(d->root);
+
+	batch_params_default(&bp, kb);
+	bp.batch_pages = c->promotion.batch_pages > kb ? c->promotion.batch_pages : kb;
+	bp.page_size = PAGE_SZ;
+	bp.tick_max_pages = m->max_cand;
+	return batch_new(&bp, m->max_cand + MAX_RETRIES, ret);
+}
+
+static int mod_decide_start(struct tierd *d, void **ret_priv)
+{
+	struct mod_decide *m;
+	int r;
+
+	if (!pipe_get(d))
+		return -ENOMEM;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	*ret_priv = m;
+	m->max_cand = cand_budget(d->conf);
+	m->views = calloc(MAX_VIEWS, sizeof(*m->views));
+	m->cand = calloc(m->max_cand, sizeof(*m->cand));
+	m->intents = calloc(m->max_cand + MAX_RETRIES, sizeof(*m->intents));
+	m->addrs = calloc(PAGES_PER_HUGE, sizeof(*m->addrs));
+	m->status = calloc(PAGES_PER_HUGE, sizeof(*m->status));
+	if (!m->views || !m->cand || !m->intents || !m->addrs || !m->status)
+		return -ENOMEM;
+	params_from_conf(d->conf, &m->pp);
+	r = policy_new(&m->pp, m->max_cand, CONF_MAX_CGROUPS, &m->policy);
+	if (r < 0)
+		return r;
+	r = batcher_from_conf(d, m, &m->batcher);
+	if (r < 0)
+		return r;
+	rates_from_conf(m, d->conf, 0);
+	mig_init(&m->query, &mig_real_ops, NULL, true);
+	m->thp = malloc(sizeof(*m->thp));
+	if (m->thp && (strcmp(d->root, "/") || thp_open(m->thp, "/proc") < 0)) {
+		free(m->thp);
+		m->thp = NULL;
+	}
+	m->procs_generation = (uint64_t)-1;
+	return 0;
+}
+
+/* GPU rule of each tracked process, once per change of the process list. */
+static void match_rules(struct mod_decide *m, struct pipeline *p)
+{
+	for (int i = 0; i < p->nr_procs; i++) {
+		char cg[CONF_PATH_MAX] = "", comm[64] = "", path[64];
+
+		p->procs[i].rule = -1;
+		if (!m->pp.nr_rules)
+			continue;
+		cg_path_of_pid("/proc", p->procs[i].pid, cg, sizeof(cg));
+		snprintf(path, sizeof(path), "proc/%d/comm", p->procs[i].pid);
+		if (fs_read("/", path, comm, sizeof(comm), NULL) >= 0)
+			comm[strcspn(comm, "\n")] = '\0';
+		p->procs[i].rule = policy_rule_match(&m->pp, cg[0] ? cg : NULL,
+						     comm[0] ? comm : NULL);
+	}
+	m->procs_generation = p->targets_generation;
+}
+
+/*
+ * Append the pages of entry @v as candidates, with their nodes.  Returns
+ * how many were added (pages not mapped are left out).
+ */
+static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *p,
+			const struct hot_entry_view *v, size_t n, uint64_t now_ns)
+{
+	const struct pipe_proc *proc = pipe_proc(p, v->pid);
+	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
+	uint32_t nr_pages = 1, heat;
+	size_t count = 1, added = 0;
+	bool all_fast = true;
+
+	if (!proc)
+		return 0;
+	if (v->len == HOT_HUGE_SIZE) {
+		if (m->thp && thp_is_huge(m->thp, v->pid, v->addr) == 1)
+			nr_pages = PAGES_PER_HUGE;
+		else
+			count = PAGES_PER_HUGE;
+	}
+	if (n + count > m->max_cand)
+		return 0;
+	for (size_t i = 0; i < count; i++)
+		m->addrs[i] = (void *)(uintptr_t)(v->addr + i * PAGE_SZ);
+	if (mig_query(&m->query, v->pid, count, m->addrs, m->status) < 0)
+		return 0;
+	heat = v->heat >= 4e9 ? 4000000000u : (uint32_t)(v->heat + 0.5);
+	if (v->heat > 0 && !heat)
+		heat = 1;
+	for (size_t i = 0; i < count; i++) {
+		struct policy_page *pg = &m->cand[n + added];
+		int idx = topo_node_index(&d->topo, m->status[i]);
+
+		if (m->status[i] < 0 || idx < 0)
+			continue; /* not populated, or not a memory node */
+		if (d->topo.nodes[idx].tier != 0)
+			all_fast = false;
+		*pg = (struct policy_page){
+			.pid = v->pid,
+			.addr = (uint64_t)(uintptr_t)m->addrs[i],
+			.nr_pages = nr_pages,
+			.node = m->status[i],
+			.heat = heat,
+			.last_access_ns = v->last_ns,
+			.cgroup = proc->cgroup,
+			.rule = proc->rule,
+			.last_promote_ns = rg ? rg->last_promote_ns : 0,
+			.last_demote_ns = rg ? rg->last_demote_ns : 0,
+		};
+		if (proc->rule >= 0 && d->topo.nodes[idx].gpu)
+			m->rule_used[proc->rule] += (uint64_t)nr_pages * PAGE_SZ;
+		added++;
+	}
+	if (added && all_fast)
+		pipe_range(p, v->pid, v->addr)->fast_seen_ns = now_ns;
+	return added;
+}
+
+static bool known_fast(const struct pipeline *p, const struct hot_entry_view *v,
+		       uint64_t now_ns)
+{
+	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
+
+	return rg && rg->fast_seen_ns && now_ns - rg->fast_seen_ns < FAST_RECHECK_NS;
+}
+
+static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
+		     uint64_t now_ns)
+{
+	size_t nv, n = 0, cold_reserve = m->pp.demote ? m->max_cand / 4 : 0;
+	double floor_heat = 0;
+
+	memset(m->rule_used, 0, sizeof(m->rule_used));
+	nv = hot_select_hottest(p->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
+	for (size_t i = 0; i < nv && n + cold_reserve < m->max_cand; i++) {
+		if (known_fast(p, &m->views[i], now_ns))
+			continue;
+		n += add_entry(d, m, p, &m->views[i], n, now_ns);
+	}
+	if (nv < MAX_VIEWS || !cold_reserve)
+		return n; /* every entry was looked at */
+	floor_heat = m->views[nv - 1].heat;
+	nv = hot_select_coldest(p->hot, 0, now_ns, m->views, MAX_VIEWS);
+	for (size_t i = 0; i < nv && m->views[i].heat < floor_heat; i++)
+		n += add_entry(d, m, p, &m->views[i], n, now_ns);
+	return n;
+}
+
+static void cgroup_usage(struct tierd *d, struct mod_decide *m)
+{
+	for (int i = 0; i < d->conf->nr_cgroups; i++) {
+		struct cg_numa_stat st;
+		int r = cg_read_numa_stat(CGROUP_ROOT, d->conf->cgroups[i].path, &st);
+
+		if (r < 0 && r != m->cg_error)
+			log_warn("Failed to read %s%s/memory.numa_stat: %s (its fast-tier cap is not enforced)",
+				 CGROUP_ROOT, d->conf->cgroups[i].path, strerror(-r));
+		m->cg_error = r < 0 ? r : 0;
+		m->cgs[i].fast_bytes = r < 0 ? 0 : cg_fast_bytes(&st, &d->topo);
+		d->stats.cgroup[i].fast_tier_bytes = m->cgs[i].fast_bytes;
+	}
+}
+
+static int mod_decide_tick(struct tierd *d, void *priv, uint64_t now_ns)
+{
+	struct mod_decide *m = priv;
+	struct pipeline *p = d->pipe;
+	struct policy_output out = { .intents = m->intents, .max_intents = m->max_cand };
+	struct policy_input in = { .topo = &d->topo, .now_ns = now_ns };
+	size_t n;
+	int r;
+
+	p->plan = NULL;
+	if (!p->hot || d->topo.nr_tiers < 2)
+		return 0;
+	if (m->procs_generation != p->targets_generation)
+		match_rules(m, p);
+	if (m->thp)
+		thp_reset(m->thp);
+	n = gather(d, m, p, now_ns);
+	p->candidates_pages = n;
+	cgroup_usage(d, m);
+	in.pages = m->cand;
+	in.nr_pages = n;
+	in.cgroups = m->cgs;
+	in.nr_cgroups = d->conf->nr_cgroups;
+	in.rule_used_bytes = m->rule_used;
+	in.global_rate = d->conf->promotion.max_rate_mb_per_s ? &m->global_rate : NULL;
+	in.blocked_nodes = p->acct ? account_blocked_mask(p->acct, &d->topo, now_ns) : 0;
+	r = policy_run(m->policy, &in, &out);
+	if (r < 0)
+		return r;
+	if (p->acct)
+		out.nr_intents += account_take_retries(p->acct, now_ns,
+						       m->intents + out.nr_intents,
+						       MAX_RETRIES);
+	p->policy_stats = out.stats;
+	if (!out.nr_intents)
+		return 0;
+	r = batch_build(m->batcher, m->intents, out.nr_intents, &p->plan);
+	if (r < 0) {
+		p->plan = NULL;
+		return r;
+	}
+	p->intents = m->intents;
+	return 0;
+}
+
+static int mod_decide_reload_check(struct tierd *d, void *priv,
+				   const struct tierd_conf *next, char *why,
+				   size_t why_size)
+{
+	struct policy_params pp;
+	struct policy *test;
+	int r;
+
+	params_from_conf(next, &pp);
+	r = policy_new(&pp, 1, 1, &test);
+	if (r < 0) {
+		snprintf(why, why_size, "the policy does not accept this config: %s",
+			 strerror(-r));
+		return r;
+	}
+	policy_free(test);
+	return 0;
+}
+
+static void mod_decide_reload_apply(struct tierd *d, void *priv)
+{
+	struct mod_decide *m = priv;
+	struct policy_params pp;
+	struct policy *pol;
+	struct batcher *b;
+	size_t max_cand = m->max_cand;
+
+	/* Arrays stay as sized at start; the new policy and batcher must
+	 * fit them, else the old ones stay (reload_apply may not fail). */
+	params_from_conf(d->conf, &pp);
+	if (policy_new(&pp, max_cand, CONF_MAX_CGROUPS, &pol) == 0) {
+		policy_free(m->policy);
+		m->policy = pol;
+		m->pp = pp;
+	} else {
+		log_warn("Out of memory: the previous promotion policy stays");
+	}
+	if (batcher_from_conf(d, m, &b) == 0) {
+		batch_free(m->batcher);
+		m->batcher = b;
+	}
+	rates_from_conf(m, d->conf, d->last_tick_ns);
+	m->procs_generation = (uint64_t)-1;
+}
+
+static void mod_decide_stop(struct tierd *d, void *priv)
+{
+	struct mod_decide *m = priv;
+
+	if (!m)
+		return;
+	if (d->pipe)
+		d->pipe->plan = NULL;
+	policy_free(m->policy);
+	batch_free(m->batcher);
+	if (m->thp)
+		thp_close(m->thp);
+	free(m->thp);
+	free(m->views);
+	free(m->cand);
+	free(m->intents);
+	free(m->addrs);
+	free(m->status);
+	free(m);
+}
+
+const struct tierd_module decide_module = {
+	.name = "decide",
+	.start = mod_decide_start,
+	.reload_check = mod_decide_reload_check,
+	.reload_apply = mod_decide_reload_apply,
+	.tick = mod_decide_tick,
+	.stop = mod_decide_stop,
+};

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Pipeline step 1, sample: which processes are tracked (sys/targets), the
+ * hotness source that watches them (sys/sampler_bpf or sys/sampler_damon,
+ * the first that runs), and the bounded table their heat goes into
+ * (core/hotness).  Also which configured cgroup each tracked process is in,
+ * for the decide step.
+ *
+ * A source changes kernel state (perf events, a kdamond), so none starts
+ * with --no-knobs or on a fixture tree (--root); status says so.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "daemon.h"
+#include "log.h"
+#include "pipeline.h"
+#include "sampler.h"
+#include "sampler_bpf.h"
+#include "sampler_damon.h"
+#include "targets.h"
+
+#define NSEC_PER_MSEC 1000000ull
+#define SCAN_INTERVAL_NS (2000 * NSEC_PER_MSEC) /* /proc walk for targets */
+#define DAMON_MAX_TARGETS 64
+
+struct mod_sample {
+	struct sampler *cands[2];
+	size_t nr_cands;
+	struct sampler *s; /* the one running, NULL when none */
+	struct hot_table hot;
+	void *hot_mem;
+	struct targets targets;
+	bool targets_ok;
+	struct targets_rule rules[2 * CONF_MAX_PATTERNS + 1];
+	struct conf_strlist cgroups, comms; /* the rules' strings */
+	pid_t *pids; /* sorted, what the sampler was given */
+	size_t nr_pids;
+	uint64_t last_scan_ns;
+	int last_error;
+};
+
+static void bpf_log(int level, const char *msg)
+{
+	log_msg(level, "libbpf: %s", msg);
+}
+
+/* tierd.yaml sampling.targets as targets rules (see targets.h). */
+static int targets_setup(struct mod_sample *m, const struct tierd_conf *c)
+{
+	struct targets_params tp = { 0 };
+	size_t n = 0;
+
+	m->cgroups = c->sampling.target_cgroups;
+	m->comms = c->sampling.target_comms;
+	for (int i = 0; i < m->cgroups.n; i++)
+		m->rules[n++] = (struct targets_rule){
+			.cgroup = m->cgroups.s[i],
+			.min_rss_bytes = c->sampling.target_min_rss_bytes
+		};
+	for (int i = 0; i < m->comms.n; i++)
+		m->rules[n++] = (struct targets_rule){
+			.comm = m->comms.s[i],
+			.min_rss_bytes = c->sampling.target_min_rss_bytes
+		};
+	if (!n)
+		m->rules[n++] = (struct targets_rule){
+			.min_rss_bytes = c->sampling.target_min_rss_bytes
+		};
+	tp.rules = m->rules;
+	tp.nrules = n;
+	tp.max_targets = PIPE_MAX_PROCS;
+	if (m->targets_ok)
+		targets_free(&m->targets);
+	m->targets_ok = false;
+	if (targets_init(&m->targets, &tp) < 0)
+		return -ENOMEM;
+	m->targets_ok = true;
+	m->last_scan_ns = 0;
+	return 0;
+}
+
+static int hot_setup(struct mod_sample *m, const struct tierd_conf *c,
+		     uint64_t now_ns)
+{
+	struct hot_params hp = {
+		.half_life_ns = c->sampling.half_life_ms * NSEC_PER_MSEC,
+		.max_entries = (uint32_t)c->sampling.max_tracked_pages,
+	};
+	size_t len = hot_mem_size(hp.max_entries);
+
+	if (!len)
+		return -EINVAL;
+	m->hot_mem = aligned_alloc(64, (len + 63) & ~(size_t)63);
+	if (!m->hot_mem)
+		return -ENOMEM;
+	return hot_init(&m->hot, &hp, m->hot_mem, len, now_ns);
+}
+
+/* The configured cgroup a process is in: the longest configured path that
+ * is its cgroup or an ancestor of it; -1 when none. */
+static int cgroup_index(const struct tierd_conf *c, pid_t pid)
+{
+	char path[CONF_PATH_MAX];
+	size_t best_len = 0;
+	int best = -1;
+
+	if (!c->nr_cgroups || cg_path_of_pid("/proc", pid, path, sizeof(path)) < 0)
+		return -1;
+	for (int i = 0; i < c->nr_cgroups; i++) {
+		size_t len = strlen(c->cgroups[i].path);
+
+		if (strncmp(path, c->cgroups[i].path, len) ||
+		    (path[len] && path[len] != '/' && len > 1))
+			continue;
+		if (len > best_len) {
+			best_len = len;
+			best = i;
+		}
+	}
+	return best;
+}
+
+static void procs_update(struct tierd *d, struct mod_sample *m)
+{
+	struct pipeline *p = d->pipe;
+
+	p->nr_procs = 0;
+	for (size_t i = 0; i < m->targets.n && i < PIPE_MAX_PROCS; i++)
+		p->procs[p->nr_procs++] = (struct pipe_proc){
+			.pid = m->targets.pids[i],
+			.cgroup = cgroup_index(d->conf, m->targets.pids[i]),
+			.rule = -1,
+		};
+	p->targets_generation++;
+}
+
+static int mod_sample_start(struct tierd *d, void **ret_priv)
+{
+	const struct tierd_conf *c = d->conf;
+	struct pipeline *p = pipe_get(d);
+	struct mod_sample *m;
+	char why[512] = "";
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	*ret_priv = m;
+	m->pids = calloc(PIPE_MAX_PROCS, sizeof(*m->pids));
+	if (!m->pids)
+		return -ENOMEM;
+	r = targets_setup(m, c);
+	if (r < 0)
+		return r;
+	r = hot_setup(m, c, 0);
+	if (r < 0)
+		return r;
+
+	if (d->no_knobs || strcmp(d->root, "/")) {
+		snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
+			 "%s: a hotness source changes kernel state (perf events, a kdamond)",
+			 d->no_knobs ? "--no-knobs" : "--root is a fixture tree");
+		log_notice("No hotness source: %s", d->stats.sampler_reason);
+		return 0;
+	}
+	if (c->sampling.source != CONF_SOURCE_DAMON) {
+		struct sampler_bpf_params bp;
+
+		sampler_bpf_params_default(&bp);
+		bp.cpu_budget_pct = c->sampling.cpu_budget_pct;
+		sampler_bpf_set_log(bpf_log);
+		if (sampler_bpf_new(&bp, &m->cands[m->nr_cands]) == 0)
+			m->nr_cands++;
+	}
+	if (c->sampling.source != CONF_SOURCE_BPF) {
+		struct sampler_damon_params dp;
+
+		sampler_damon_params_default(&dp);
+		dp.runtime_dir = d->runtime_dir;
+		dp.sample_us = c->sampling.damon_sample_us;
+		dp.aggr_us = c->sampling.damon_aggr_us;
+		if (dp.update_us < dp.aggr_us)
+			dp.update_us = dp.aggr_us;
+		dp.max_targets = DAMON_MAX_TARGETS;
+		r = sampler_damon_new(&dp, &m->cands[m->nr_cands]);
+		if (r < 0)
+			return r;
+		m->nr_cands++;
+	}
+	r = sampler_pick(m->cands, m->nr_cands, why, sizeof(why));
+	if (r < 0) {
+		snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
+			 "%.*s", (int)sizeof(d->stats.sampler_reason) - 1, why);
+		log_warn("No hotness source, nothing will be promoted: %s", why);
+		return 0;
+	}
+	m->s = m->cands[r];
+	p->hot = &m->hot;
+	snprintf(d->stats.sampler_source, sizeof(d->stats.sampler_source), "%s",
+		 m->s->ops->name);
+	snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
+		 "%.*s", (int)sizeof(d->stats.sampler_reason) - 1, why);
+	log_info("Hotness source: %s", why);
+	return 0;
+}
+
+static int rescan(struct tierd *d, struct mod_sample *m)
+{
+	size_t n;
+	int r;
+
+	r = targets_scan(&m->targets, NULL);
+	if (r < 0)
+		return r;
+	n = m->targets.n;
+	if (!strcmp(m->s->ops->name, "damon") && n > DAMON_MAX_TARGETS)
+		n = DAMON_MAX_TARGETS; /* the rest stay untracked */
+	if (n == m->nr_pids && !memcmp(m->pids, m->targets.pids, n * sizeof(pid_t)))
+		return 0;
+	/* Heat of a process that is no longer tracked means nothing. */
+	for (size_t i = 0, j = 0; i < m->nr_pids; i++) {
+		while (j < n && m->targets.pids[j] < m->pids[i])
+			j++;
+		if (j == n || m->targets.pids[j] != m->pids[i])
+			hot_drop_pid(&m->hot, m->pids[i]);
+	}
+	r = sampler_set_targets(m->s, m->targets.pids, n);
+	if (r < 0)
+		return r;
+	memcpy(m->pids, m->targets.pids, n * sizeof(pid_t));
+	m->nr_pids = n;
+	procs_update(d, m);
+	return 0;
+}
+
+static int mod_sample_tick(struct tierd *d, void *priv, uint64_t now_ns)
+{
+	struct mod_sample *m = priv;
+	struct sampler_status st;
+	int r;
+
+	if (!m->s)
+		return 0;
+	if (!m->last_scan_ns || now_ns - m->last_scan_ns >= SCAN_INTERVAL_NS) {
+		m->last_scan_ns = now_ns;
+		r = rescan(d, m);
+		if (r < 0)
+			return r;
+	}
+	r = sampler_drain(m->s, &m->hot, now_ns);
+	if (r < 0)
+		return r;
+	sampler_describe(m->s, &st);
+	d->stats.sampler_samples_total = st.samples;
+	snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
+		 "%.*s", (int)sizeof(d->stats.sampler_reason) - 1, st.why);
+	return 0;
+}
+
+static int mod_sample_reload_check(struct tierd *d, void *priv,
+				   const struct tierd_conf *next, char *why,
+				   size_t why_size)
+{
+	const struct tierd_conf *c = d->conf;
+
+	if (next->sampling.source != c->sampling.source ||
+	    next->sampling.max_tracked_pages != c->sampling.max_tracked_pages ||
+	    next->sampling.half_life_ms != c->sampling.half_life_ms ||
+	    next->sampling.damon_sample_us != c->sampling.damon_sample_us ||
+	    next->sampling.damon_aggr_us != c->sampling.damon_aggr_us) {
+		snprintf(why, why_size,
+			 "sampling.source, max_tracked_pages, half_life_ms and damon take effect on restart");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void mod_sample_reload_apply(struct tierd *d, void *priv)
+{
+	struct mod_sample *m = priv;
+
+	/* New rules: the next tick rescans at once. */
+	if (targets_setup(m, d->conf) < 0)
+		log_warn("Failed to set up the new sampling targets: out of memory");
+	if (d->pipe && m->s)
+		procs_update(d, m);
+}
+
+static void mod_sample_stop(struct tierd *d, void *priv)
+{
+	struct mod_sample *m = priv;
+
+	if (!m)
+		return;
+	if (d->pipe)
+		d->pipe->hot = NULL;
+	for (size_t i = 0; i < m->nr_cands; i++)
+		sampler_free(m->cands[i]);
+	if (m->targets_ok)
+		targets_free(&m->targets);
+	free(m->hot_mem);
+	free(m->pids);
+	free(m);
+}
+
+const struct tierd_module sample_module = {
+	.name = "sample",
+	.start = mod_sample_start,
+	.reload_check = mod_sample_reload_check,
+	.reload_apply = mod_sample_reload_apply,
+	.tick = mod_sample_tick,
+	.stop = mod_sample_stop,
+};

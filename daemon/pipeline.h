@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the pipeline modules share within one tick (daemon.h has the order):
+ *
+ *   sample   (mod_sample.c)  targets -> sampler -> hot table; which cgroup
+ *                            and GPU rule each tracked process belongs to
+ *   decide   (mod_decide.c)  hottest and coldest entries -> node query ->
+ *                            policy -> batcher: this tick's plan
+ *   migrate  (mod_migrate.c) the plan through move_pages -> account ->
+ *                            d->stats; moved ranges into the range memory
+ *   threads  (mod_threads.c) measured throughput + load -> copy threads
+ *
+ * The struct lives in struct tierd (d->pipe), created by the first module
+ * that starts and freed by the daemon after every module stopped.  Each
+ * module fills only its own part and reads the others'; nothing here is
+ * allocated per tick.
+ */
+#ifndef TIERD_PIPELINE_H
+#define TIERD_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "account.h"
+#include "batch.h"
+#include "hotness.h"
+#include "policy.h"
+
+struct tierd;
+
+#define PIPE_MAX_PROCS 1024
+#define PIPE_RANGE_SLOTS (1u << 16) /* remembered 2 MiB ranges */
+
+/* A tracked process, as the policy sees it. */
+struct pipe_proc {
+	pid_t pid;
+	int cgroup; /* index into conf->cgroups, -1 none */
+	int rule; /* GPU placement rule, -1 none */
+};
+
+/*
+ * What tierd last did to a 2 MiB range of a process: the policy's cool-down
+ * and ping-pong inputs, and when the range was last seen wholly on the fast
+ * tier (so a hot range already there is not queried every tick).  A
+ * direct-mapped cache: a collision forgets the older range, which only
+ * costs a node query or a shorter cool-down.
+ */
+struct pipe_range {
+	pid_t pid;
+	uint64_t base; /* 2 MiB aligned */
+	uint64_t last_promote_ns;
+	uint64_t last_demote_ns;
+	uint64_t fast_seen_ns; /* 0 = not known to be on the fast tier */
+};
+
+struct pipeline {
+	/* sample */
+	struct hot_table *hot; /* NULL while no sampler runs */
+	struct pipe_proc procs[PIPE_MAX_PROCS]; /* sorted by pid */
+	int nr_procs;
+	uint64_t targets_generation; /* bumped when procs[] changes */
+
+	/* migrate's account, for decide's retries and node back-off */
+	struct account *acct;
+
+	/* decide -> migrate */
+	const struct batch_plan *plan; /* NULL: nothing this tick */
+	const struct policy_intent *intents;
+	struct policy_stats policy_stats;
+	uint64_t candidates_pages; /* base pages considered last tick */
+
+	/* migrate -> threads */
+	uint64_t moved_bytes_total; /* reached their target node */
+	uint64_t move_ns_total; /* time spent in move_pages calls */
+	bool has_promote; /* the kernel takes MPOL_MF_PROMOTE */
+
+	struct pipe_range ranges[PIPE_RANGE_SLOTS];
+};
+
+/* d->pipe, created on first use.  NULL only when out of memory. */
+struct pipeline *pipe_get(struct tierd *d);
+
+/* The process entry of @pid, or NULL when it is not tracked. */
+const struct pipe_proc *pipe_proc(const struct pipeline *p, pid_t pid);
+
+/* The memory slot of the 2 MiB range holding @addr of @pid; claimed
+ * (zeroed) for it when another range held it. */
+struct pipe_range *pipe_range(struct pipeline *p, pid_t pid, uint64_t addr);
+
+/* The slot of that range if it is the one remembered, else NULL. */
+const struct pipe_range *pipe_range_peek(const struct pipeline *p, pid_t pid,
+					 uint64_t addr);
+
+#endif
