@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The lab's promotion workload: a footprint F of anonymous memory placed
+ * on one node, several threads touching only a hot set H inside it
+ * (uniformly, or Zipf-skewed over H's pages), optionally moving the hot set
+ * to another part of F halfway.  It reports, every --report-ms, its
+ * throughput and where its hot set is -- read with move_pages(2) node
+ * queries on its own pages, never taken from tierd:
+ *
+ *   # tierwork pid P footprint 0xA-0xB hot 0xC-0xD pages N
+ *   t_s ops_per_s hot_node0_pct hot_node1_pct hot_other_pct
+ *   0.500 1234567 0.0 100.0 0.0
+ *   ...
+ *
+ * The header line comes once the whole footprint is populated (on --node),
+ * so a test can start tierd after it.  A line "# shift at T_S hot 0xE-0xF"
+ * marks the move of the hot set.  SIGTERM or SIGINT, or --duration, ends it
+ * with "# done ops N".
+ *
+ *   tierwork [--footprint-mib F] [--hot-mib H] [--threads N] [--node NODE]
+ *            [--dist uniform|zipf] [--zipf-s S] [--thp] [--duration S]
+ *            [--shift-at S] [--report-ms MS]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <numaif.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PG 4096ul
+#define MiB (1ul << 20)
+#define MAX_THREADS 64
+
+static volatile sig_atomic_t stop;
+static char *base;
+static size_t footprint, hot_bytes, hot_pages;
+static _Atomic size_t hot_off; /* where the hot set starts in the footprint */
+static double *zipf_cdf; /* NULL: uniform */
+
+struct worker {
+	pthread_t tid;
+	uint64_t seed;
+	_Alignas(64) _Atomic uint64_t ops;
+	char pad[56];
+};
+
+static struct worker workers[MAX_THREADS];
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+/* The page index (0 .. hot_pages-1) of one access. */
+static size_t pick(uint64_t *seed)
+{
+	double u;
+	size_t lo = 0, hi = hot_pages - 1;
+
+	if (!zipf_cdf)
+		return xorshift(seed) % hot_pages;
+	u = (double)(xorshift(seed) >> 11) / (double)(1ull << 53);
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (zipf_cdf[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Spread the ranks over H, so the hottest pages are not all in its
+	 * first megabytes: rank r -> page r * a mod n for an a coprime to n. */
+	return (lo * 2654435761ull) % hot_pages;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	while (!stop) {
+		for (int i = 0; i < 1024; i++) {
+			size_t pgi = pick(&w->seed);
+			volatile uint64_t *p = (volatile uint64_t *)(base + hot_off + pgi * PG +
+								   (w->seed & 0xfc0));
+
+			*p = *p + 1;
+		}
+		atomic_fetch_add_explicit(&w->ops, 1024, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+/* Share of the hot set's pages per node: [0], [1], other (not present,
+ * other nodes). */
+static void residency(void **addrs, int *status, double pct[3])
+{
+	size_t cnt[3] = { 0 };
+	size_t off = hot_off;
+
+	for (size_t i = 0; i < hot_pages; i++)
+		addrs[i] = base + off + i * PG;
+	if (syscall(SYS_move_pages, 0, hot_pages, addrs, NULL, status, 0) < 0) {
+		pct[0] = pct[1] = pct[2] = -1;
+		return;
+	}
+	for (size_t i = 0; i < hot_pages; i++)
+		cnt[status[i] == 0 ? 0 : status[i] == 1 ? 1 : 2]++;
+	for (int k = 0; k < 3; k++)
+		pct[k] = 100.0 * cnt[k] / hot_pages;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: tierwork [--footprint-mib F] [--hot-mib H] [--threads N] "
+			"[--node NODE] [--dist uniform|zipf] [--zipf-s S] [--thp] "
+			"[--duration S] [--shift-at S] [--report-ms MS]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "footprint-mib", 1, NULL, 'f' }, { "hot-mib", 1, NULL, 'h' },
+		{ "threads", 1, NULL, 't' },	   { "node", 1, NULL, 'n' },
+		{ "dist", 1, NULL, 'd' },	   { "zipf-s", 1, NULL, 's' },
+		{ "thp", 0, NULL, 'T' },	   { "duration", 1, NULL, 'D' },
+		{ "shift-at", 1, NULL, 'S' },	   { "report-ms", 1, NULL, 'r' },
+		{ 0 }
+	};
+	size_t f_mib = 1024, h_mib = 256;
+	int nthreads = 4, node = 1, thp = 0, c;
+	double zipf_s = 0.99, duration = 0, shift_at = 0;
+	unsigned long report_ms = 500, mask;
+	bool zipf = false, shifted = false;
+	uint64_t t0, last_t, last_ops = 0, total;
+	void **addrs;
+	int *status;
+	size_t map_len;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': f_mib = strtoul(optarg, NULL, 0); break;
+		case 'h': h_mib = strtoul(optarg, NULL, 0); break;
+		case 't': nthreads = atoi(optarg); break;
+		case 'n': node = atoi(optarg); break;
+		case 'd':
+			if (!strcmp(optarg, "zipf"))
+				zipf = true;
+			else if (strcmp(optarg, "uniform"))
+				usage();
+			break;
+		case 's': zipf_s = atof(optarg); break;
+		case 'T': thp = 1; break;
+		case 'D': duration = atof(optarg); break;
+		case 'S': shift_at = atof(optarg); break;
+		case 'r': report_ms = strtoul(optarg, NULL, 0); break;
+		default: usage();
+		}
+	}
+	if (!h_mib || h_mib > f_mib || nthreads < 1 || nthreads > MAX_THREADS || node < 0 ||
+	    node > 63 || !report_ms || (shift_at > 0 && 2 * h_mib > f_mib))
+		usage();
+	footprint = f_mib * MiB;
+	hot_bytes = h_mib * MiB;
+	hot_pages = hot_bytes / PG;
+
+	/* 2 MiB aligned, so THPs can form when asked. */
+	map_len = footprint + 2 * MiB;
+	base = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED) {
+		perror("tierwork: mmap");
+		return 1;
+	}
+	base = (char *)(((uintptr_t)base + 2 * MiB - 1) & ~(2 * MiB - 1));
+	madvise(base, footprint, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	mask = 1ul << node;
+	if (mbind(base, footprint, MPOL_BIND, &mask, 64, 0) < 0) {
+		fprintf(stderr, "tierwork: mbind to node %d: %s\n", node, strerror(errno));
+		return 1;
+	}
+	for (size_t o = 0; o < footprint; o += PG)
+		base[o] = 1;
+	/* Placed; from now on where pages go is the kernel's and tierd's call. */
+	mbind(base, footprint, MPOL_DEFAULT, NULL, 0, 0);
+
+	if (zipf) {
+		double sum = 0;
+
+		zipf_cdf = malloc(hot_pages * sizeof(*zipf_cdf));
+		if (!zipf_cdf)
+			return 1;
+		for (size_t i = 0; i < hot_pages; i++) {
+			sum += 1.0 / pow((double)(i + 1), zipf_s);
+			zipf_cdf[i] = sum;
+		}
+		for (size_t i = 0; i < hot_pages; i++)
+			zipf_cdf[i] /= sum;
+	}
+	addrs = malloc(hot_pages * sizeof(*addrs));
+	status = malloc(hot_pages * sizeof(*status));
+	if (!addrs || !status)
+		return 1;
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	hot_off = 0;
+	printf("# tierwork pid %d footprint 0x%lx-0x%lx hot 0x%lx-0x%lx pages %zu threads %d %s%s\n",
+	       (int)getpid(), (unsigned long)(uintptr_t)base,
+	       (unsigned long)(uintptr_t)(base + footprint), (unsigned long)(uintptr_t)base,
+	       (unsigned long)(uintptr_t)(base + hot_bytes), hot_pages, nthreads,
+	       zipf ? "zipf" : "uniform", thp ? " thp" : "");
+	printf("t_s ops_per_s hot_node0_pct hot_node1_pct hot_other_pct\n");
+	fflush(stdout);
+	for (int i = 0; i < nthreads; i++) {
+		workers[i].seed = 0x9e3779b97f4a7c15ull * (i + 1);
+		pthread_create(&workers[i].tid, NULL, work, &workers[i]);
+	}
+	t0 = last_t = now_ns();
+	while (!stop) {
+		uint64_t t, ops = 0;
+		double pct[3], el;
+		struct timespec ts = { report_ms / 1000, (report_ms % 1000) * 1000000 };
+
+		nanosleep(&ts, NULL);
+		t = now_ns();
+		for (int i = 0; i < nthreads; i++)
+			ops += atomic_load_explicit(&workers[i].ops, memory_order_relaxed);
+		el = (t - t0) / 1e9;
+		residency(addrs, status, pct);
+		printf("%.3f %.0f %.1f %.1f %.1f\n", el, (ops - last_ops) * 1e9 / (t - last_t),
+		       pct[0], pct[1], pct[2]);
+		fflush(stdout);
+		last_ops = ops;
+		last_t = t;
+		if (shift_at > 0 && !shifted && el >= shift_at) {
+			/* The second half of the footprint, away from the old set. */
+			hot_off = (footprint / 2) & ~(2 * MiB - 1);
+			shifted = true;
+			printf("# shift at %.3f hot 0x%lx-0x%lx\n", el,
+			       (unsigned long)(uintptr_t)(base + hot_off),
+			       (unsigned long)(uintptr_t)(base + hot_off + hot_bytes));
+			fflush(stdout);
+		}
+		if (duration > 0 && el >= duration)
+			stop = 1;
+	}
+	total = 0;
+	for (int i = 0; i < nthreads; i++) {
+		pthread_join(workers[i].tid, NULL);
+		total += workers[i].ops;
+	}
+	printf("# done ops %llu\n", (unsigned long long)total);
+	return 0;
+}
