@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -170,6 +171,9 @@ static int mod_sample_start(struct tierd *d, void **ret_priv)
 		log_notice("No hotness source: %s", d->stats.sampler_reason);
 		return 0;
 	}
+	/* The DAMON source keeps its ownership record there. */
+	if (mkdir(d->runtime_dir, 0755) < 0 && errno != EEXIST)
+		log_warn("Failed to create %s: %s", d->runtime_dir, strerror(errno));
 	if (c->sampling.source != CONF_SOURCE_DAMON) {
 		struct sampler_bpf_params bp;
 

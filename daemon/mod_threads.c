@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "copythreads.h"
 #include "daemon.h"
@@ -93,6 +94,9 @@ static int knobs_take(struct tierd *d, struct mod_threads *m)
 	long v;
 	int r;
 
+	/* knobs.state, the crash-recovery record, lives there. */
+	if (mkdir(d->runtime_dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
 	r = knobs_open(&m->ks, &knob_file_ops, NULL, sysroot(d), d->runtime_dir,
 		       &recovered);
 	if (r < 0) {
