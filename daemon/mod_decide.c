@@ -167,7 +167,10 @@ static int mod_decide_start(struct tierd *d, void **ret_priv)
 	if (r < 0)
 		return r;
 	rates_from_conf(m, d->conf, 0);
-	mig_init(&m->query, &mig_real_ops, NULL, true);
+	if (d->pipe->fake && d->pipe->fake->mig_ops)
+		mig_init(&m->query, d->pipe->fake->mig_ops, d->pipe->fake->mig_ctx, true);
+	else
+		mig_init(&m->query, &mig_real_ops, NULL, true);
 	m->thp = malloc(sizeof(*m->thp));
 	if (m->thp && (strcmp(d->root, "/") || thp_open(m->thp, "/proc") < 0)) {
 		free(m->thp);

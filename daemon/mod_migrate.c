@@ -47,7 +47,10 @@ static int mod_migrate_start(struct tierd *d, void **ret_priv)
 	if (r < 0)
 		return r;
 	p->acct = m->acct;
-	r = mig_init(&m->mig, &mig_real_ops, NULL, d->dry_run);
+	if (p->fake && p->fake->mig_ops)
+		r = mig_init(&m->mig, p->fake->mig_ops, p->fake->mig_ctx, d->dry_run);
+	else
+		r = mig_init(&m->mig, &mig_real_ops, NULL, d->dry_run);
 	if (r < 0 && r != -EPERM)
 		log_warn("Probing move_pages(2) for MPOL_MF_PROMOTE failed: %s",
 			 strerror(-r));

@@ -131,10 +131,10 @@ static void procs_update(struct tierd *d, struct mod_sample *m)
 	struct pipeline *p = d->pipe;
 
 	p->nr_procs = 0;
-	for (size_t i = 0; i < m->targets.n && i < PIPE_MAX_PROCS; i++)
+	for (size_t i = 0; i < m->nr_pids; i++)
 		p->procs[p->nr_procs++] = (struct pipe_proc){
-			.pid = m->targets.pids[i],
-			.cgroup = cgroup_index(d->conf, m->targets.pids[i]),
+			.pid = m->pids[i],
+			.cgroup = cgroup_index(d->conf, m->pids[i]),
 			.rule = -1,
 		};
 	p->targets_generation++;
@@ -164,6 +164,16 @@ static int mod_sample_start(struct tierd *d, void **ret_priv)
 	if (r < 0)
 		return r;
 
+	if (p->fake && p->fake->sampler) {
+		r = sampler_pick(&p->fake->sampler, 1, why, sizeof(why));
+		if (r < 0)
+			return r;
+		m->s = p->fake->sampler;
+		p->hot = &m->hot;
+		snprintf(d->stats.sampler_source, sizeof(d->stats.sampler_source),
+			 "%s", m->s->ops->name);
+		return 0;
+	}
 	if (d->no_knobs || strcmp(d->root, "/")) {
 		snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
 			 "%s: a hotness source changes kernel state (perf events, a kdamond)",
@@ -220,25 +230,33 @@ static int rescan(struct tierd *d, struct mod_sample *m)
 	size_t n;
 	int r;
 
-	r = targets_scan(&m->targets, NULL);
-	if (r < 0)
-		return r;
-	n = m->targets.n;
+	const struct pipe_fakes *fake = d->pipe->fake;
+	const pid_t *pids = m->targets.pids;
+
+	if (fake && fake->pids) {
+		pids = fake->pids;
+		n = fake->nr_pids < PIPE_MAX_PROCS ? fake->nr_pids : PIPE_MAX_PROCS;
+	} else {
+		r = targets_scan(&m->targets, NULL);
+		if (r < 0)
+			return r;
+		n = m->targets.n;
+	}
 	if (!strcmp(m->s->ops->name, "damon") && n > DAMON_MAX_TARGETS)
 		n = DAMON_MAX_TARGETS; /* the rest stay untracked */
-	if (n == m->nr_pids && !memcmp(m->pids, m->targets.pids, n * sizeof(pid_t)))
+	if (n == m->nr_pids && !memcmp(m->pids, pids, n * sizeof(pid_t)))
 		return 0;
 	/* Heat of a process that is no longer tracked means nothing. */
 	for (size_t i = 0, j = 0; i < m->nr_pids; i++) {
-		while (j < n && m->targets.pids[j] < m->pids[i])
+		while (j < n && pids[j] < m->pids[i])
 			j++;
-		if (j == n || m->targets.pids[j] != m->pids[i])
+		if (j == n || pids[j] != m->pids[i])
 			hot_drop_pid(&m->hot, m->pids[i]);
 	}
-	r = sampler_set_targets(m->s, m->targets.pids, n);
+	r = sampler_set_targets(m->s, pids, n);
 	if (r < 0)
 		return r;
-	memcpy(m->pids, m->targets.pids, n * sizeof(pid_t));
+	memcpy(m->pids, pids, n * sizeof(pid_t));
 	m->nr_pids = n;
 	procs_update(d, m);
 	return 0;
@@ -306,7 +324,7 @@ static void mod_sample_stop(struct tierd *d, void *priv)
 	if (d->pipe)
 		d->pipe->hot = NULL;
 	for (size_t i = 0; i < m->nr_cands; i++)
-		sampler_free(m->cands[i]);
+		sampler_free(m->cands[i]); /* a fake sampler is the test's */
 	if (m->targets_ok)
 		targets_free(&m->targets);
 	free(m->hot_mem);

@@ -28,6 +28,8 @@
 #include "hotness.h"
 #include "policy.h"
 
+struct mig_ops;
+struct sampler;
 struct tierd;
 
 #define PIPE_MAX_PROCS 1024
@@ -55,7 +57,21 @@ struct pipe_range {
 	uint64_t fast_seen_ns; /* 0 = not known to be on the fast tier */
 };
 
+/*
+ * Fakes in place of the kernel, for the unit test of the pipeline: set
+ * d->pipe->fake (through pipe_get()) before tierd_init().
+ */
+struct pipe_fakes {
+	struct sampler *sampler; /* instead of probing BPF and DAMON */
+	const pid_t *pids; /* tracked instead of scanning /proc; sorted */
+	size_t nr_pids;
+	const struct mig_ops *mig_ops; /* instead of move_pages(2) */
+	void *mig_ctx;
+};
+
 struct pipeline {
+	const struct pipe_fakes *fake; /* NULL: the real kernel */
+
 	/* sample */
 	struct hot_table *hot; /* NULL while no sampler runs */
 	struct pipe_proc procs[PIPE_MAX_PROCS]; /* sorted by pid */

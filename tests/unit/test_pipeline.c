@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The pipeline modules end to end against fakes: a scripted sampler (heat),
+ * a page map standing for move_pages(2) (where each page is), the DRAM+CXL
+ * topology fixture.  One hot 2 MiB range of a process on node 1 is promoted
+ * to node 0 in one move_pages call with MPOL_MF_PROMOTE where the "kernel"
+ * takes it; an unsampled range stays; d->stats counts exactly the bytes that
+ * landed; the next tick neither moves nor queries the range again; a dry
+ * run moves nothing.
+ *
+ *   test_pipeline FIXTURES_DIR
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "migrate.h"
+#include "modules.h"
+#include "pipeline.h"
+#include "sampler_fake.h"
+#include "test.h"
+
+#define SEC 1000000000ull
+#define PG 4096ull
+#define MIB (1ull << 20)
+#define PID 4242
+#define BASE 0x40000000ull
+#define NPAGES 1024 /* 4 MiB: the hot first half, the unsampled second */
+
+static const char *fixtures_dir;
+/* As in modules.c. */
+static const struct tierd_module *const modules[] = {
+	&sample_module, &decide_module, &migrate_module, &threads_module, NULL,
+};
+static char tmpdir[] = "/tmp/test_pipeline.XXXXXX";
+
+/* The fake kernel: which node each page of PID's [BASE, BASE + 4 MiB) is on. */
+struct page_map {
+	int node[NPAGES];
+	bool has_promote;
+	int queries, moves, promote_moves;
+	unsigned long moved_pages;
+	uint64_t clock_ns;
+};
+
+static int map_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
+			  const int *nodes, int *status, int flags)
+{
+	struct page_map *m = ctx;
+
+	if (count == 0 && !addrs)
+		return (flags & MPOL_MF_PROMOTE) && !m->has_promote ? -EINVAL : 0;
+	if (pid != PID)
+		return -ESRCH;
+	if (nodes) {
+		m->moves++;
+		m->promote_moves += !!(flags & MPOL_MF_PROMOTE);
+	} else {
+		m->queries++;
+	}
+	for (unsigned long i = 0; i < count; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)addrs[i];
+		size_t pg = (a - BASE) / PG;
+
+		if (a < BASE || pg >= NPAGES) {
+			status[i] = -ENOENT;
+			continue;
+		}
+		if (nodes) {
+			m->node[pg] = nodes[i];
+			m->moved_pages++;
+		}
+		status[i] = m->node[pg];
+	}
+	m->clock_ns += 1000000;
+	return 0;
+}
+
+static uint64_t map_now_ns(void *ctx)
+{
+	return ((struct page_map *)ctx)->clock_ns;
+}
+
+static const struct mig_ops map_ops = {
+	.move_pages = map_move_pages,
+	.now_ns = map_now_ns,
+};
+
+static int count_on(const struct page_map *m, int from, int to, int node)
+{
+	int n = 0;
+
+	for (int i = from; i < to; i++)
+		n += m->node[i] == node;
+	return n;
+}
+
+static void setup(struct tierd *d, const char *conf_text, char *root, size_t root_len,
+		  struct sampler_fake *sf, struct page_map *map, struct pipe_fakes *fk)
+{
+	static const pid_t pids[] = { PID };
+	char path[200];
+	FILE *f;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(root, root_len, "%s/topology/dram-cxl", fixtures_dir);
+	d->root = root;
+	snprintf(path, sizeof(path), "%s/tierd.yaml", tmpdir);
+	f = fopen(path, "w");
+	fputs(conf_text, f);
+	fclose(f);
+	snprintf(d->config_path, sizeof(d->config_path), "%s", path);
+	snprintf(d->runtime_dir, sizeof(d->runtime_dir), "%s", tmpdir);
+	d->no_knobs = true;
+
+	memset(map, 0, sizeof(*map));
+	for (int i = 0; i < NPAGES; i++)
+		map->node[i] = 1;
+	map->has_promote = true;
+	sampler_fake_init(sf, "fake");
+	*fk = (struct pipe_fakes){
+		.sampler = &sf->base,
+		.pids = pids,
+		.nr_pids = 1,
+		.mig_ops = &map_ops,
+		.mig_ctx = map,
+	};
+	CHECK(pipe_get(d) != NULL);
+	d->pipe->fake = fk;
+}
+
+static const char *conf_promote =
+	"interval_ms: 500\n"
+	"tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
+	"promotion: {max_rate_mb_per_s: 0, batch_pages: 2048}\n"
+	"demotion: {enabled: false}\n"
+	"copy_threads: {mode: off}\n";
+
+static void test_promote(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct pipe_fakes fk;
+	char root[4096];
+	int queries;
+
+	setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_STR(d.stats.sampler_source, "fake");
+	CHECK(d.pipe->has_promote);
+
+	/* The first 2 MiB are accessed (as DAMON reports a region). */
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_INT(sf.ntargets, 1);
+	CHECK_EQ_INT(count_on(&map, 0, 512, 0), 512);
+	CHECK_EQ_INT(count_on(&map, 512, NPAGES, 1), 512);
+	/* One call for the whole range, with the promotion flag. */
+	CHECK_EQ_INT(map.moves, 1);
+	CHECK_EQ_INT(map.promote_moves, 1);
+	CHECK_EQ_U64(d.stats.move_pages_calls_total, 1);
+	CHECK_EQ_U64(d.stats.tier[0].promoted_bytes_total, 2 * MIB);
+	CHECK_EQ_U64(d.stats.node[0].promoted_bytes_total, 2 * MIB);
+	CHECK_EQ_U64(d.stats.tier[1].promoted_bytes_total, 0);
+	CHECK_EQ_U64(d.pipe->moved_bytes_total, 2 * MIB);
+
+	/* Still hot, now on the fast tier: no move; one query sees it there. */
+	queries = map.queries;
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 2 * SEC), 0);
+	CHECK_EQ_INT(map.moves, 1);
+	CHECK_EQ_INT(map.queries, queries + 1);
+	CHECK_EQ_U64(d.stats.tier[0].promoted_bytes_total, 2 * MIB);
+
+	/* The second half turns hot: promoted; the first half, known to be on
+	 * the fast tier, is not queried again (one query, the second half's). */
+	queries = map.queries;
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + 2 * MIB, 2 * MIB, 40.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC), 0);
+	CHECK_EQ_INT(map.queries, queries + 1);
+	CHECK_EQ_INT(map.moves, 2);
+	CHECK_EQ_INT(count_on(&map, 0, NPAGES, 0), NPAGES);
+	CHECK_EQ_U64(d.stats.tier[0].promoted_bytes_total, 4 * MIB);
+	CHECK_EQ_U64(map.moved_pages, NPAGES);
+	tierd_fini(&d);
+	CHECK(d.pipe == NULL);
+}
+
+static void test_vanilla_kernel(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct pipe_fakes fk;
+	char root[4096];
+
+	setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
+	map.has_promote = false;
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK(!d.pipe->has_promote);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_INT(count_on(&map, 0, 512, 0), 512);
+	CHECK_EQ_INT(map.moves, 1);
+	CHECK_EQ_INT(map.promote_moves, 0);
+	tierd_fini(&d);
+}
+
+static void test_dry_run(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct pipe_fakes fk;
+	char root[4096], text[1024];
+
+	snprintf(text, sizeof(text), "%sdry_run: true\n", conf_promote);
+	setup(&d, text, root, sizeof(root), &sf, &map, &fk);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK(d.dry_run);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_INT(map.moves, 0);
+	CHECK_EQ_INT(count_on(&map, 0, NPAGES, 1), NPAGES);
+	CHECK_EQ_U64(d.stats.tier[0].promoted_bytes_total, 0);
+	CHECK_EQ_U64(d.pipe->acct->would[POLICY_PROMOTE].bytes, 2 * MIB);
+	tierd_fini(&d);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2 || !mkdtemp(tmpdir)) {
+		fprintf(stderr, "usage: test_pipeline FIXTURES_DIR\n");
+		return 2;
+	}
+	fixtures_dir = argv[1];
+	RUN(test_promote);
+	RUN(test_vanilla_kernel);
+	RUN(test_dry_run);
+	{
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/tierd.yaml", tmpdir);
+		unlink(path);
+		rmdir(tmpdir);
+	}
+	return TEST_EXIT();
+}
