@@ -337,11 +337,22 @@ static int bpf_start(struct sampler *s, char *why, size_t len)
 	b->use_bpf_stats = read_file(path, buf, sizeof(buf)) == 0 && buf[0] == '1';
 	b->thp_note[0] = '\0';
 	if (b->p.fold_thp) {
-		r = thp_open(&b->thp, b->procfs_root);
-		b->thp_on = r == 0;
-		if (r < 0)
+		r = thp_pfns_visible(b->procfs_root);
+		if (r > 0) {
+			r = thp_open(&b->thp, b->procfs_root);
+			b->thp_on = r == 0;
+			if (r < 0)
+				snprintf(b->thp_note, sizeof(b->thp_note),
+					 "; no THP folding: %s/kpageflags: %s", b->procfs_root,
+					 strerror(-r));
+		} else if (r == 0) {
 			snprintf(b->thp_note, sizeof(b->thp_note),
-				 "; no THP folding: %s/kpageflags: %s", b->procfs_root, strerror(-r));
+				 "; no THP folding: pagemap hides PFNs (needs CAP_SYS_ADMIN)");
+		} else {
+			snprintf(b->thp_note, sizeof(b->thp_note),
+				 "; no THP folding: %s/self/pagemap: %s", b->procfs_root,
+				 strerror(-r));
+		}
 	}
 	b->last_ns = 0;
 	b->last_samples = b->last_run_ns = b->last_lost = 0;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,6 +16,15 @@
 #define KPF_COMPOUND_TAIL 16
 #define KPF_THP 22
 
+static int read_u64(int fd, uint64_t index, uint64_t *ret)
+{
+	ssize_t n = pread(fd, ret, sizeof(*ret), (off_t)(index * sizeof(*ret)));
+
+	if (n < 0)
+		return -errno;
+	return n == sizeof(*ret) ? 0 : -EIO;
+}
+
 int thp_open(struct thp_lookup *l, const char *proc_root)
 {
 	char path[256];
@@ -25,6 +35,24 @@ int thp_open(struct thp_lookup *l, const char *proc_root)
 	snprintf(path, sizeof(path), "%s/kpageflags", l->proc_root);
 	l->kpageflags_fd = open(path, O_RDONLY | O_CLOEXEC);
 	return l->kpageflags_fd < 0 ? -errno : 0;
+}
+
+int thp_pfns_visible(const char *proc_root)
+{
+	volatile uint64_t here = 1;	/* on the stack, so present */
+	char path[256];
+	uint64_t pm;
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/self/pagemap", proc_root ? proc_root : "/proc");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read_u64(fd, (uint64_t)(uintptr_t)&here >> PAGE_SHIFT, &pm);
+	close(fd);
+	if (r < 0)
+		return r;
+	return (pm & PM_PRESENT) && (pm & PM_PFN_MASK) ? 1 : 0;
 }
 
 void thp_close(struct thp_lookup *l)
@@ -39,15 +67,6 @@ void thp_close(struct thp_lookup *l)
 void thp_reset(struct thp_lookup *l)
 {
 	memset(l->cache, 0, sizeof(l->cache));
-}
-
-static int read_u64(int fd, uint64_t index, uint64_t *ret)
-{
-	ssize_t n = pread(fd, ret, sizeof(*ret), (off_t)(index * sizeof(*ret)));
-
-	if (n < 0)
-		return -errno;
-	return n == sizeof(*ret) ? 0 : -EIO;
 }
 
 /* PFN of @vpn, 0 when not present (or when we may not see PFNs). */

@@ -36,6 +36,12 @@ struct thp_lookup {
 int thp_open(struct thp_lookup *l, const char *proc_root);
 void thp_close(struct thp_lookup *l);
 
+/*
+ * Whether pagemap shows this process PFNs: the kernel zeroes them without
+ * CAP_SYS_ADMIN, and then no range can be recognised as a THP.  1, 0, -errno.
+ */
+int thp_pfns_visible(const char *proc_root);
+
 /* Forget the cached answers (once per drain: folios split and collapse). */
 void thp_reset(struct thp_lookup *l);
 

@@ -12,12 +12,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "hotness.h"
 #include "sampler_bpf.h"
 #include "test.h"
+#include "thp.h"
 
 #define NPAGES 64
 #define PG HOT_PAGE_SIZE
@@ -148,6 +150,10 @@ static void test_no_capability(void)
 		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
 		    setresuid(65534, 65534, 65534))
 			_exit(3);
+		prctl(PR_SET_DUMPABLE, 1);	/* so that /proc/self is ours again */
+		/* The kernel hides PFNs from it, so THPs cannot be recognised. */
+		if (thp_pfns_visible("/proc") != 0)
+			_exit(5);
 		sampler_bpf_params_default(&p);
 		p.fault_pid = getpid();
 		if (sampler_bpf_new(&p, &s))
@@ -163,6 +169,7 @@ static void test_no_capability(void)
 	waitpid(pid, &status, 0);
 	CHECK(WIFEXITED(status));
 	CHECK_EQ_INT(WEXITSTATUS(status), 0);
+	CHECK_EQ_INT(thp_pfns_visible("/proc"), 1);	/* root sees them */
 }
 
 static void test_broken_btf(void)
