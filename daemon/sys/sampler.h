@@ -37,7 +37,7 @@ struct sampler_status {
 	uint64_t samples;	/* raw samples or regions seen, all drains */
 	uint64_t lost;		/* samples seen but not counted (full map, ...) */
 	uint64_t period;	/* current sampling period; 0 if not applicable */
-	double cost_pct;	/* CPU share over the last drain interval */
+	double cost_pct;	/* CPU time over the last drain interval, % of one CPU */
 	const char *cost_source;	/* "bpf_stats", "estimate" or "none" */
 };
 

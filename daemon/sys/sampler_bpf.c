@@ -50,7 +50,7 @@ struct sampler_bpf {
 	int *fds;
 	struct bpf_link **links;
 	int nfds;
-	unsigned int ncpus;	/* CPUs sampled (for the cost share) */
+	unsigned int ncpus;	/* CPUs sampled (for the status line) */
 	struct pmu_event ev;
 	bool use_bpf_stats;
 	uint64_t period;
@@ -442,10 +442,11 @@ static void adapt_period(struct sampler_bpf *b, uint64_t samples, uint64_t now_n
 			b->last_run_ns = info.run_time_ns;
 		}
 	}
-	b->st.cost_pct = sample_cost_pct(cost, interval, b->ncpus);
+	/* The budget is a share of one CPU, summed over all the CPUs sampled. */
+	b->st.cost_pct = sample_cost_pct(cost, interval, 1);
 	if (b->p.fault_pid > 0 || !interval)
 		return;	/* the test event samples every fault by design */
-	next = sample_period_next(&sp, b->period, cost, interval, b->ncpus);
+	next = sample_period_next(&sp, b->period, cost, interval, 1);
 	if (next == b->period)
 		return;
 	for (int i = 0; i < b->nfds; i++)

@@ -20,7 +20,8 @@ struct sampler_bpf_params {
 	pid_t fault_pid;
 	uint32_t max_pages;	/* the kernel's LRU hash of (tgid, page) counts */
 	uint32_t max_targets;	/* tracked processes */
-	double cpu_budget_pct;	/* the most CPU the sampler may use, % of all CPUs */
+	double cpu_budget_pct;	/* the most CPU the sampler may use, in % of one CPU
+				 * (tierd.yaml sampling.cpu_budget_pct) */
 	uint64_t period_init, period_min, period_max;	/* loads per sample */
 	bool skip_cache_hits;	/* drop loads the PMU says hit L1/LFB/L2/L3 */
 	bool fold_thp;		/* record pages of PMD THPs as one 2 MiB entry (thp.h) */

@@ -8,6 +8,10 @@
  *   comm       /proc/PID/comm matches this fnmatch(3) pattern
  *   min_rss    resident set size >= this many bytes
  * Kernel threads (no memory map) and the daemon itself never match.
+ *
+ * tierd.yaml's sampling.targets maps onto rules as: one rule per entry of
+ * cgroups and one per entry of comms, each with min_rss_bytes; both lists
+ * empty: a single rule with only min_rss_bytes (every large process).
  */
 #ifndef TIERD_SYS_TARGETS_H
 #define TIERD_SYS_TARGETS_H
