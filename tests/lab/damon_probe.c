@@ -3,12 +3,14 @@
  * Drives the DAMON source on its own inside the lab guest, for the lab tests
  * (the daemon's main loop is another module):
  *
- *   damon_probe RUNDIR find-hot PID HOT_START HOT_END MAX_DRAINS
- *	monitor PID and drain until DAMON has found [HOT_START, HOT_END) (hex):
- *	every 2 MiB range at least half as hot as the hottest lies inside it
- *	(precision), and they cover at least 3/4 of the ranges wholly inside
- *	it (recall).  Exit 0 and print how many drains and seconds it took, 1
- *	if MAX_DRAINS were not enough
+ *   damon_probe RUNDIR find-hot MAX_DRAINS PID HOT_START HOT_END [PID ...]
+ *	monitor the PIDs and drain until DAMON has found each one's
+ *	[HOT_START, HOT_END) (hex): every 2 MiB range of that pid at least
+ *	half as hot as its hottest lies inside it or at its edges (precision),
+ *	and they cover at least 3/4 of the ranges wholly inside it (recall).  With several
+ *	pids this also checks that regions are attributed to the right one.
+ *	Exit 0 and print how many drains and seconds it took, 1 if MAX_DRAINS
+ *	were not enough
  *   damon_probe RUNDIR hold PID
  *	start monitoring PID and sleep (the test kill -9s it)
  *   damon_probe RUNDIR start-stop
@@ -17,6 +19,7 @@
  * Prints the sampler's status line after start and before exit.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +49,46 @@ static void status(struct sampler *s, const char *when)
 	fflush(stdout);
 }
 
-static int find_hot(struct sampler *s, pid_t pid, uint64_t lo, uint64_t hi, int max)
+#define MAX_PIDS 8
+
+struct want {
+	pid_t pid;
+	uint64_t lo, hi;
+};
+
+/*
+ * Whether the table shows @w's hot region; prints what it sees.  A range
+ * that straddles or touches the region's edge may be warm because a DAMON
+ * region spans the edge: only ranges farther than 2 MiB away count against.
+ */
+static bool found(struct hot_table *t, const struct want *w, struct hot_entry_view *v)
+{
+	/* Whole 2 MiB ranges inside the region. */
+	uint64_t whole = ((w->hi & ~(HOT_HUGE_SIZE - 1)) -
+			  ((w->lo + HOT_HUGE_SIZE - 1) & ~(HOT_HUGE_SIZE - 1))) / HOT_HUGE_SIZE;
+	size_t n = hot_select_hottest(t, w->pid, 0.0, now_ns(), v, TOPK);
+	size_t in = 0, edge = 0, far = 0;
+
+	for (size_t k = 0; k < n && v[k].heat >= v[0].heat / 2; k++) {
+		uint64_t a = v[k].addr, e = v[k].addr + v[k].len;
+
+		if (a >= w->lo && e <= w->hi) {
+			in++;
+		} else if (e + HOT_HUGE_SIZE >= w->lo && a <= w->hi + HOT_HUGE_SIZE) {
+			edge++;
+		} else {
+			if (far++ < 3)
+				printf("  pid %d: hot range %#llx-%#llx outside\n", w->pid,
+				       (unsigned long long)a, (unsigned long long)e);
+		}
+	}
+	printf("  pid %d: at >= half its top heat, %zu of %llu ranges inside the hot "
+	       "region, %zu at its edges, %zu elsewhere\n", w->pid, in,
+	       (unsigned long long)whole, edge, far);
+	return n && far == 0 && 4 * in >= 3 * whole;
+}
+
+static int find_hot(struct sampler *s, const struct want *w, size_t nw, int max)
 {
 	static struct hot_entry_view v[TOPK];
 	struct hot_params hp = { .half_life_ns = 2000000000ull, .max_entries = 16384 };
@@ -54,40 +96,41 @@ static int find_hot(struct sampler *s, pid_t pid, uint64_t lo, uint64_t hi, int 
 	size_t need = hot_mem_size(hp.max_entries);
 	void *mem = aligned_alloc(8, need);
 	uint64_t t0 = now_ns();
+	pid_t pids[MAX_PIDS];
 	int r;
 
 	if (!mem || hot_init(&t, &hp, mem, need, t0) < 0)
 		return 2;
-	r = sampler_set_targets(s, &pid, 1);
+	for (size_t i = 0; i < nw; i++)
+		pids[i] = w[i].pid;
+	/* set_targets() wants them sorted. */
+	for (size_t i = 1; i < nw; i++)
+		for (size_t j = i; j > 0 && pids[j - 1] > pids[j]; j--) {
+			pid_t x = pids[j];
+
+			pids[j] = pids[j - 1];
+			pids[j - 1] = x;
+		}
+	r = sampler_set_targets(s, pids, nw);
 	if (r < 0) {
 		fprintf(stderr, "damon_probe: set_targets: %s\n", strerror(-r));
 		return 2;
 	}
 	status(s, "monitoring");
 	for (int i = 1; i <= max; i++) {
-		size_t n, inside = 0, outside = 0;
-		/* Whole 2 MiB ranges inside the region. */
-		uint64_t whole = ((hi & ~(HOT_HUGE_SIZE - 1)) -
-				  ((lo + HOT_HUGE_SIZE - 1) & ~(HOT_HUGE_SIZE - 1))) / HOT_HUGE_SIZE;
+		bool all = true;
 
 		r = sampler_drain(s, &t, now_ns());
 		if (r < 0) {
 			fprintf(stderr, "damon_probe: drain: %s\n", strerror(-r));
 			return 2;
 		}
-		n = hot_select_hottest(&t, pid, 0.0, now_ns(), v, TOPK);
-		for (size_t k = 0; k < n && v[k].heat >= v[0].heat / 2; k++) {
-			if (v[k].addr >= lo && v[k].addr + v[k].len <= hi)
-				inside++;
-			else
-				outside++;
-		}
-		printf("damon_probe: drain %d: %d records; at >= half the top heat: %zu of %llu "
-		       "ranges inside the hot region, %zu outside\n", i, r, inside,
-		       (unsigned long long)whole, outside);
-		if (n && outside == 0 && 4 * inside >= 3 * whole) {
-			printf("damon_probe: found the hot region after %d drains, %.1f s\n", i,
-			       (double)(now_ns() - t0) / 1e9);
+		printf("damon_probe: drain %d: %d records\n", i, r);
+		for (size_t k = 0; k < nw; k++)
+			all &= found(&t, &w[k], v);
+		if (all) {
+			printf("damon_probe: found the hot region%s after %d drains, %.1f s\n",
+			       nw > 1 ? "s" : "", i, (double)(now_ns() - t0) / 1e9);
 			free(mem);
 			return 0;
 		}
@@ -117,9 +160,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	status(s, "started");
-	if (!strcmp(argv[2], "find-hot") && argc == 7) {
-		rc = find_hot(s, atoi(argv[3]), strtoull(argv[4], NULL, 16),
-			      strtoull(argv[5], NULL, 16), atoi(argv[6]));
+	if (!strcmp(argv[2], "find-hot") && argc >= 7 && (argc - 4) % 3 == 0 &&
+	    (size_t)(argc - 4) / 3 <= MAX_PIDS) {
+		struct want w[MAX_PIDS];
+		size_t nw = (size_t)(argc - 4) / 3;
+
+		for (size_t i = 0; i < nw; i++) {
+			w[i].pid = atoi(argv[4 + 3 * i]);
+			w[i].lo = strtoull(argv[5 + 3 * i], NULL, 16);
+			w[i].hi = strtoull(argv[6 + 3 * i], NULL, 16);
+		}
+		rc = find_hot(s, w, nw, atoi(argv[3]));
 	} else if (!strcmp(argv[2], "hold") && argc == 4) {
 		pid_t pid = atoi(argv[3]);
 
