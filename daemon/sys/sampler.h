@@ -12,7 +12,9 @@
  *    on failure it leaves nothing behind and explains in @why.
  *  - set_targets() replaces the set of processes sampled (sorted, unique).
  *  - drain() folds what was sampled since the previous drain into the table
- *    at @now_ns and returns the number of records folded, or -errno.
+ *    at @now_ns and returns the number of records folded, or -errno.  The
+ *    DAMON source's drain blocks until its kdamond has applied its schemes
+ *    once (about one aggregation interval, 100-200 ms by default).
  *  - stop() releases everything start() took; safe to call twice.
  *  - free() accepts NULL and stops first.
  */
