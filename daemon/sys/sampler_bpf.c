@@ -187,7 +187,7 @@ static int open_event(struct sampler_bpf *b, int cpu, int precise_ip)
 	if (b->p.fault_pid > 0) {
 		attr.type = PERF_TYPE_SOFTWARE;
 		attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-		attr.sample_period = 1;
+		attr.sample_period = b->p.fault_adapt ? b->period : 1;
 		attr.exclude_kernel = 0;	/* the fault is taken in the kernel */
 		pid = b->p.fault_pid;
 		cpu = -1;
@@ -358,8 +358,11 @@ static int bpf_start(struct sampler *s, char *why, size_t len)
 	b->last_samples = b->last_run_ns = b->last_lost = 0;
 	b->st.running = true;
 	b->st.cost_source = b->use_bpf_stats ? "bpf_stats" : "estimate";
-	if (b->p.fault_pid > 0)
+	if (b->p.fault_pid > 0 && !b->p.fault_adapt)
 		snprintf(b->st.why, sizeof(b->st.why), "%s (period 1)%s", b->ev.desc,
+			 b->thp_note);
+	else if (b->p.fault_pid > 0)
+		snprintf(b->st.why, sizeof(b->st.why), "%s (adaptive period)%s", b->ev.desc,
 			 b->thp_note);
 	else
 		snprintf(b->st.why, sizeof(b->st.why), "%s precise_ip=%d on %u CPUs%s",
@@ -444,13 +447,14 @@ static void adapt_period(struct sampler_bpf *b, uint64_t samples, uint64_t now_n
 	}
 	/* The budget is a share of one CPU, summed over all the CPUs sampled. */
 	b->st.cost_pct = sample_cost_pct(cost, interval, 1);
-	if (b->p.fault_pid > 0 || !interval)
+	if ((b->p.fault_pid > 0 && !b->p.fault_adapt) || !interval)
 		return;	/* the test event samples every fault by design */
 	next = sample_period_next(&sp, b->period, cost, interval, 1);
 	if (next == b->period)
 		return;
 	for (int i = 0; i < b->nfds; i++)
-		ioctl(b->fds[i], PERF_EVENT_IOC_PERIOD, &next);
+		if (ioctl(b->fds[i], PERF_EVENT_IOC_PERIOD, &next) < 0 && i == 0)
+			return;	/* keep the period the events have */
 	b->period = next;
 }
 
@@ -526,7 +530,7 @@ static void bpf_describe(struct sampler *s, struct sampler_status *ret)
 
 	*ret = b->st;
 	ret->name = "bpf";
-	ret->period = b->p.fault_pid > 0 ? 1 : b->period;
+	ret->period = b->p.fault_pid > 0 && !b->p.fault_adapt ? 1 : b->period;
 	if (!ret->cost_source)
 		ret->cost_source = "none";
 }

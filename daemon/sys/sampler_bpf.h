@@ -18,6 +18,9 @@ struct sampler_bpf_params {
 	 * data address.  For tests and machines without a PMU.
 	 */
 	pid_t fault_pid;
+	/* With fault_pid: sample every period_init-th fault and adapt the period
+	 * to the budget as on a PMU, instead of every fault (tests the loop). */
+	bool fault_adapt;
 	uint32_t max_pages;	/* the kernel's LRU hash of (tgid, page) counts */
 	uint32_t max_targets;	/* tracked processes */
 	double cpu_budget_pct;	/* the most CPU the sampler may use, in % of one CPU

@@ -310,6 +310,75 @@ out:
 }
 
 /*
+ * The budget loop end to end on the fault event: over budget, the period
+ * grows through PERF_EVENT_IOC_PERIOD and the same faults give fewer samples;
+ * then, far under budget, it halves.
+ */
+static void test_adaptive_period(void)
+{
+	static uint64_t mem[1 << 16];
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 4096 };
+	struct sampler_bpf_params p;
+	struct sampler_status st;
+	struct hot_table t;
+	struct sampler *s;
+	char why[SAMPLER_WHY_MAX] = "", *region, *huge;
+	int r, dense, sparse;
+	pid_t pid;
+
+	CHECK_EQ_INT(pipe(to_child), 0);
+	CHECK_EQ_INT(pipe(from_child), 0);
+	pid = fork();
+	if (pid == 0)
+		child();
+	close(to_child[0]);
+	close(from_child[1]);
+	CHECK(read(from_child[0], &region, sizeof(region)) == sizeof(region));
+	CHECK(read(from_child[0], &huge, sizeof(huge)) == sizeof(huge));
+	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
+
+	sampler_bpf_params_default(&p);
+	p.fault_pid = pid;
+	p.fault_adapt = true;
+	p.period_init = 4;
+	p.period_min = 2;
+	p.period_max = 1000;
+	p.cpu_budget_pct = 1e-9;	/* any sample is over it */
+	CHECK_EQ_INT(sampler_bpf_new(&p, &s), 0);
+	r = sampler_start(s, why, sizeof(why));
+	CHECK_EQ_INT(r, 0);
+	if (r < 0)
+		goto out;
+	CHECK_EQ_INT(sampler_set_targets(s, &pid, 1), 0);
+	CHECK_EQ_INT(sampler_drain(s, &t, 1000000000ull), 0);	/* the baseline */
+
+	CHECK_EQ_INT(run_phase(2), 0);
+	dense = sampler_drain(s, &t, 2000000000ull);
+	sampler_describe(s, &st);
+	CHECK_EQ_U64(st.period, p.period_max);
+	CHECK(st.cost_pct > p.cpu_budget_pct);
+
+	CHECK_EQ_INT(run_phase(2), 0);
+	sparse = sampler_drain(s, &t, 3000000000ull);
+	/* ~64 faults: every 4th sampled, then at most one at period 1000. */
+	CHECK(dense >= 10);
+	CHECK(sparse <= 1);
+	fprintf(stderr, "adaptive period: %d pages sampled at period %llu, %d at %llu\n", dense,
+		(unsigned long long)p.period_init, sparse, (unsigned long long)st.period);
+	/* (Almost) nothing sampled: far under budget, so it halves each drain. */
+	sampler_describe(s, &st);
+	CHECK_EQ_U64(st.period, sparse ? p.period_max : p.period_max / 2);
+	CHECK_EQ_INT(sampler_drain(s, &t, 4000000000ull), 0);
+	sampler_describe(s, &st);
+	CHECK_EQ_U64(st.period, sparse ? p.period_max / 2 : p.period_max / 4);
+out:
+	sampler_free(s);
+	close(to_child[1]);
+	waitpid(pid, &r, 0);
+	CHECK(WIFEXITED(r) && WEXITSTATUS(r) == 0);
+}
+
+/*
  * The real probe on this machine: with a PEBS or IBS PMU the sampler starts on
  * it; without (VMs, this project's CI and lab) it says exactly why not.
  */
@@ -367,6 +436,7 @@ int main(void)
 	RUN(test_broken_btf);
 	RUN(test_no_capability);
 	RUN(test_page_faults_of_child);
+	RUN(test_adaptive_period);
 	RUN(test_pmu_probe_here);
 	return TEST_EXIT();
 }
