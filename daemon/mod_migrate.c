@@ -147,6 +147,9 @@ static int mod_migrate_tick(struct tierd *d, void *priv, uint64_t now_ns)
 		remember_moves(p, p->plan, p->intents, now_ns);
 		p->moved_bytes_total += run.moved_bytes;
 		p->move_ns_total += run.elapsed_ns;
+		/* The copy-thread controller's throughput input (threads.c). */
+		d->stats.migrate_bytes_total += run.moved_bytes;
+		d->stats.migrate_ns_total += run.elapsed_ns;
 	}
 	return run.first_error && run.failed_calls == run.calls ? run.first_error : 0;
 }

@@ -8,6 +8,7 @@
 
 #include "daemon.h"
 #include "modules.h"
+#include "threads.h"
 
 const struct tierd_module *const tierd_modules[] = {
 	/* 1. sample:  sys/sampler_bpf.c, sys/sampler_damon.c -> core/hotness.c */

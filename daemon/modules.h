@@ -8,6 +8,6 @@
 extern const struct tierd_module sample_module;
 extern const struct tierd_module decide_module;
 extern const struct tierd_module migrate_module;
-extern const struct tierd_module threads_module;
+/* threads_module: threads.h */
 
 #endif

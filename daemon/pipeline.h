@@ -8,7 +8,8 @@
  *                            policy -> batcher: this tick's plan
  *   migrate  (mod_migrate.c) the plan through move_pages -> account ->
  *                            d->stats; moved ranges into the range memory
- *   threads  (mod_threads.c) measured throughput + load -> copy threads
+ *   threads  (threads.c)     d->stats.migrate_{bytes,ns}_total + load ->
+ *                            copy threads, NUMA balancing takeover
  *
  * The struct lives in struct tierd (d->pipe), created by the first module
  * that starts and freed by the daemon after every module stopped.  Each
@@ -87,7 +88,7 @@ struct pipeline {
 	struct policy_stats policy_stats;
 	uint64_t candidates_pages; /* base pages considered last tick */
 
-	/* migrate -> threads */
+	/* migrate's totals (d->stats has the same for threads.c) */
 	uint64_t moved_bytes_total; /* reached their target node */
 	uint64_t move_ns_total; /* time spent in move_pages calls */
 	bool has_promote; /* the kernel takes MPOL_MF_PROMOTE */

@@ -146,13 +146,15 @@ static int save_state(const struct knobs *ks)
 	return 0;
 }
 
-static int recover(struct knobs *ks, unsigned int *ret_recovered)
+int knobs_recover(struct knobs *ks, unsigned int *ret_recovered)
 {
 	char line[256];
 	FILE *f = fopen(ks->state_path, "re");
 	unsigned int n = 0;
 	int r = 0;
 
+	if (ret_recovered)
+		*ret_recovered = 0;
 	if (!f)
 		return errno == ENOENT ? 0 : -errno;
 	while (fgets(line, sizeof(line), f)) {
@@ -185,7 +187,7 @@ static int recover(struct knobs *ks, unsigned int *ret_recovered)
 }
 
 int knobs_open(struct knobs *ks, const struct knob_ops *ops, void *ctx, const char *root,
-	       const char *state_dir, unsigned int *ret_recovered)
+	       const char *state_dir)
 {
 	memset(ks, 0, sizeof(*ks));
 	ks->ops = ops;
@@ -199,9 +201,7 @@ int knobs_open(struct knobs *ks, const struct knob_ops *ops, void *ctx, const ch
 
 		ks->k[i].present = read_knob(ks, i, &v) == 0;
 	}
-	if (ret_recovered)
-		*ret_recovered = 0;
-	return recover(ks, ret_recovered);
+	return 0;
 }
 
 int knobs_get(struct knobs *ks, enum knob_id id, long *ret)
@@ -281,6 +281,11 @@ int knobs_set(struct knobs *ks, enum knob_id id, long v)
 int knobs_restore(struct knobs *ks)
 {
 	int r = 0, n = 0;
+
+	/* A dry run owns nothing, and a crashed run's state file stays for
+	 * a start that may write. */
+	if (ks->dry_run)
+		return 0;
 
 	for (int i = 0; i < KNOB_NR; i++) {
 		struct knob *k = &ks->k[i];

@@ -63,15 +63,21 @@ struct knobs {
 const char *knob_name(enum knob_id id);
 
 /*
- * Probe which knobs exist under @root and recover from a crashed run: if
- * STATE_DIR/knobs.state exists, every knob it lists that still holds the
- * value the dead run set gets its original back (a knob changed since is
- * left as it is); the file is then removed.  *ret_recovered (may be NULL)
- * is how many were restored.  Returns 0, or a negative errno when the state
- * file exists but cannot be read or a restore write fails.
+ * Probe which knobs exist under @root; the state file will be
+ * STATE_DIR/knobs.state.  Writes nothing.  Returns 0 or -ENAMETOOLONG.
  */
 int knobs_open(struct knobs *ks, const struct knob_ops *ops, void *ctx, const char *root,
-	       const char *state_dir, unsigned int *ret_recovered);
+	       const char *state_dir);
+
+/*
+ * Recover from a crashed run (call it once, where writing knobs is
+ * allowed): if the state file exists, every knob it lists that still holds
+ * the value the dead run set gets its original back (a knob changed since
+ * is left as it is); the file is then removed.  *ret_recovered (may be
+ * NULL) is how many were restored.  Returns 0, or a negative errno when the
+ * state file exists but cannot be read or a restore write fails.
+ */
+int knobs_recover(struct knobs *ks, unsigned int *ret_recovered);
 
 /* Current value: 0, -ENOENT when absent, -EINVAL when unparsable. */
 int knobs_get(struct knobs *ks, enum knob_id id, long *ret);

@@ -822,7 +822,7 @@ static int scenario_copythreads(void)
 	int nstress = 0, to = 0, e;
 
 	mkdir("/run/tierd-lab", 0755);
-	e = knobs_open(&ks, &knob_file_ops, NULL, "", "/run/tierd-lab", NULL);
+	e = knobs_open(&ks, &knob_file_ops, NULL, "", "/run/tierd-lab");
 	EXPECT(e == 0, "knobs_open: %s", strerror(-e));
 	if (!knobs_have_copy(&ks)) {
 		printf("vm.migrate_copy_mt/threads/pull absent: this kernel lacks the copy series "

@@ -118,7 +118,8 @@ static void test_set_and_restore(void)
 	long v;
 
 	fresh("patched");
-	CHECK_EQ_INT(knobs_open(&ks, &knob_file_ops, NULL, tree, state, &rec), 0);
+	CHECK_EQ_INT(knobs_open(&ks, &knob_file_ops, NULL, tree, state), 0);
+	CHECK_EQ_INT(knobs_recover(&ks, &rec), 0);
 	CHECK_EQ_INT(rec, 0);
 	CHECK(knobs_have_copy(&ks));
 	CHECK_EQ_INT(knobs_get(&ks, KNOB_BATCH_PAGES, &v), 0);
@@ -153,7 +154,7 @@ static void test_foreign_change(void)
 	struct knobs ks;
 
 	fresh("patched");
-	CHECK_EQ_INT(knobs_open(&ks, &knob_file_ops, NULL, tree, state, NULL), 0);
+	CHECK_EQ_INT(knobs_open(&ks, &knob_file_ops, NULL, tree, state), 0);
 	CHECK_EQ_INT(knobs_set(&ks, KNOB_COPY_THREADS, 4), 0);
 	CHECK_EQ_INT(knobs_set(&ks, KNOB_COPY_MT, 1), 0);
 	admin_writes(THREADS, "6\n");
@@ -183,20 +184,24 @@ static void test_crash_recovery(void)
 	unsigned int rec = 99;
 
 	fresh("patched");
-	CHECK_EQ_INT(knobs_open(&dead, &knob_file_ops, NULL, tree, state, NULL), 0);
+	CHECK_EQ_INT(knobs_open(&dead, &knob_file_ops, NULL, tree, state), 0);
 	CHECK_EQ_INT(knobs_set(&dead, KNOB_COPY_THREADS, 8), 0);
 	CHECK_EQ_INT(knobs_set(&dead, KNOB_COPY_MT, 1), 0);
 	CHECK_EQ_INT(knobs_set(&dead, KNOB_NUMA_BALANCING, 0), 0);
 	/* The run dies here.  Meanwhile an administrator sets the threads. */
 	admin_writes(THREADS, "5\n");
-	CHECK_EQ_INT(knobs_open(&next, &knob_file_ops, NULL, tree, state, &rec), 0);
+	CHECK_EQ_INT(knobs_open(&next, &knob_file_ops, NULL, tree, state), 0);
+	/* Opening writes nothing (--no-knobs and dry runs only open). */
+	CHECK_EQ_STR(knob_file(MT), "1");
+	CHECK_EQ_INT(knobs_recover(&next, &rec), 0);
 	CHECK_EQ_INT(rec, 2);
 	CHECK_EQ_STR(knob_file(MT), "0");
 	CHECK_EQ_STR(knob_file(NB), "2");
 	CHECK_EQ_STR(knob_file(THREADS), "5\n");
 	CHECK_EQ_STR(state_file(), "(missing)");
 	/* A clean start has nothing to recover. */
-	CHECK_EQ_INT(knobs_open(&next, &knob_file_ops, NULL, tree, state, &rec), 0);
+	CHECK_EQ_INT(knobs_open(&next, &knob_file_ops, NULL, tree, state), 0);
+	CHECK_EQ_INT(knobs_recover(&next, &rec), 0);
 	CHECK_EQ_INT(rec, 0);
 }
 
@@ -219,7 +224,7 @@ static void test_write_failure(void)
 	struct knobs ks;
 
 	fresh("patched");
-	CHECK_EQ_INT(knobs_open(&ks, &failing_ops, NULL, tree, state, NULL), 0);
+	CHECK_EQ_INT(knobs_open(&ks, &failing_ops, NULL, tree, state), 0);
 	fail_writes = 1;
 	CHECK_EQ_INT(knobs_set(&ks, KNOB_COPY_THREADS, 4), -EACCES);
 	CHECK(!ks.k[KNOB_COPY_THREADS].owned);
@@ -244,7 +249,7 @@ static void test_coexist_and_vanilla(void)
 	struct knob_vmstat vs;
 
 	fresh("patched");
-	CHECK_EQ_INT(knobs_open(&ks, &knob_file_ops, NULL, tree, state, NULL), 0);
+	CHECK_EQ_INT(knobs_open(&ks, &knob_file_ops, NULL, tree, state), 0);
 	CHECK_EQ_INT(knobs_coexist(&ks, KNOB_COEXIST, &st), 0);
 	CHECK_EQ_INT(st.numa_balancing, 2);
 	CHECK_EQ_INT(st.demotion_enabled, 1);
@@ -263,7 +268,7 @@ static void test_coexist_and_vanilla(void)
 	CHECK_EQ_STR(knob_file(NB), "2");
 
 	fresh("vanilla");
-	CHECK_EQ_INT(knobs_open(&ks, &knob_file_ops, NULL, tree, state, NULL), 0);
+	CHECK_EQ_INT(knobs_open(&ks, &knob_file_ops, NULL, tree, state), 0);
 	CHECK(!knobs_have_copy(&ks));
 	CHECK_EQ_INT(knobs_apply_copy(&ks, true, 4, 0), -EOPNOTSUPP);
 	CHECK_EQ_INT(knobs_set(&ks, KNOB_BATCH_PAGES, 1024), -ENOENT);
@@ -282,7 +287,7 @@ static void test_coexist_and_vanilla(void)
 
 	/* Dry run: nothing written, nothing to restore. */
 	fresh("patched");
-	CHECK_EQ_INT(knobs_open(&ks, &knob_file_ops, NULL, tree, state, NULL), 0);
+	CHECK_EQ_INT(knobs_open(&ks, &knob_file_ops, NULL, tree, state), 0);
 	ks.dry_run = true;
 	CHECK_EQ_INT(knobs_apply_copy(&ks, true, 3, 1), 0);
 	CHECK_EQ_INT(knobs_coexist(&ks, KNOB_TAKEOVER, &st), 0);
@@ -294,6 +299,14 @@ static void test_coexist_and_vanilla(void)
 	CHECK_EQ_STR(knob_file(NB), "2\n");
 	CHECK_EQ_STR(state_file(), "(missing)");
 	CHECK_EQ_INT(knobs_restore(&ks), 0);
+	/* A state file a crashed run left stays through a dry run. */
+	ks.dry_run = false;
+	CHECK_EQ_INT(knobs_set(&ks, KNOB_COPY_THREADS, 3), 0);
+	ks.dry_run = true;
+	CHECK_EQ_INT(knobs_restore(&ks), 0);
+	CHECK_EQ_STR(state_file(),
+		     "# tierd: kernel knobs to restore if tierd dies (name original set)\n"
+		     "vm.migrate_copy_threads 1 3\n");
 }
 
 int main(int argc, char **argv)
