@@ -12,8 +12,17 @@
  *     to the ranges that may still need moving.
  *  2. where each candidate is: one move_pages node query per entry;
  *  3. per configured cgroup, its fast-tier bytes (memory.numa_stat);
- *  4. core/policy -> intents, plus the -EBUSY retries that are due
- *     (core/account) -> core/batch -> the plan the migrate step carries out.
+ *  4. core/policy -> intents, cut to this tick's time budget (below), plus
+ *     the -EBUSY retries that are due (core/account) -> core/batch -> the
+ *     plan the migrate step carries out.
+ *
+ * Time budget: a tick moves at most what the last measured move_pages
+ * throughput carries in one interval (at least one batch), so a tick takes
+ * about an interval however slow the copies are -- on a 10 GB/s machine
+ * that is the configured rate, in the TCG lab (~0.05-0.2 GB/s) a few tens
+ * of MiB -- and the control socket and the watchdog are never starved.
+ * The rest of the intents come back on later ticks (the heat is still
+ * there).
  *
  * Sizes are fixed at start from the config: candidates per tick from the
  * promotion rate and interval (twice a tick's worth of moves, within
@@ -303,6 +312,25 @@ static void cgroup_usage(struct tierd *d, struct mod_decide *m)
 	}
 }
 
+/* How many of the first @n intents fit this tick's time budget. */
+static size_t time_budget(struct tierd *d, struct mod_decide *m,
+			  const struct pipeline *p, size_t n)
+{
+	uint64_t budget = (uint64_t)d->conf->promotion.batch_pages * PAGE_SZ;
+	uint64_t bps = p->acct ? p->acct->last_bytes_per_s : 0;
+	uint64_t sum = 0;
+	size_t i;
+
+	if (bps * d->conf->interval_ms / 1000 > budget)
+		budget = bps * d->conf->interval_ms / 1000;
+	for (i = 0; i < n; i++) {
+		sum += (uint64_t)m->intents[i].nr_pages * PAGE_SZ;
+		if (sum > budget && i > 0)
+			break;
+	}
+	return i;
+}
+
 static int mod_decide_tick(struct tierd *d, void *priv, uint64_t now_ns)
 {
 	struct mod_decide *m = priv;
@@ -332,6 +360,7 @@ static int mod_decide_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	r = policy_run(m->policy, &in, &out);
 	if (r < 0)
 		return r;
+	out.nr_intents = time_budget(d, m, p, out.nr_intents);
 	if (p->acct)
 		out.nr_intents += account_take_retries(p->acct, now_ns,
 						       m->intents + out.nr_intents,

@@ -21,6 +21,7 @@
 #include "pipeline.h"
 #include "sampler_fake.h"
 #include "test.h"
+#include "threads.h"
 
 #define SEC 1000000000ull
 #define PG 4096ull
@@ -166,6 +167,8 @@ static void test_promote(void)
 	CHECK_EQ_U64(d.stats.node[0].promoted_bytes_total, 2 * MIB);
 	CHECK_EQ_U64(d.stats.tier[1].promoted_bytes_total, 0);
 	CHECK_EQ_U64(d.pipe->moved_bytes_total, 2 * MIB);
+	CHECK_EQ_U64(d.stats.migrate_bytes_total, 2 * MIB);
+	CHECK_EQ_U64(d.stats.migrate_ns_total, 1000000); /* one fake call */
 
 	/* Still hot, now on the fast tier: no move; one query sees it there. */
 	queries = map.queries;
