@@ -76,6 +76,13 @@ int ctl_header_decode(const uint8_t in[CTL_HEADER_SIZE], uint32_t max_payload,
 int ctl_request_parse(const uint8_t *buf, size_t len, struct ctl_header *ret,
 		      const uint8_t **ret_payload);
 
+/*
+ * The request's argument as a C string in @buf (CTL_MAX_REQUEST_PAYLOAD + 1
+ * bytes): -EBADMSG when the payload holds a NUL byte.
+ */
+int ctl_request_arg(const struct ctl_header *h, const uint8_t *payload,
+		    char buf[CTL_MAX_REQUEST_PAYLOAD + 1]);
+
 /* Header + payload into one malloc'd buffer, for sending. */
 int ctl_message_build(uint16_t code, uint32_t flags, const void *payload,
 		      size_t len, uint8_t **ret_buf, size_t *ret_len);

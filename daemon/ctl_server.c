@@ -207,9 +207,7 @@ static int on_request(struct conn *c, const struct ctl_header *h,
 	int code, r;
 	FILE *f;
 
-	memcpy(arg, payload, h->length);
-	arg[h->length] = '\0';
-	if (strlen(arg) != h->length) /* a NUL inside the argument */
+	if (ctl_request_arg(h, payload, arg) < 0) /* a NUL inside it */
 		return conn_respond(c, CTL_BAD_REQUEST, "bad argument\n", 13);
 	f = open_memstream(&text, &len);
 	if (!f)
