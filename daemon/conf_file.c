@@ -13,10 +13,43 @@
 
 #define CONF_MAX_FILE (1 << 20)
 
+/*
+ * Keys and values come from the file: a control character in them (a YAML
+ * scalar may hold a newline) would split one error into two lines, or forge
+ * a log line.  Copy @src into @dst with each written as \n, \t or \xNN.
+ */
+static void copy_escaped(char *dst, size_t size, const char *src)
+{
+	size_t o = 0;
+
+	for (; *src; src++) {
+		unsigned char c = *src;
+		char esc[5];
+		size_t n;
+
+		if (c >= 0x20 && c != 0x7f) {
+			esc[0] = c;
+			n = 1;
+		} else if (c == '\n' || c == '\t') {
+			esc[0] = '\\';
+			esc[1] = c == '\n' ? 'n' : 't';
+			n = 2;
+		} else {
+			n = snprintf(esc, sizeof(esc), "\\x%02x", c);
+		}
+		if (o + n >= size)
+			break;
+		memcpy(dst + o, esc, n);
+		o += n;
+	}
+	dst[o] = '\0';
+}
+
 void conf_error(struct conf_ctx *ctx, struct conf_mark mark, const char *path,
 		const char *key, const char *fmt, ...)
 {
 	struct conf_error *e;
+	char raw[sizeof(e->text)];
 	va_list ap;
 	int n;
 
@@ -25,14 +58,15 @@ void conf_error(struct conf_ctx *ctx, struct conf_mark mark, const char *path,
 	e = &ctx->errors[ctx->nr_errors - 1];
 	e->mark = mark;
 	e->seq = ctx->nr_errors;
-	n = snprintf(e->text, sizeof(e->text), "%s:%u:%u: %s%s%s: ", ctx->name,
+	n = snprintf(raw, sizeof(raw), "%s:%u:%u: %s%s%s: ", ctx->name,
 		     mark.line, mark.column, path, *path && *key ? "." : "",
 		     key);
-	if (n < 0 || (size_t)n >= sizeof(e->text))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(e->text + n, sizeof(e->text) - n, fmt, ap);
-	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(raw)) {
+		va_start(ap, fmt);
+		vsnprintf(raw + n, sizeof(raw) - n, fmt, ap);
+		va_end(ap);
+	}
+	copy_escaped(e->text, sizeof(e->text), raw);
 }
 
 static int cmp_error(const void *a, const void *b)

@@ -101,6 +101,29 @@ static int handle(struct conn *c, const struct ctl_header *h, const char *arg,
 	bool json = h->flags & CTL_F_JSON;
 	char why[4096];
 
+	if (ctl_op_check_arg(h->code, arg) < 0) {
+		fprintf(f, "%s takes %s\n", ctl_op_name(h->code),
+			h->code == CTL_OP_DRY_RUN ? "on, off or nothing" :
+						    "no argument");
+		return CTL_BAD_REQUEST;
+	}
+	if (ctl_op_mutates(h->code, arg) && !c->privileged) {
+		log_notice("Refused %s from uid %u (pid %d): not root%s%s",
+			   ctl_op_name(h->code), c->cred.uid, c->cred.pid,
+			   d->conf->control.group[0] ? " nor in group " : "",
+			   d->conf->control.group);
+		snprintf(why, sizeof(why),
+			 "permission denied: %s needs root%s%s\n",
+			 ctl_op_name(h->code),
+			 d->conf->control.group[0] ? " or group " : "",
+			 d->conf->control.group);
+		if (json)
+			json_message(f, false, why);
+		else
+			fputs(why, f);
+		return CTL_DENIED;
+	}
+
 	switch (h->code) {
 	case CTL_OP_STATUS:
 		status_render(d, f, json, now_ns());
@@ -145,27 +168,7 @@ static int handle(struct conn *c, const struct ctl_header *h, const char *arg,
 			fprintf(f, "dry run: %s\n", d->dry_run ? "on" : "off");
 		return CTL_OK;
 	}
-	if (!c->privileged) {
-		log_notice("Refused %s from uid %u (pid %d): not root%s%s",
-			   ctl_op_name(h->code), c->cred.uid, c->cred.pid,
-			   d->conf->control.group[0] ? " nor in group " : "",
-			   d->conf->control.group);
-		snprintf(why, sizeof(why),
-			 "permission denied: %s needs root%s%s\n",
-			 ctl_op_name(h->code),
-			 d->conf->control.group[0] ? " or group " : "",
-			 d->conf->control.group);
-		if (json)
-			json_message(f, false, why);
-		else
-			fputs(why, f);
-		return CTL_DENIED;
-	}
 	if (h->code == CTL_OP_DRY_RUN) {
-		if (strcmp(arg, "on") && strcmp(arg, "off")) {
-			fprintf(f, "dry-run takes on or off\n");
-			return CTL_BAD_REQUEST;
-		}
 		tierd_set_dry_run(d, !strcmp(arg, "on"));
 		snprintf(why, sizeof(why), "dry run: %s\n",
 			 d->dry_run ? "on" : "off");
