@@ -14,6 +14,7 @@
  * A broken invariant aborts, which libFuzzer reports as a crash.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,18 @@ static void request(const uint8_t *data, size_t size)
 		abort();
 	if (r != 0 && r != -EBADMSG)
 		abort();
+	/* What the server then allows: no argument but dry-run's on/off,
+	 * and only read-only requests without privileges. */
+	if (r == 0 && ctl_op_check_arg(h.code, arg) == 0) {
+		bool onoff = !strcmp(arg, "on") || !strcmp(arg, "off");
+
+		if (*arg && !(h.code == CTL_OP_DRY_RUN && onoff))
+			abort();
+		if (!ctl_op_mutates(h.code, arg) && h.code == CTL_OP_RELOAD)
+			abort();
+		if (ctl_op_mutates(h.code, arg) != (h.code == CTL_OP_RELOAD || onoff))
+			abort();
+	}
 }
 
 static void response(const uint8_t *data, size_t size)
