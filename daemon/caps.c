@@ -18,8 +18,9 @@ static uint64_t join(uint32_t lo, uint32_t hi)
 
 int caps_get(struct caps_state *ret)
 {
-	struct __user_cap_header_struct h = { .version =
-						      _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3
+	};
 	struct __user_cap_data_struct data[2];
 
 	if (syscall(SYS_capget, &h, data) < 0)
@@ -44,8 +45,9 @@ int caps_get(struct caps_state *ret)
 
 int caps_restrict(uint64_t keep, struct caps_state *ret)
 {
-	struct __user_cap_header_struct h = { .version =
-						      _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3
+	};
 	struct __user_cap_data_struct data[2] = { 0 };
 	struct caps_state now;
 	uint64_t set;
@@ -58,7 +60,8 @@ int caps_restrict(uint64_t keep, struct caps_state *ret)
 	 * the capset() below takes away. */
 	if (now.effective & CAPS_BIT(CAP_SETPCAP))
 		for (int c = 0; c <= MAX_CAP; c++)
-			if ((now.bounding & CAPS_BIT(c)) && !(keep & CAPS_BIT(c)) &&
+			if ((now.bounding & CAPS_BIT(c)) &&
+			    !(keep & CAPS_BIT(c)) &&
 			    prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
 				return -errno;
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&

@@ -21,8 +21,8 @@
 #include <stdint.h>
 
 #define CAPS_BIT(c) (1ull << (c))
-#define TIERD_CAPS                                                  \
-	(CAPS_BIT(CAP_SYS_NICE) | CAPS_BIT(CAP_SYS_PTRACE) |        \
+#define TIERD_CAPS                                           \
+	(CAPS_BIT(CAP_SYS_NICE) | CAPS_BIT(CAP_SYS_PTRACE) | \
 	 CAPS_BIT(CAP_BPF) | CAPS_BIT(CAP_PERFMON))
 
 struct caps_state {

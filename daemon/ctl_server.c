@@ -83,8 +83,9 @@ static bool refusal_log_ok(struct ctl_server *s)
 
 	if (now - s->log_window_ns >= LOG_WINDOW_NS) {
 		if (s->log_suppressed)
-			log_notice("Control socket: %d more refusals not logged",
-				   s->log_suppressed);
+			log_notice(
+				"Control socket: %d more refusals not logged",
+				s->log_suppressed);
 		s->log_window_ns = now;
 		s->log_count = 0;
 		s->log_suppressed = 0;
@@ -171,10 +172,12 @@ static int handle(struct conn *c, const struct ctl_header *h, const char *arg,
 	}
 	if (ctl_op_mutates(h->code, arg) && !c->privileged) {
 		if (refusal_log_ok(c->srv))
-			log_notice("Refused %s from uid %u (pid %d): not root%s%s",
-			   ctl_op_name(h->code), c->cred.uid, c->cred.pid,
-			   d->conf->control.group[0] ? " nor in group " : "",
-			   d->conf->control.group);
+			log_notice(
+				"Refused %s from uid %u (pid %d): not root%s%s",
+				ctl_op_name(h->code), c->cred.uid, c->cred.pid,
+				d->conf->control.group[0] ? " nor in group " :
+							    "",
+				d->conf->control.group);
 		snprintf(why, sizeof(why),
 			 "permission denied: %s needs root%s%s\n",
 			 ctl_op_name(h->code),

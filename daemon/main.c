@@ -182,11 +182,12 @@ static int run(struct tierd *d)
 	if (r < 0) {
 		log_err("Failed to listen on %s/control.sock: %s",
 			d->runtime_dir,
-			r == -EADDRINUSE ? "another tierd is running" :
+			r == -EADDRINUSE ?
+				"another tierd is running" :
 			r == -EPERM ?
-					   "the directory must be owned by tierd's user and writable by no one else" :
+				"the directory must be owned by tierd's user and writable by no one else" :
 			r == -ENOTDIR ? "not a directory (or a symbolic link)" :
-					   strerror(-r));
+					strerror(-r));
 		goto out;
 	}
 	if (sd_watchdog_enabled(0, &wd_usec) > 0 &&

@@ -61,7 +61,8 @@ static void request(const uint8_t *data, size_t size)
 		abort();
 	free(msg);
 	r = ctl_request_arg(&h, payload, arg);
-	if (r == 0 && (strlen(arg) != h.length || memcmp(arg, payload, h.length)))
+	if (r == 0 &&
+	    (strlen(arg) != h.length || memcmp(arg, payload, h.length)))
 		abort();
 	if (r == -EBADMSG && !memchr(payload, '\0', h.length))
 		abort();
@@ -76,7 +77,8 @@ static void request(const uint8_t *data, size_t size)
 			abort();
 		if (!ctl_op_mutates(h.code, arg) && h.code == CTL_OP_RELOAD)
 			abort();
-		if (ctl_op_mutates(h.code, arg) != (h.code == CTL_OP_RELOAD || onoff))
+		if (ctl_op_mutates(h.code, arg) !=
+		    (h.code == CTL_OP_RELOAD || onoff))
 			abort();
 	}
 }
