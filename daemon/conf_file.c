@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "conf_schema.h"
 
@@ -242,10 +243,12 @@ out_parser:
 	return ret;
 }
 
-int conf_load(const char *path, struct tierd_conf *conf, char **ret_errors)
+static int load(const char *path, const uid_t *owner, struct tierd_conf *conf,
+		char **ret_errors)
 {
 	char *text = NULL;
 	size_t len = 0, cap = 0;
+	struct stat st;
 	FILE *f;
 	int ret;
 
@@ -253,6 +256,11 @@ int conf_load(const char *path, struct tierd_conf *conf, char **ret_errors)
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
+	if (owner && (fstat(fileno(f), &st) < 0 || st.st_uid != *owner ||
+		      (st.st_mode & 022))) {
+		ret = -EPERM;
+		goto out;
+	}
 	for (;;) {
 		size_t n;
 
@@ -286,4 +294,15 @@ out:
 	fclose(f);
 	free(text);
 	return ret;
+}
+
+int conf_load(const char *path, struct tierd_conf *conf, char **ret_errors)
+{
+	return load(path, NULL, conf, ret_errors);
+}
+
+int conf_load_trusted(const char *path, uid_t owner, struct tierd_conf *conf,
+		      char **ret_errors)
+{
+	return load(path, &owner, conf, ret_errors);
 }

@@ -4,7 +4,8 @@
 #   1. capabilities after start-up: CapEff = CapPrm = CapBnd = the unit's
 #      CapabilityBoundingSet, nothing inheritable or ambient, no_new_privs;
 #   2. modes: runtime directory 0755 root, socket 0666 root; a runtime
-#      directory others can write, or a symbolic link, is refused;
+#      directory others can write, or a symbolic link, is refused; so is a
+#      config file others can write, at start and on reload;
 #   3. an unprivileged user is refused every mutating request (all ops, all
 #      argument shapes, from the protocol, not only through tierctl);
 #   4. no request carries a path: each op with a path argument is refused
@@ -86,12 +87,27 @@ refused_dir "$T/nobodys" "owned by another user" "must be owned by tierd's user"
 mkdir "$T/real" && ln -s "$T/real" "$T/link"
 refused_dir "$T/link" "that is a symbolic link" "not a directory (or a symbolic link)"
 
+# The policy names where tierd writes its metrics: a file others can change
+# is refused at start and on reload; --check-config still reads it.
+cp "$T/tierd.yaml" "$T/open.yaml" && chmod 0666 "$T/open.yaml"
+timeout 10 "$tierd" --config "$T/open.yaml" --runtime-dir "$T/run-open" --no-knobs 2>"$T/open.log"
+rc=$?
+[ $rc -eq 1 ] && grep -qF "Failed to read $T/open.yaml: must be owned by tierd's user and writable by no one else" "$T/open.log" &&
+	ok "start with a world-writable config refused" || bad "world-writable config at start: exit $rc: $(cat "$T/open.log")"
+"$tierd" --check-config "$T/open.yaml" >/dev/null && ok "--check-config still reads it" || bad "--check-config of open.yaml"
+chmod 0644 "$T/tierd.yaml" && chown 65534 "$T/tierd.yaml"
+out=$(ctl reload 2>&1)
+rc=$?
+[ $rc -eq 1 ] && [ "$(echo "$out" | head -1)" = "$T/tierd.yaml: must be owned by tierd's user and writable by no one else" ] &&
+	ok "reload of a config owned by another user refused" || bad "reload of nobody's config: exit $rc: $out"
+chown 0 "$T/tierd.yaml"
+
 # 3. Every mutating request refused to nobody, read-only ones answered.
 as_nobody $py "$here/ctl-abuse.py" privileges "$T/run/control.sock" >"$T/priv.out" 2>&1 &&
 	ok "nobody: every op and argument answered per policy ($(grep -c '^ok' "$T/priv.out") cases)" ||
 	{ bad "nobody's requests:"; grep -v '^ok' "$T/priv.out"; }
 st=$(ctl --json status)
-echo "$st" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["reloads"] == 0 and d["reloads_refused"] == 0, d' &&
+echo "$st" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["reloads"] == 0 and d["reloads_refused"] == 1, d' &&
 	[ "$(ctl dry-run)" = "dry run: off" ] && ok "state unchanged by nobody's requests" || bad "state changed: $st"
 
 # 4. No request names a file, not even root's.
