@@ -377,6 +377,10 @@ static int mod_decide_tick(struct tierd *d, void *priv, uint64_t now_ns)
 		p->plan = NULL;
 		return r;
 	}
+	/* -v only: what a tick decided, to see where the time goes. */
+	log_debug("decide at %.3f s: %zu candidate pages, hot threshold %u, %zu intents, %llu pages in %zu batches",
+		  (double)(now_ns - d->start_ns) / NSEC_PER_SEC, n, out.stats.hot_threshold, out.nr_intents,
+		  (unsigned long long)p->plan->pages, p->plan->nr_batches);
 	p->intents = m->intents;
 	return 0;
 }
