@@ -107,7 +107,7 @@ def main():
         with open(dat, "w") as f:
             for t, _, p in pts:
                 f.write("%.3f %.1f\n" % (t, p))
-        plots.append("'%s' using 1:2 with lines lw 2 title '%s'" % (dat, name))
+        plots.append("'%s' using 1:2 with lines lw 2 title '%s' noenhanced" % (dat, name))
     gp = """set terminal pngcairo size 1000,550
 set output '%s'
 set title 'Hot set on node 0 (DRAM) over time'
