@@ -393,7 +393,7 @@ static int bpf_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 	fd = bpf_map__fd(b->skel->maps.hot_tgids);
 	/* Both lists are sorted: one merge pass finds who left and who came. */
 	for (size_t i = 0; i < b->ntargets; i++)
-		if (!bsearch(&b->targets[i], pids, n, sizeof(*pids), pid_cmp)) {
+		if (!n || !bsearch(&b->targets[i], pids, n, sizeof(*pids), pid_cmp)) {
 			__u32 k = b->targets[i];
 
 			bpf_map_delete_elem(fd, &k);
@@ -401,12 +401,14 @@ static int bpf_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		__u32 k = pids[i];
 
-		if (bsearch(&pids[i], b->targets, b->ntargets, sizeof(*pids), pid_cmp))
+		if (b->ntargets &&
+		    bsearch(&pids[i], b->targets, b->ntargets, sizeof(*pids), pid_cmp))
 			continue;
 		if (bpf_map_update_elem(fd, &k, &one, BPF_ANY) < 0 && r == 0)
 			r = -errno;
 	}
-	memcpy(b->targets, pids, n * sizeof(*pids));
+	if (n) /* pids may be NULL when there are none (UBSan) */
+		memcpy(b->targets, pids, n * sizeof(*pids));
 	b->ntargets = n;
 	return r;
 }
