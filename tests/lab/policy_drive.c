@@ -791,6 +791,9 @@ static unsigned int ct_round(struct ct_round *r, int to, const char *phase)
 		l.src_cpus = r->node0_cpus;
 		l.src_idle = load_idle_cpus(&lt_a, &lt_b, r->node0_mask, r->p->busy_cpu_pct);
 	}
+	EXPECT(run.failed_calls == 0 && run.moved_bytes == r->bytes,
+	       "round to node %d moved %lu of %lu B (%zu calls failed)", to, run.moved_bytes,
+	       r->bytes, run.failed_calls);
 	sm.bytes = run.moved_bytes;
 	sm.ns = run.elapsed_ns;
 	ct_step(r->s, r->p, &l, &sm, now_ns(), &d);
@@ -855,6 +858,9 @@ static int scenario_copythreads(void)
 	r.topo = &topo;
 	r.bytes = 32 * MiB;
 	r.buf = alloc_on(1, r.bytes, false);
+	/* The stress children must not share these pages: move_pages
+	 * (without MPOL_MF_MOVE_ALL) refuses pages mapped by two processes. */
+	madvise(r.buf, r.bytes, MADV_DONTFORK);
 	r.node0_cpus = load_node_cpus("", 0, r.node0_mask);
 	r.t0 = now_ns() / 1e9;
 	printf("promote flag %s, kernel batch %ld pages, tierd batch %u pages, %u..%u threads\n",
@@ -878,7 +884,7 @@ static int scenario_copythreads(void)
 		stress[nstress++] = pid;
 	}
 	lowest = t;
-	for (int i = 0; i < 20 && lowest > p.min_threads; i++, to ^= 1) {
+	for (int i = 0; i < 20 && (i < 4 || lowest > p.min_threads); i++, to ^= 1) {
 		unsigned int nt = ct_round(&r, to, "stress");
 
 		EXPECT(nt <= lowest, "threads rose from %u to %u under stress", lowest, nt);
