@@ -39,6 +39,7 @@ def load(paths):
     vcpus = set()
     releases = {}
     knobs = {}
+    profiles = []
     for path in paths:
         cfg = None
         with open(path) as f:
@@ -63,13 +64,15 @@ def load(paths):
                     vs = vmstat.setdefault(cfg + (rec["folio_kb"],), {})
                     for k, v in rec.get("vmstat", {}).items():
                         vs[k] = vs.get(k, 0) + v
+                elif t == "profile":
+                    profiles.append(rec)
                 elif t == "memcpy":
                     memcpy.setdefault(rec["threads"], []).extend(rec["gbps"])
                 else:
                     die(f"{path}:{n}: unknown record type {t!r}")
     if len(vcpus) != 1:
         die(f"boots disagree on (or lack) the vCPU count: {sorted(vcpus)}")
-    return runs, vmstat, memcpy, vcpus.pop(), releases, knobs
+    return runs, vmstat, memcpy, vcpus.pop(), releases, knobs, profiles
 
 
 def make_rows(runs):
@@ -142,7 +145,31 @@ def targets(rows, vcpus):
     return res
 
 
-def write_md(path, doc, cmd, elapsed, releases, missing, vmstat, knobs):
+def profile_md(profiles):
+    L = ["## Where the time goes (function_graph, one run, first boot)", "",
+         "Inclusive time of the traced migration functions over one run "
+         "(there and back: two do_pages_move() calls), as a share of "
+         "do_pages_move().  Tracing adds its own cost per call, so small "
+         "folios look worse than they are; no perf in a PMU-less TCG guest.",
+         ""]
+    for p in sorted(profiles, key=lambda p: (p["kernel"] != "vanilla",
+                                             -p["folio_kb"])):
+        fn = p["functions"]
+        base = fn.get("do_pages_move", {}).get("us")
+        L += [f"{p['kernel']}, {p['folios']} x "
+              f"{'2 MB' if p['folio_kb'] == 2048 else '4 KB'}:", "",
+              "| function | calls | ms | % of do_pages_move |",
+              "|---|---:|---:|---:|"]
+        for name, v in sorted(fn.items(), key=lambda i: -i[1]["us"]):
+            share = f"{100 * v['us'] / base:.1f}" if base else "-"
+            L.append(f"| {name} | {v['calls']} | {v['us'] / 1000:.1f} | "
+                     f"{share} |")
+        L.append("")
+    return L
+
+
+def write_md(path, doc, cmd, elapsed, releases, missing, vmstat, knobs,
+             profiles):
     rows, lab = doc["rows"], doc["lab"]
     cfgs = []
     for r in rows:
@@ -208,6 +235,8 @@ def write_md(path, doc, cmd, elapsed, releases, missing, vmstat, knobs):
             L.append(f"| {config_name(kernel, mode, thr, pp)} | {kb} KB | " +
                      " | ".join(str(v.get(k, "-")) for k in keys) + " |")
         L.append("")
+    if profiles:
+        L += profile_md(profiles)
     if any(knobs.values()):
         L += ["Knobs in the patched boots: " + "; ".join(
             f"{c}: " + ", ".join(f"vm.{k}={v}" for k, v in kv.items())
@@ -268,7 +297,7 @@ def main():
     ap.add_argument("raw", nargs="+")
     a = ap.parse_args()
 
-    runs, vmstat, memcpy, vcpus, releases, knobs = load(a.raw)
+    runs, vmstat, memcpy, vcpus, releases, knobs, profiles = load(a.raw)
     rows = make_rows(runs)
     missing = None
     mpath = os.path.join(a.out, "missing")
@@ -289,7 +318,7 @@ def main():
         json.dump(doc, f, indent=1)
         f.write("\n")
     write_md(os.path.join(a.out, "move-pages.md"), doc, a.command, a.elapsed,
-             releases, missing, vmstat, knobs)
+             releases, missing, vmstat, knobs, profiles)
     write_png(a.out, doc)
 
 
