@@ -148,17 +148,20 @@ def targets(rows, vcpus):
 def profile_md(profiles):
     L = ["## Where the time goes (function_graph, one run, first boot)", "",
          "Inclusive time of the traced migration functions over one run "
-         "(there and back: two do_pages_move() calls), as a share of "
-         "do_pages_move().  Tracing adds its own cost per call, so small "
-         "folios look worse than they are; no perf in a PMU-less TCG guest.",
+         "(there and back: two migrate_pages() calls), as a share of "
+         "migrate_pages(); copy workers (migrate_copy_work_fn) run on other "
+         "CPUs in parallel, so shares can add up to more than 100 %.  "
+         "Tracing adds its own cost per call (copy_mc_to_kernel is traced "
+         "once per 4 KB page); no perf in a PMU-less TCG guest.",
          ""]
     for p in sorted(profiles, key=lambda p: (p["kernel"] != "vanilla",
                                              -p["folio_kb"])):
         fn = p["functions"]
-        base = fn.get("do_pages_move", {}).get("us")
+        base = fn.get("migrate_pages", {}).get("us")
         L += [f"{p['kernel']}, {p['folios']} x "
-              f"{'2 MB' if p['folio_kb'] == 2048 else '4 KB'}:", "",
-              "| function | calls | ms | % of do_pages_move |",
+              f"{'2 MB' if p['folio_kb'] == 2048 else '4 KB'} "
+              f"(trace events lost: {p.get('lost_events', '?')}):", "",
+              "| function | calls | ms | % of migrate_pages |",
               "|---|---:|---:|---:|"]
         for name, v in sorted(fn.items(), key=lambda i: -i[1]["us"]):
             share = f"{100 * v['us'] / base:.1f}" if base else "-"
