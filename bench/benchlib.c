@@ -191,6 +191,18 @@ int bench_vmstat_read(struct bench_vmstat *ret)
 	return 0;
 }
 
+void bench_vmstat_add(struct bench_vmstat *acc, const struct bench_vmstat *before,
+		      const struct bench_vmstat *after)
+{
+#define X(k)                                               \
+	if (before->k < 0 || after->k < 0 || acc->k < 0)   \
+		acc->k = -1;                               \
+	else                                               \
+		acc->k += after->k - before->k;
+	BENCH_VMSTAT_KEYS
+#undef X
+}
+
 void bench_vmstat_json(FILE *f, const struct bench_vmstat *before,
 		       const struct bench_vmstat *after)
 {

@@ -61,6 +61,9 @@ struct bench_vmstat {
 
 /* Missing counters read as -1 (vanilla kernels lack the copy counters). */
 int bench_vmstat_read(struct bench_vmstat *ret);
+/* acc += after - before; a counter missing on either side stays -1 in acc. */
+void bench_vmstat_add(struct bench_vmstat *acc, const struct bench_vmstat *before,
+		      const struct bench_vmstat *after);
 void bench_vmstat_json(FILE *f, const struct bench_vmstat *before,
 		       const struct bench_vmstat *after);
 

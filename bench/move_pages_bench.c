@@ -13,19 +13,28 @@
  * the node it was sent to, that THPs are still THPs (and 4 KB folios are
  * not), and that every byte still holds the pattern written at the start.
  *
+ * Configurations (--config MODE/THREADS/PUSH_PULL[:KNOB=V,...], repeatable)
+ * are interleaved: for each cell, each repetition runs every configuration
+ * once, writing its vm.KNOBs to /proc/sys first.  On a shared host the
+ * load drifts; interleaving spreads that drift over all configurations
+ * instead of charging it to whichever ran last.  Knobs are written only
+ * when TIERD_LAB=1 (the lab guest's init sets it): never on the host.
+ *
  * One buffer holds the largest count of the sweep; a cell with N folios
  * moves the first N.  Before the first cell, --warmup untimed rounds
  * (default 1) move the whole buffer there and back: in a fresh guest the
  * target node's RAM is not yet backed by the host (QEMU allocates on first
  * touch), and the first moves onto it would time the host's page faults;
- * under TCG the round also translates the migration path's code once.  Output: one JSON line per cell on stdout, e.g.
+ * under TCG the round also translates the migration path's code once.
+ * Output: one JSON line per configuration and cell on stdout, e.g.
  *
- *   {"type": "move", "folio_kb": 2048, "folios": 4, "bytes": 8388608,
+ *   {"type": "move", "mode": "mt", "threads": 2, "push_pull": "push",
+ *    "folio_kb": 2048, "folios": 4, "bytes": 8388608,
  *    "ns": [...], "gbps": [...], "back_gbps": [...], "vmstat": {...}}
  *
- * "vmstat" is the /proc/vmstat delta over the cell's timed calls, so a
- * reader can see which migration path ran (pgmigrate_copy_* exist only on
- * the patched kernel).  Any failed check prints a reason on stderr and exits
+ * "vmstat" is the /proc/vmstat delta over that configuration's timed round
+ * trips in the cell (both directions), so a reader can see which migration
+ * path ran (pgmigrate_copy_* exist only on the patched kernel).  Any failed check prints a reason on stderr and exits
  * 1: a number is only printed for a move that was verified.
  */
 #include "benchlib.h"
@@ -39,9 +48,28 @@
 
 #define MAX_CELLS 32
 #define MAX_REPS 1000
+#define MAX_CONFIGS 16
+#define MAX_KNOBS 4
 #define SEED 0x7469657264ULL /* "tierd" */
 
+struct knob {
+	char name[48];
+	long value;
+};
+
+struct config {
+	char mode[16];
+	int threads;
+	char push_pull[8];
+	struct knob knobs[MAX_KNOBS];
+	int n_knobs;
+	double gbps[MAX_REPS], back[MAX_REPS], ns[MAX_REPS];
+	struct bench_vmstat vm;	/* summed deltas over this config's moves */
+};
+
 struct opts {
+	struct config configs[MAX_CONFIGS];
+	int n_configs;
 	unsigned long folio_bytes;
 	long folios[MAX_CELLS];
 	size_t n_cells;
@@ -59,7 +87,79 @@ static void usage(FILE *f)
 		"usage: move_pages_bench --folio-kb 4|2048 --folios LIST [--reps N]\n"
 		"                        [--warmup N] [--src NODE] [--dst NODE]\n"
 		"                        [--flags N] [--no-thp-check]\n"
-		"  LIST: 1,2,4 or FROM-TO (powers of two, e.g. 1-256)\n");
+		"                        [--config MODE/THREADS/PP[:KNOB=V,...]]...\n"
+		"  LIST: 1,2,4 or FROM-TO (powers of two, e.g. 1-256)\n"
+		"  KNOB: a file in /proc/sys/vm (lab guest only), e.g.\n"
+		"        --config mt/2/push:migrate_copy_mt=1,migrate_copy_threads=2\n");
+}
+
+static int set_knobs(const struct config *c)
+{
+	const char *lab = getenv("TIERD_LAB");
+	char path[96];
+	int i;
+
+	for (i = 0; i < c->n_knobs; i++) {
+		FILE *f;
+		long got = -1;
+
+		if (!lab || strcmp(lab, "1")) {
+			fprintf(stderr, "move_pages_bench: refusing to write vm.%s outside the lab guest (TIERD_LAB!=1)\n",
+				c->knobs[i].name);
+			return -EPERM;
+		}
+		snprintf(path, sizeof(path), "/proc/sys/vm/%s", c->knobs[i].name);
+		f = fopen(path, "w");
+		if (!f || fprintf(f, "%ld\n", c->knobs[i].value) < 0 || fclose(f)) {
+			fprintf(stderr, "move_pages_bench: write %s: %s\n", path, strerror(errno));
+			return -errno;
+		}
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%ld", &got) != 1 || got != c->knobs[i].value) {
+			fprintf(stderr, "move_pages_bench: %s reads %ld, not %ld\n", path,
+				got, c->knobs[i].value);
+			if (f)
+				fclose(f);
+			return -EIO;
+		}
+		fclose(f);
+	}
+	return 0;
+}
+
+/* MODE/THREADS/PP[:KNOB=V,KNOB=V] */
+static int parse_config(const char *s, struct config *c)
+{
+	const char *colon = strchr(s, ':');
+	char *end;
+
+	memset(c, 0, sizeof(*c));
+	if (sscanf(s, "%15[a-z]/%d/%7[a-z-]", c->mode, &c->threads, c->push_pull) != 3 ||
+	    c->threads < 1)
+		return -EINVAL;
+	if (!colon || !colon[1])
+		return 0;
+	s = colon + 1;
+	for (;;) {
+		const char *eq = strchr(s, '=');
+		size_t len;
+
+		if (!eq || c->n_knobs == MAX_KNOBS)
+			return -EINVAL;
+		len = (size_t)(eq - s);
+		if (!len || len >= sizeof(c->knobs[0].name) || memchr(s, '/', len))
+			return -EINVAL;
+		memcpy(c->knobs[c->n_knobs].name, s, len);
+		c->knobs[c->n_knobs].value = strtol(eq + 1, &end, 10);
+		if (end == eq + 1)
+			return -EINVAL;
+		c->n_knobs++;
+		if (!*end)
+			return 0;
+		if (*end != ',')
+			return -EINVAL;
+		s = end + 1;
+	}
 }
 
 static int move_all(void **addrs, int *nodes, int *status, size_t n, int node,
@@ -142,56 +242,88 @@ static void print_array(const char *key, const double *v, int n)
 	printf("]");
 }
 
-static int run_cell(const struct opts *o, void *buf, void **addrs, int *nodes,
-		    int *status, size_t n, int warmup, bool print)
+/* There and back once, each move verified; returns both times. */
+static int round_trip(const struct opts *o, void *buf, void **addrs, int *nodes,
+		      int *status, size_t n, const char *label, int r,
+		      uint64_t *ret_fwd, uint64_t *ret_back)
 {
-	static double gbps[MAX_REPS], back[MAX_REPS], ns[MAX_REPS];
-	struct bench_vmstat v0, v1;
+	char what[160];
+	int ret;
+
+	ret = move_all(addrs, nodes, status, n, o->dst, o->flags, ret_fwd);
+	if (ret < 0)
+		return ret;
+	snprintf(what, sizeof(what), "%s, %zu x %lu KB, rep %d, after move to node %d",
+		 label, n, o->folio_bytes >> 10, r, o->dst);
+	ret = verify(o, buf, addrs, n, o->dst, what);
+	if (ret < 0)
+		return ret;
+	ret = move_all(addrs, nodes, status, n, o->src, o->flags, ret_back);
+	if (ret < 0)
+		return ret;
+	snprintf(what, sizeof(what), "%s, %zu x %lu KB, rep %d, after move back to node %d",
+		 label, n, o->folio_bytes >> 10, r, o->src);
+	return verify(o, buf, addrs, n, o->src, what);
+}
+
+/*
+ * One cell: @warmup untimed rounds, then o->reps timed rounds; each round
+ * runs the first @n_configs configurations in turn.  Prints one line per
+ * configuration when @print.
+ */
+static int run_cell(struct opts *o, void *buf, void **addrs, int *nodes,
+		    int *status, size_t n, int warmup, int n_configs, bool print)
+{
 	size_t bytes = n * o->folio_bytes;
-	char what[96];
-	int r, ret;
+	struct bench_vmstat zero = { 0 };
+	char label[64];
+	int r, ci, ret;
 
-	bench_vmstat_read(&v0);
+	for (ci = 0; ci < n_configs; ci++)
+		o->configs[ci].vm = zero;
 	for (r = -warmup; r < (print ? o->reps : 0); r++) {
-		uint64_t t_fwd, t_back;
+		for (ci = 0; ci < n_configs; ci++) {
+			struct config *c = &o->configs[ci];
+			struct bench_vmstat v0, v1;
+			uint64_t t_fwd, t_back;
 
-		ret = move_all(addrs, nodes, status, n, o->dst, o->flags, &t_fwd);
-		if (ret < 0)
-			return ret;
-		snprintf(what, sizeof(what), "%zu x %lu KB, rep %d, after move to node %d",
-			 n, o->folio_bytes >> 10, r, o->dst);
-		ret = verify(o, buf, addrs, n, o->dst, what);
-		if (ret < 0)
-			return ret;
-		ret = move_all(addrs, nodes, status, n, o->src, o->flags, &t_back);
-		if (ret < 0)
-			return ret;
-		snprintf(what, sizeof(what), "%zu x %lu KB, rep %d, after move back to node %d",
-			 n, o->folio_bytes >> 10, r, o->src);
-		ret = verify(o, buf, addrs, n, o->src, what);
-		if (ret < 0)
-			return ret;
-		if (r < 0) {
-			/* The warm-up's moves are not in the vmstat delta either. */
+			snprintf(label, sizeof(label), "%s/%d/%s", c->mode,
+				 c->threads, c->push_pull);
+			ret = set_knobs(c);
+			if (ret < 0)
+				return ret;
 			bench_vmstat_read(&v0);
-			continue;
+			ret = round_trip(o, buf, addrs, nodes, status, n, label,
+					 r, &t_fwd, &t_back);
+			if (ret < 0)
+				return ret;
+			bench_vmstat_read(&v1);
+			if (r < 0)
+				continue;
+			bench_vmstat_add(&c->vm, &v0, &v1);
+			c->ns[r] = (double)t_fwd;
+			c->gbps[r] = (double)bytes / (double)t_fwd;
+			c->back[r] = (double)bytes / (double)t_back;
 		}
-		ns[r] = (double)t_fwd;
-		gbps[r] = (double)bytes / (double)t_fwd;
-		back[r] = (double)bytes / (double)t_back;
 	}
-	bench_vmstat_read(&v1);
 	if (!print)
 		return 0;
 
-	printf("{\"type\": \"move\", \"folio_kb\": %lu, \"folios\": %zu, \"bytes\": %zu",
-	       o->folio_bytes >> 10, n, bytes);
-	print_array("ns", ns, o->reps);
-	print_array("gbps", gbps, o->reps);
-	print_array("back_gbps", back, o->reps);
-	printf(", \"vmstat\": ");
-	bench_vmstat_json(stdout, &v0, &v1);
-	printf("}\n");
+	for (ci = 0; ci < n_configs; ci++) {
+		struct config *c = &o->configs[ci];
+
+		printf("{\"type\": \"move\", \"mode\": \"%s\", \"threads\": %d, "
+		       "\"push_pull\": \"%s\", \"folio_kb\": %lu, \"folios\": %zu, "
+		       "\"bytes\": %zu",
+		       c->mode, c->threads, c->push_pull, o->folio_bytes >> 10, n,
+		       bytes);
+		print_array("ns", c->ns, o->reps);
+		print_array("gbps", c->gbps, o->reps);
+		print_array("back_gbps", c->back, o->reps);
+		printf(", \"vmstat\": ");
+		bench_vmstat_json(stdout, &zero, &c->vm);
+		printf("}\n");
+	}
 	fflush(stdout);
 	return 0;
 }
@@ -207,6 +339,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "dst", required_argument, NULL, 'd' },
 		{ "flags", required_argument, NULL, 'f' },
 		{ "no-thp-check", no_argument, NULL, 'T' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -243,6 +376,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'T':
 			o->check_thp = false;
 			break;
+		case 'c':
+			if (o->n_configs == MAX_CONFIGS ||
+			    parse_config(optarg, &o->configs[o->n_configs]) < 0) {
+				fprintf(stderr, "move_pages_bench: bad --config '%s'\n", optarg);
+				return -EINVAL;
+			}
+			o->n_configs++;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -250,6 +391,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			usage(stderr);
 			return -EINVAL;
 		}
+	}
+	if (!o->n_configs) {
+		parse_config("serial/1/-", &o->configs[0]);
+		o->n_configs = 1;
 	}
 	if (optind != argc || !o->n_cells ||
 	    (o->folio_bytes != BENCH_BASE_BYTES && o->folio_bytes != BENCH_THP_BYTES) ||
@@ -265,7 +410,7 @@ int main(int argc, char **argv)
 	int *nodes, *status;
 	size_t i, max_n = 0;
 	void **addrs, *buf;
-	struct opts o;
+	static struct opts o;
 	int ret;
 
 	if (parse_opts(argc, argv, &o) < 0)
@@ -293,12 +438,17 @@ int main(int argc, char **argv)
 	if (verify(&o, buf, addrs, max_n, o.src, "initial placement") < 0)
 		return 1;
 
+	/*
+	 * Warm-up: the whole buffer with the first configuration (backs the
+	 * target node's RAM), then the first cell once per configuration
+	 * (each copy path's code, cheaply).
+	 */
 	if (o.warmup && run_cell(&o, buf, addrs, nodes, status, max_n,
-				 o.warmup, false) < 0)
+				 o.warmup, 1, false) < 0)
 		return 1;
 	for (i = 0; i < o.n_cells; i++)
-		if (run_cell(&o, buf, addrs, nodes, status, o.folios[i], 0,
-			     true) < 0)
+		if (run_cell(&o, buf, addrs, nodes, status, o.folios[i],
+			     i || !o.warmup ? 0 : 1, o.n_configs, true) < 0)
 			return 1;
 	return 0;
 }

@@ -41,7 +41,7 @@ def load(paths):
     knobs = {}
     profiles = []
     for path in paths:
-        cfg = None
+        kernel = None
         with open(path) as f:
             for n, line in enumerate(f, 1):
                 try:
@@ -51,14 +51,17 @@ def load(paths):
                 t = rec.get("type")
                 if t == "lab":
                     vcpus.add(rec["vcpus"])
-                    releases[rec["kernel"]] = rec["release"]
+                    kernel = rec["kernel"]
+                    releases[kernel] = rec["release"]
                 elif t == "config":
-                    cfg = (rec["kernel"], rec["mode"], rec["threads"],
-                           rec["push_pull"])
-                    knobs[config_name(*cfg)] = rec.get("knobs", {})
+                    pass    # the spec, for people reading raw/
+                elif t == "knobs":
+                    knobs[rec["kernel"]] = rec["knobs"]
                 elif t == "move":
-                    if cfg is None:
-                        die(f"{path}:{n}: move line before any config line")
+                    if kernel is None:
+                        die(f"{path}:{n}: move line before the lab line")
+                    cfg = (kernel, rec["mode"], rec["threads"],
+                           rec["push_pull"])
                     key = cfg + (rec["folio_kb"], rec["folios"])
                     runs.setdefault(key, []).extend(rec["gbps"])
                     vs = vmstat.setdefault(cfg + (rec["folio_kb"],), {})
@@ -241,9 +244,11 @@ def write_md(path, doc, cmd, elapsed, releases, missing, vmstat, knobs,
     if profiles:
         L += profile_md(profiles)
     if any(knobs.values()):
-        L += ["Knobs in the patched boots: " + "; ".join(
-            f"{c}: " + ", ".join(f"vm.{k}={v}" for k, v in kv.items())
-            for c, kv in knobs.items() if kv), ""]
+        L += ["Knobs at the start of the " + "; ".join(
+            f"{c} boots: " + ", ".join(f"vm.{k}={v}" for k, v in kv.items())
+            for c, kv in knobs.items() if kv) +
+            " (each configuration then sets migrate_copy_mt, _threads and "
+            "_pull).", ""]
     with open(path, "w") as f:
         f.write("\n".join(L))
 
