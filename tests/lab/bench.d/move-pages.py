@@ -187,6 +187,7 @@ def write_md(path, doc, cmd, elapsed, releases, missing, vmstat, knobs,
     L.append(f"Lab: {lab['accel']}, {lab['vcpus']} vCPUs; kernels: " +
              ", ".join(f"{k} {v}" for k, v in sorted(releases.items())) +
              f"; guests ran {elapsed} s.  ")
+    L.append(f"Patched kernel: {doc['notes']['patched_kernel']}.  ")
     L.append("GB/s = 1e9 bytes/s of one move_pages() call over all folios, "
              "median (min-max) over all runs of all boots of that kernel.")
     L.append("")
@@ -301,6 +302,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--accel", required=True, choices=["tcg", "kvm"])
     ap.add_argument("--elapsed", type=int, default=0)
+    ap.add_argument("--patched-source", default="none")
     ap.add_argument("--command", default="tests/lab/bench move-pages")
     ap.add_argument("raw", nargs="+")
     a = ap.parse_args()
@@ -321,7 +323,8 @@ def main():
     }
     doc["targets"] = targets(rows, vcpus)
     doc["notes"] = {"command": a.command, "guest_seconds": a.elapsed,
-                    "kernels": releases, "patched_missing": missing}
+                    "kernels": releases, "patched_missing": missing,
+                    "patched_kernel": a.patched_source}
     with open(os.path.join(a.out, "move-pages.json"), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
