@@ -278,7 +278,7 @@ def write_png(out, doc):
          "bars: min-max)'",
          "set logscale x 2", "set xlabel 'folios per call'",
          "set ylabel 'GB/s'", "set yrange [0:*]", "set key top left font ',9'",
-         "set offsets graph 0.03, graph 0.03, 0, 0",
+         "set offsets graph 0.03, graph 0.03, graph 0.08, 0",
          "set grid"]
     for kb, title in ((2048, "2 MB THP"), (4, "4 KB")):
         if not plots[kb]:
