@@ -128,6 +128,19 @@ static void set_string(struct conf_ctx *ctx, char *dst, size_t size,
 			   "longer than %zu characters", size - 1);
 		return;
 	}
+	if (strlen(scalar(v)) != v->data.scalar.length) {
+		conf_error(ctx, conf_mark_of(v), path, name,
+			   "contains a NUL character");
+		return;
+	}
+	/* Names and paths end up in status text, JSON, metric labels, logs. */
+	for (const char *c = scalar(v); *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			conf_error(ctx, conf_mark_of(v), path, name,
+				   "'%s' contains a control character",
+				   scalar(v));
+			return;
+		}
 	strcpy(dst, conf_node_is_empty(v) ? "" : scalar(v));
 }
 

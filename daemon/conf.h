@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "tiers.h"
 
@@ -129,6 +130,14 @@ int conf_parse(const char *name, const char *text, size_t len,
 
 /* conf_parse() on a file; -errno (and no *ret_errors) if it cannot be read. */
 int conf_load(const char *path, struct tierd_conf *conf, char **ret_errors);
+
+/*
+ * conf_load() for the daemon: the open file must also belong to @owner and
+ * be writable by no one else, or -EPERM.  The policy names the directory
+ * tierd writes its metrics into, so only tierd's own user may change it.
+ */
+int conf_load_trusted(const char *path, uid_t owner, struct tierd_conf *conf,
+		      char **ret_errors);
 
 /* The tiers: and gpu_nodes: sections in the form core/tiers.c takes. */
 void conf_tiers_config(const struct tierd_conf *conf, struct tiers_config *ret);

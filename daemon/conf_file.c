@@ -8,15 +8,58 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "conf_schema.h"
 
 #define CONF_MAX_FILE (1 << 20)
+/*
+ * libyaml's scanner costs O(depth) per token in flow collections and its
+ * loader O(anchors) per anchor, so a 200 KB "[[[[..." or a file of 60 000
+ * anchors takes minutes (measured: 369 s and 18 s) and would stall the
+ * event loop on reload.  A first pass over the events stops at these
+ * bounds, far above anything tierd.yaml needs (its schema is 4 deep).
+ */
+#define CONF_MAX_DEPTH 32
+#define CONF_MAX_ANCHORS 256
+
+/*
+ * Keys and values come from the file: a control character in them (a YAML
+ * scalar may hold a newline) would split one error into two lines, or forge
+ * a log line.  Copy @src into @dst with each written as \n, \t or \xNN.
+ */
+static void copy_escaped(char *dst, size_t size, const char *src)
+{
+	size_t o = 0;
+
+	for (; *src; src++) {
+		unsigned char c = *src;
+		char esc[5];
+		size_t n;
+
+		if (c >= 0x20 && c != 0x7f) {
+			esc[0] = c;
+			n = 1;
+		} else if (c == '\n' || c == '\t') {
+			esc[0] = '\\';
+			esc[1] = c == '\n' ? 'n' : 't';
+			n = 2;
+		} else {
+			n = snprintf(esc, sizeof(esc), "\\x%02x", c);
+		}
+		if (o + n >= size)
+			break;
+		memcpy(dst + o, esc, n);
+		o += n;
+	}
+	dst[o] = '\0';
+}
 
 void conf_error(struct conf_ctx *ctx, struct conf_mark mark, const char *path,
 		const char *key, const char *fmt, ...)
 {
 	struct conf_error *e;
+	char raw[sizeof(e->text)];
 	va_list ap;
 	int n;
 
@@ -25,14 +68,15 @@ void conf_error(struct conf_ctx *ctx, struct conf_mark mark, const char *path,
 	e = &ctx->errors[ctx->nr_errors - 1];
 	e->mark = mark;
 	e->seq = ctx->nr_errors;
-	n = snprintf(e->text, sizeof(e->text), "%s:%u:%u: %s%s%s: ", ctx->name,
+	n = snprintf(raw, sizeof(raw), "%s:%u:%u: %s%s%s: ", ctx->name,
 		     mark.line, mark.column, path, *path && *key ? "." : "",
 		     key);
-	if (n < 0 || (size_t)n >= sizeof(e->text))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(e->text + n, sizeof(e->text) - n, fmt, ap);
-	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(raw)) {
+		va_start(ap, fmt);
+		vsnprintf(raw + n, sizeof(raw) - n, fmt, ap);
+		va_end(ap);
+	}
+	copy_escaped(e->text, sizeof(e->text), raw);
 }
 
 static int cmp_error(const void *a, const void *b)
@@ -80,6 +124,65 @@ static void yaml_problem(struct conf_ctx *ctx, yaml_parser_t *p)
 		   p->context ? " " : "", p->context ? p->context : "");
 }
 
+static struct conf_mark event_mark(const yaml_event_t *ev)
+{
+	return (struct conf_mark){ ev->start_mark.line + 1,
+				   ev->start_mark.column + 1 };
+}
+
+/* The bounds above; false after reporting.  Syntax errors are left to the
+ * loader, which reports them with their context. */
+static bool within_bounds(struct conf_ctx *ctx, const char *text, size_t len)
+{
+	int depth = 0, anchors = 0;
+	yaml_parser_t p;
+	yaml_event_t ev;
+	bool ok = true, done = false;
+
+	if (!yaml_parser_initialize(&p))
+		return true; /* the loader will fail the same way */
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	while (ok && !done && yaml_parser_parse(&p, &ev)) {
+		const yaml_char_t *anchor = NULL;
+
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+			anchor = ev.data.sequence_start.anchor;
+			depth++;
+			break;
+		case YAML_MAPPING_START_EVENT:
+			anchor = ev.data.mapping_start.anchor;
+			depth++;
+			break;
+		case YAML_SCALAR_EVENT:
+			anchor = ev.data.scalar.anchor;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		default:
+			break;
+		}
+		if (depth > CONF_MAX_DEPTH) {
+			conf_error(ctx, event_mark(&ev), "yaml", "",
+				   "nested deeper than %d levels",
+				   CONF_MAX_DEPTH);
+			ok = false;
+		} else if (anchor && ++anchors > CONF_MAX_ANCHORS) {
+			conf_error(ctx, event_mark(&ev), "yaml", "",
+				   "more than %d anchors", CONF_MAX_ANCHORS);
+			ok = false;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	return ok;
+}
+
 int conf_parse(const char *name, const char *text, size_t len,
 	       struct tierd_conf *conf, char **ret_errors)
 {
@@ -96,6 +199,11 @@ int conf_parse(const char *name, const char *text, size_t len,
 	if (!ctx)
 		return -ENOMEM;
 	ctx->name = name;
+	if (!within_bounds(ctx, text, len)) {
+		*ret_errors = format_errors(ctx);
+		free(ctx);
+		return *ret_errors ? -EINVAL : -ENOMEM;
+	}
 	if (!yaml_parser_initialize(&parser)) {
 		free(ctx);
 		return -ENOMEM;
@@ -135,10 +243,12 @@ out_parser:
 	return ret;
 }
 
-int conf_load(const char *path, struct tierd_conf *conf, char **ret_errors)
+static int load(const char *path, const uid_t *owner, struct tierd_conf *conf,
+		char **ret_errors)
 {
 	char *text = NULL;
 	size_t len = 0, cap = 0;
+	struct stat st;
 	FILE *f;
 	int ret;
 
@@ -146,6 +256,11 @@ int conf_load(const char *path, struct tierd_conf *conf, char **ret_errors)
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
+	if (owner && (fstat(fileno(f), &st) < 0 || st.st_uid != *owner ||
+		      (st.st_mode & 022))) {
+		ret = -EPERM;
+		goto out;
+	}
 	for (;;) {
 		size_t n;
 
@@ -179,4 +294,15 @@ out:
 	fclose(f);
 	free(text);
 	return ret;
+}
+
+int conf_load(const char *path, struct tierd_conf *conf, char **ret_errors)
+{
+	return load(path, NULL, conf, ret_errors);
+}
+
+int conf_load_trusted(const char *path, uid_t owner, struct tierd_conf *conf,
+		      char **ret_errors)
+{
+	return load(path, &owner, conf, ret_errors);
 }

@@ -79,6 +79,42 @@ int ctl_request_parse(const uint8_t *buf, size_t len, struct ctl_header *ret,
 	return CTL_HEADER_SIZE + ret->length;
 }
 
+int ctl_request_arg(const struct ctl_header *h, const uint8_t *payload,
+		    char buf[CTL_MAX_REQUEST_PAYLOAD + 1])
+{
+	if (h->length > CTL_MAX_REQUEST_PAYLOAD)
+		return -EMSGSIZE;
+	if (memchr(payload, '\0', h->length))
+		return -EBADMSG;
+	memcpy(buf, payload, h->length);
+	buf[h->length] = '\0';
+	return 0;
+}
+
+int ctl_op_check_arg(int op, const char *arg)
+{
+	if (!*arg)
+		return 0;
+	if (op == CTL_OP_DRY_RUN && (!strcmp(arg, "on") || !strcmp(arg, "off")))
+		return 0;
+	return -EINVAL;
+}
+
+bool ctl_op_mutates(int op, const char *arg)
+{
+	switch (op) {
+	case CTL_OP_STATUS:
+	case CTL_OP_NODES:
+	case CTL_OP_CGROUPS:
+	case CTL_OP_METRICS:
+		return false;
+	case CTL_OP_DRY_RUN:
+		return *arg; /* "" queries */
+	default:
+		return true;
+	}
+}
+
 int ctl_message_build(uint16_t code, uint32_t flags, const void *payload,
 		      size_t len, uint8_t **ret_buf, size_t *ret_len)
 {

@@ -21,6 +21,7 @@
 #ifndef TIERD_CTL_PROTO_H
 #define TIERD_CTL_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -75,6 +76,27 @@ int ctl_header_decode(const uint8_t in[CTL_HEADER_SIZE], uint32_t max_payload,
  */
 int ctl_request_parse(const uint8_t *buf, size_t len, struct ctl_header *ret,
 		      const uint8_t **ret_payload);
+
+/*
+ * The request's argument as a C string in @buf (CTL_MAX_REQUEST_PAYLOAD + 1
+ * bytes): -EBADMSG when the payload holds a NUL byte.
+ */
+int ctl_request_arg(const struct ctl_header *h, const uint8_t *payload,
+		    char buf[CTL_MAX_REQUEST_PAYLOAD + 1]);
+
+/*
+ * 0 when @arg is an argument @op takes: "" for every op, "on" or "off" for
+ * dry-run; -EINVAL for anything else.  No request carries a path or other
+ * free text, so no client can point tierd at a file.
+ */
+int ctl_op_check_arg(int op, const char *arg);
+
+/*
+ * Whether @op with @arg changes tierd's state, and so needs root or
+ * control.group.  Only the ops listed as read-only here are open to
+ * everyone: an op added later is refused to unprivileged peers until it is.
+ */
+bool ctl_op_mutates(int op, const char *arg);
 
 /* Header + payload into one malloc'd buffer, for sending. */
 int ctl_message_build(uint16_t code, uint32_t flags, const void *payload,

@@ -16,13 +16,26 @@
 #include "metrics.h"
 #include "status.h"
 
+/*
+ * Connection bounds.  Any local user may connect, so no user may take every
+ * slot: an unprivileged uid holds at most MAX_CONNS_PER_UID connections and
+ * all of them together MAX_CONNS; privileged peers (root, control.group)
+ * have MAX_PRIV_CONNS more on top, so `tierctl reload` (ExecReload=) gets
+ * through a flood.  Each connection lives at most CONN_TIMEOUT_USEC.
+ */
 #define MAX_CONNS 16
+#define MAX_CONNS_PER_UID 4
+#define MAX_PRIV_CONNS 8
 #define CONN_TIMEOUT_USEC \
 	(5 * 1000000ull) /* a client gets 5 s to send and read */
 #define MAX_PEER_GROUPS 256
+/* Refusals are logged at most LOG_BURST times per LOG_WINDOW_NS. */
+#define LOG_BURST 10
+#define LOG_WINDOW_NS (10 * 1000000000ull)
 
 struct conn {
 	struct ctl_server *srv;
+	struct conn *next;
 	int fd;
 	sd_event_source *io, *timer;
 	struct ucred cred;
@@ -38,17 +51,67 @@ struct ctl_server {
 	int fd;
 	char path[108];
 	sd_event_source *io;
-	int nr_conns;
+	struct conn *conns;
+	int nr_conns, nr_unpriv;
+	uint64_t log_window_ns;
+	int log_count, log_suppressed;
 };
+
+static uint64_t now_ns(void);
 
 static void conn_free(struct conn *c)
 {
+	struct conn **p;
+
+	for (p = &c->srv->conns; *p != c; p = &(*p)->next)
+		;
+	*p = c->next;
 	sd_event_source_disable_unref(c->io);
 	sd_event_source_disable_unref(c->timer);
 	close(c->fd);
 	free(c->out);
 	c->srv->nr_conns--;
+	if (!c->privileged)
+		c->srv->nr_unpriv--;
 	free(c);
+}
+
+/* Whether to log one more refusal now; says how many were not logged. */
+static bool refusal_log_ok(struct ctl_server *s)
+{
+	uint64_t now = now_ns();
+
+	if (now - s->log_window_ns >= LOG_WINDOW_NS) {
+		if (s->log_suppressed)
+			log_notice(
+				"Control socket: %d more refusals not logged",
+				s->log_suppressed);
+		s->log_window_ns = now;
+		s->log_count = 0;
+		s->log_suppressed = 0;
+	}
+	if (s->log_count < LOG_BURST) {
+		s->log_count++;
+		return true;
+	}
+	s->log_suppressed++;
+	return false;
+}
+
+/* Room for one more connection from @cred? */
+static bool conn_admit(struct ctl_server *s, const struct ucred *cred,
+		       bool privileged)
+{
+	int same = 0;
+
+	if (privileged)
+		return s->nr_conns < MAX_CONNS + MAX_PRIV_CONNS;
+	if (s->nr_unpriv >= MAX_CONNS)
+		return false;
+	for (struct conn *c = s->conns; c; c = c->next)
+		if (c->cred.uid == cred->uid)
+			same++;
+	return same < MAX_CONNS_PER_UID;
 }
 
 /* Root, or the peer's primary or supplementary groups include control.group. */
@@ -101,6 +164,32 @@ static int handle(struct conn *c, const struct ctl_header *h, const char *arg,
 	bool json = h->flags & CTL_F_JSON;
 	char why[4096];
 
+	if (ctl_op_check_arg(h->code, arg) < 0) {
+		fprintf(f, "%s takes %s\n", ctl_op_name(h->code),
+			h->code == CTL_OP_DRY_RUN ? "on, off or nothing" :
+						    "no argument");
+		return CTL_BAD_REQUEST;
+	}
+	if (ctl_op_mutates(h->code, arg) && !c->privileged) {
+		if (refusal_log_ok(c->srv))
+			log_notice(
+				"Refused %s from uid %u (pid %d): not root%s%s",
+				ctl_op_name(h->code), c->cred.uid, c->cred.pid,
+				d->conf->control.group[0] ? " nor in group " :
+							    "",
+				d->conf->control.group);
+		snprintf(why, sizeof(why),
+			 "permission denied: %s needs root%s%s\n",
+			 ctl_op_name(h->code),
+			 d->conf->control.group[0] ? " or group " : "",
+			 d->conf->control.group);
+		if (json)
+			json_message(f, false, why);
+		else
+			fputs(why, f);
+		return CTL_DENIED;
+	}
+
 	switch (h->code) {
 	case CTL_OP_STATUS:
 		status_render(d, f, json, now_ns());
@@ -145,27 +234,7 @@ static int handle(struct conn *c, const struct ctl_header *h, const char *arg,
 			fprintf(f, "dry run: %s\n", d->dry_run ? "on" : "off");
 		return CTL_OK;
 	}
-	if (!c->privileged) {
-		log_notice("Refused %s from uid %u (pid %d): not root%s%s",
-			   ctl_op_name(h->code), c->cred.uid, c->cred.pid,
-			   d->conf->control.group[0] ? " nor in group " : "",
-			   d->conf->control.group);
-		snprintf(why, sizeof(why),
-			 "permission denied: %s needs root%s%s\n",
-			 ctl_op_name(h->code),
-			 d->conf->control.group[0] ? " or group " : "",
-			 d->conf->control.group);
-		if (json)
-			json_message(f, false, why);
-		else
-			fputs(why, f);
-		return CTL_DENIED;
-	}
 	if (h->code == CTL_OP_DRY_RUN) {
-		if (strcmp(arg, "on") && strcmp(arg, "off")) {
-			fprintf(f, "dry-run takes on or off\n");
-			return CTL_BAD_REQUEST;
-		}
 		tierd_set_dry_run(d, !strcmp(arg, "on"));
 		snprintf(why, sizeof(why), "dry run: %s\n",
 			 d->dry_run ? "on" : "off");
@@ -207,9 +276,7 @@ static int on_request(struct conn *c, const struct ctl_header *h,
 	int code, r;
 	FILE *f;
 
-	memcpy(arg, payload, h->length);
-	arg[h->length] = '\0';
-	if (strlen(arg) != h->length) /* a NUL inside the argument */
+	if (ctl_request_arg(h, payload, arg) < 0) /* a NUL inside it */
 		return conn_respond(c, CTL_BAD_REQUEST, "bad argument\n", 13);
 	f = open_memstream(&text, &len);
 	if (!f)
@@ -291,10 +358,6 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents,
 	cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (cfd < 0)
 		return 0;
-	if (srv->nr_conns >= MAX_CONNS) {
-		close(cfd); /* the client sees a reset and may retry */
-		return 0;
-	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		close(cfd);
@@ -302,12 +365,26 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents,
 	}
 	c->srv = srv;
 	c->fd = cfd;
-	srv->nr_conns++;
 	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0) {
-		conn_free(c);
+		close(cfd);
+		free(c);
 		return 0;
 	}
 	c->privileged = peer_privileged(srv->d, cfd, &c->cred);
+	if (!conn_admit(srv, &c->cred, c->privileged)) {
+		if (refusal_log_ok(srv))
+			log_notice(
+				"Control socket: refused a connection from uid %u (pid %d): too many open",
+				c->cred.uid, c->cred.pid);
+		close(cfd); /* the client sees a reset and may retry */
+		free(c);
+		return 0;
+	}
+	c->next = srv->conns;
+	srv->conns = c;
+	srv->nr_conns++;
+	if (!c->privileged)
+		srv->nr_unpriv++;
 	r = sd_event_add_io(srv->d->event, &c->io, cfd, EPOLLIN, on_conn_io, c);
 	if (r >= 0)
 		r = sd_event_add_time_relative(srv->d->event, &c->timer,
@@ -319,14 +396,36 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents,
 	return 0;
 }
 
+/*
+ * The runtime directory must be ours and writable by no one else: whoever
+ * can write it can replace the socket under tierctl.  lstat(): not a
+ * symbolic link either.
+ */
+static int check_runtime_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid() || (st.st_mode & 022))
+		return -EPERM;
+	return 0;
+}
+
 int ctl_server_start(struct tierd *d, struct ctl_server **ret)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct ctl_server *s;
+	mode_t old_umask;
 	int r, probe;
 
-	if (mkdir(d->runtime_dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
+	r = check_runtime_dir(d->runtime_dir);
+	if (r < 0)
+		return r;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -347,8 +446,12 @@ int ctl_server_start(struct tierd *d, struct ctl_server **ret)
 		r = -errno;
 		goto fail;
 	}
-	if (bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(s->path, 0666) < 0 || listen(s->fd, MAX_CONNS) < 0) {
+	/* srw-rw-rw-: everyone may connect (status is public), set at bind
+	 * time rather than by a chmod() on a path that could be swapped. */
+	old_umask = umask(0111);
+	r = bind(s->fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old_umask);
+	if (r < 0 || listen(s->fd, MAX_CONNS + MAX_PRIV_CONNS) < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -368,6 +471,8 @@ void ctl_server_stop(struct ctl_server *s)
 {
 	if (!s)
 		return;
+	while (s->conns)
+		conn_free(s->conns);
 	sd_event_source_disable_unref(s->io);
 	close(s->fd);
 	unlink(s->path);

@@ -132,6 +132,14 @@ static void recompute_dry_run(struct tierd *d)
 		d->dry_run = d->conf->dry_run;
 }
 
+/* conf_load_trusted()'s errors, in words. */
+static const char *load_error(int r)
+{
+	return r == -EPERM ?
+		       "must be owned by tierd's user and writable by no one else" :
+		       strerror(-r);
+}
+
 int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 {
 	char *errors = NULL, why[1024];
@@ -140,7 +148,7 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 	d->conf = malloc(sizeof(*d->conf));
 	if (!d->conf)
 		return -ENOMEM;
-	r = conf_load(d->config_path, d->conf, &errors);
+	r = conf_load_trusted(d->config_path, geteuid(), d->conf, &errors);
 	if (r == -ENOENT && d->config_is_default) {
 		log_notice("No %s: running with the default policy",
 			   d->config_path);
@@ -150,7 +158,7 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 		free(errors);
 		return r;
 	} else if (r < 0) {
-		log_err("Failed to read %s: %s", d->config_path, strerror(-r));
+		log_err("Failed to read %s: %s", d->config_path, load_error(r));
 		return r;
 	}
 	r = topo_read(d->root, &d->topo);
@@ -309,7 +317,7 @@ int tierd_reload(struct tierd *d, char *why, size_t why_size)
 		snprintf(why, why_size, "out of memory\n");
 		goto refuse;
 	}
-	r = conf_load(d->config_path, next, &errors);
+	r = conf_load_trusted(d->config_path, geteuid(), next, &errors);
 	if (r == -ENOENT && d->config_is_default) {
 		conf_defaults(next);
 		r = 0;
@@ -319,7 +327,7 @@ int tierd_reload(struct tierd *d, char *why, size_t why_size)
 			snprintf(why, why_size, "%s", errors);
 		else
 			snprintf(why, why_size, "%s: %s\n", d->config_path,
-				 strerror(-r));
+				 load_error(r));
 		free(errors);
 		goto refuse;
 	}

@@ -7,6 +7,8 @@
  *   3. timer           -> tierd_tick() every interval_ms (WATCHDOG=1 there)
  *   4. control socket  -> ctl_server.c (tierctl)
  *   5. sources the pipeline modules add in their start()
+ *
+ * Start-up ends by dropping every capability but TIERD_CAPS (caps.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +20,7 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
+#include "caps.h"
 #include "ctl_server.h"
 #include "daemon.h"
 #include "log.h"
@@ -125,6 +128,28 @@ static const char *pick_runtime_dir(const char *opt)
 	return TIERD_RUNTIME_DIR;
 }
 
+/* After start-up: keep TIERD_CAPS, and say what is kept. */
+static int drop_capabilities(void)
+{
+	struct caps_state cs;
+	char buf[256];
+	int r = caps_restrict(TIERD_CAPS, &cs);
+
+	if (r < 0) {
+		log_err("Failed to drop capabilities: %s", strerror(-r));
+		return r;
+	}
+	caps_format(cs.effective, buf, sizeof(buf));
+	log_info("Capabilities kept: %s", buf);
+	if (cs.bounding & ~TIERD_CAPS) {
+		caps_format(cs.bounding & ~TIERD_CAPS, buf, sizeof(buf));
+		log_notice(
+			"No CAP_SETPCAP to narrow the bounding set, which still has %s (harmless: tierd execs nothing and sets no_new_privs)",
+			buf);
+	}
+	return 0;
+}
+
 static int run(struct tierd *d)
 {
 	struct ctl_server *ctl = NULL;
@@ -157,8 +182,12 @@ static int run(struct tierd *d)
 	if (r < 0) {
 		log_err("Failed to listen on %s/control.sock: %s",
 			d->runtime_dir,
-			r == -EADDRINUSE ? "another tierd is running" :
-					   strerror(-r));
+			r == -EADDRINUSE ?
+				"another tierd is running" :
+			r == -EPERM ?
+				"the directory must be owned by tierd's user and writable by no one else" :
+			r == -ENOTDIR ? "not a directory (or a symbolic link)" :
+					strerror(-r));
 		goto out;
 	}
 	if (sd_watchdog_enabled(0, &wd_usec) > 0 &&
@@ -180,6 +209,9 @@ static int run(struct tierd *d)
 		log_err("Failed to set up the event loop: %s", strerror(-r));
 		goto out;
 	}
+	r = drop_capabilities();
+	if (r < 0)
+		goto out;
 	log_info(
 		"tierd %s running: config %s, control socket %s/control.sock%s%s",
 		TIERD_VERSION, d->config_path, d->runtime_dir,

@@ -210,7 +210,7 @@ ctl status >/dev/null; expect_rc 0 $? "first tierd still serving"
 kill -TERM $tierd_pid
 wait $tierd_pid; rc=$?
 expect_rc 0 $rc "tierd stopped on SIGTERM"
-grep -q 'STOPPING=1' "$T/notify.log" && ok "STOPPING=1 sent" || bad "no STOPPING=1"
+wait_for grep -q STOPPING=1 "$T/notify.log" && ok "STOPPING=1 sent" || bad "no STOPPING=1"
 [ -e "$T/run/control.sock" ] && bad "socket left behind"
 ctl status >/dev/null 2>&1; expect_rc 3 $? "tierctl when tierd is not running"
 

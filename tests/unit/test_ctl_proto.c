@@ -160,11 +160,58 @@ static void test_round_trip(void)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* No op takes a path or free text; only the read-only ones are open to all. */
+static void test_ops_and_args(void)
+{
+	static const char *const args[] = { "/etc/shadow", "../x", "on ",
+					    "of", "1" };
+
+	for (int op = CTL_OP_STATUS; op <= CTL_OP_MAX; op++) {
+		CHECK_EQ_INT(ctl_op_check_arg(op, ""), 0);
+		for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
+			CHECK_EQ_INT(ctl_op_check_arg(op, args[i]), -EINVAL);
+		CHECK_EQ_INT(ctl_op_check_arg(op, "on"),
+			     op == CTL_OP_DRY_RUN ? 0 : -EINVAL);
+		CHECK_EQ_INT(ctl_op_check_arg(op, "off"),
+			     op == CTL_OP_DRY_RUN ? 0 : -EINVAL);
+	}
+	CHECK(!ctl_op_mutates(CTL_OP_STATUS, ""));
+	CHECK(!ctl_op_mutates(CTL_OP_NODES, ""));
+	CHECK(!ctl_op_mutates(CTL_OP_CGROUPS, ""));
+	CHECK(!ctl_op_mutates(CTL_OP_METRICS, ""));
+	CHECK(!ctl_op_mutates(CTL_OP_DRY_RUN, ""));
+	CHECK(ctl_op_mutates(CTL_OP_DRY_RUN, "on"));
+	CHECK(ctl_op_mutates(CTL_OP_DRY_RUN, "off"));
+	CHECK(ctl_op_mutates(CTL_OP_RELOAD, ""));
+	/* Fail closed for an op this build does not know. */
+	CHECK(ctl_op_mutates(0, ""));
+	CHECK(ctl_op_mutates(CTL_OP_MAX + 1, ""));
+}
+
+/* The argument as a C string; a NUL inside it is refused. */
+static void test_request_arg(void)
+{
+	char arg[CTL_MAX_REQUEST_PAYLOAD + 1];
+	struct ctl_header h = { .code = CTL_OP_DRY_RUN, .length = 3 };
+
+	CHECK_EQ_INT(ctl_request_arg(&h, (const uint8_t *)"off", arg), 0);
+	CHECK_EQ_STR(arg, "off");
+	CHECK_EQ_INT(ctl_request_arg(&h, (const uint8_t *)"o\0n", arg),
+		     -EBADMSG);
+	h.length = 0;
+	CHECK_EQ_INT(ctl_request_arg(&h, (const uint8_t *)"", arg), 0);
+	CHECK_EQ_STR(arg, "");
+	h.length = CTL_MAX_REQUEST_PAYLOAD + 1;
+	CHECK_EQ_INT(ctl_request_arg(&h, (const uint8_t *)"", arg), -EMSGSIZE);
+}
+
 int main(void)
 {
 	RUN(test_layout);
 	RUN(test_request_parse);
 	RUN(test_socket_path);
 	RUN(test_round_trip);
+	RUN(test_ops_and_args);
+	RUN(test_request_arg);
 	return TEST_EXIT();
 }
