@@ -67,6 +67,10 @@ struct tierd_stats {
 	} cgroup[CONF_MAX_CGROUPS]; /* by index in conf->cgroups */
 	uint64_t migrate_errors_total[NR_ERRC];
 	uint64_t move_pages_calls_total;
+	/* Bytes that reached their target and the time the calls took: the
+	 * migrate module adds, the copy-thread controller takes deltas. */
+	uint64_t migrate_bytes_total;
+	uint64_t migrate_ns_total;
 	unsigned int copy_threads; /* 0 = not managed */
 	char sampler_source[16]; /* "none" until a sampler starts */
 	char sampler_reason[160]; /* why that source */

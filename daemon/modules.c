@@ -7,11 +7,13 @@
 #include <stddef.h>
 
 #include "daemon.h"
+#include "threads.h"
 
 const struct tierd_module *const tierd_modules[] = {
 	/* 1. sample:  sys/sampler_bpf.c, sys/sampler_damon.c -> core/hotness.c */
 	/* 2. decide:  core/policy.c, core/batch.c, core/budget.c */
 	/* 3. migrate: sys/migrate.c -> core/account.c */
 	/* 4. threads: copy-thread controller, sys/knobs.c */
+	&threads_module,
 	NULL,
 };
