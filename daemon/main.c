@@ -128,12 +128,23 @@ static const char *pick_runtime_dir(const char *opt)
 	return TIERD_RUNTIME_DIR;
 }
 
-/* After start-up: keep TIERD_CAPS, and say what is kept. */
-static int drop_capabilities(void)
+/*
+ * After start-up: keep TIERD_CAPS, and say what is kept.  With
+ * kernel.numa_balancing: takeover, also CAP_SYS_ADMIN: the kernel checks it on
+ * every write of kernel.numa_balancing (kernel/sched/core.c), and tierd must be
+ * able to put the original value back on exit.  The shipped unit does not grant
+ * it; tierd.yaml(5) says how to.
+ */
+static int drop_capabilities(const struct tierd *d)
 {
+	uint64_t keep = TIERD_CAPS;
 	struct caps_state cs;
 	char buf[256];
-	int r = caps_restrict(TIERD_CAPS, &cs);
+	int r;
+
+	if (d->conf->kernel.numa_balancing == CONF_NUMAB_TAKEOVER)
+		keep |= CAPS_BIT(CAP_SYS_ADMIN);
+	r = caps_restrict(keep, &cs);
 
 	if (r < 0) {
 		log_err("Failed to drop capabilities: %s", strerror(-r));
@@ -141,8 +152,8 @@ static int drop_capabilities(void)
 	}
 	caps_format(cs.effective, buf, sizeof(buf));
 	log_info("Capabilities kept: %s", buf);
-	if (cs.bounding & ~TIERD_CAPS) {
-		caps_format(cs.bounding & ~TIERD_CAPS, buf, sizeof(buf));
+	if (cs.bounding & ~keep) {
+		caps_format(cs.bounding & ~keep, buf, sizeof(buf));
 		log_notice(
 			"No CAP_SETPCAP to narrow the bounding set, which still has %s (harmless: tierd execs nothing and sets no_new_privs)",
 			buf);
@@ -209,7 +220,7 @@ static int run(struct tierd *d)
 		log_err("Failed to set up the event loop: %s", strerror(-r));
 		goto out;
 	}
-	r = drop_capabilities();
+	r = drop_capabilities(d);
 	if (r < 0)
 		goto out;
 	log_info(
