@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A strict YAML reader driven by the tables of conf_schema.c: defaults first,
+ * then every key of the document is looked up in its table and converted;
+ * unknown keys, duplicates, wrong types and out-of-range values are errors
+ * that name the file, line, column and the dotted key.  Errors do not stop
+ * the walk, so one run reports all of them.  The schema's depth bounds the
+ * walk, whatever aliases the document holds.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf_schema.h"
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+bool conf_node_is_empty(const yaml_node_t *n)
+{
+	/* "key:" with nothing after it, or an explicit null. */
+	return n->type == YAML_SCALAR_NODE &&
+	       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (!*scalar(n) || !strcmp(scalar(n), "~") ||
+		!strcmp(scalar(n), "null"));
+}
+
+static int parse_u64(const char *s, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (v > (UINT64_MAX - (*s - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (*s - '0');
+	}
+	*ret = v;
+	return 0;
+}
+
+static int parse_size(const char *s, uint64_t *ret)
+{
+	static const char suffixes[] = "KMGT";
+	char num[32];
+	size_t len = strlen(s);
+	const char *p;
+	int shift = 0, r;
+	uint64_t v;
+
+	if (len == 0 || len >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, len + 1);
+	p = strchr(suffixes, num[len - 1]);
+	if (p && num[len - 1]) {
+		shift = 10 * (int)(p - suffixes + 1);
+		num[len - 1] = '\0';
+	}
+	r = parse_u64(num, &v);
+	if (r < 0)
+		return r;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*ret = v << shift;
+	return 0;
+}
+
+static yaml_node_t *child(struct conf_ctx *ctx, yaml_node_item_t *item)
+{
+	return yaml_document_get_node(ctx->doc, *item);
+}
+
+/* Convert a scalar for an integer-like key; false after reporting. */
+static bool get_uint(struct conf_ctx *ctx, const struct conf_key *k,
+		     yaml_node_t *v, const char *path, const char *name,
+		     uint64_t min, uint64_t max, bool size, uint64_t *ret)
+{
+	int r;
+
+	if (v->type != YAML_SCALAR_NODE ||
+	    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+		conf_error(
+			ctx, conf_mark_of(v), path, name,
+			size ? "expected a size in bytes such as 64M (suffixes K, M, G, T)" :
+			       "expected a non-negative integer");
+		return false;
+	}
+	r = size ? parse_size(scalar(v), ret) : parse_u64(scalar(v), ret);
+	if (r == -ERANGE && max == UINT64_MAX) {
+		conf_error(ctx, conf_mark_of(v), path, name, "%s is too large",
+			   scalar(v));
+		return false;
+	}
+	if (r == -ERANGE || (r == 0 && (*ret < min || *ret > max))) {
+		conf_error(ctx, conf_mark_of(v), path, name,
+			   "%s is out of range %llu..%llu", scalar(v),
+			   (unsigned long long)min, (unsigned long long)max);
+		return false;
+	}
+	if (r < 0) {
+		conf_error(
+			ctx, conf_mark_of(v), path, name,
+			size ? "'%s' is not a size in bytes such as 64M (suffixes K, M, G, T)" :
+			       "'%s' is not a non-negative integer",
+			scalar(v));
+		return false;
+	}
+	return true;
+}
+
+static void set_string(struct conf_ctx *ctx, char *dst, size_t size,
+		       yaml_node_t *v, const char *path, const char *name)
+{
+	if (v->type != YAML_SCALAR_NODE) {
+		conf_error(ctx, conf_mark_of(v), path, name,
+			   "expected a string");
+		return;
+	}
+	if (strlen(scalar(v)) >= size) {
+		conf_error(ctx, conf_mark_of(v), path, name,
+			   "longer than %zu characters", size - 1);
+		return;
+	}
+	if (strlen(scalar(v)) != v->data.scalar.length) {
+		conf_error(ctx, conf_mark_of(v), path, name,
+			   "contains a NUL character");
+		return;
+	}
+	/* Names and paths end up in status text, JSON, metric labels, logs. */
+	for (const char *c = scalar(v); *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			conf_error(ctx, conf_mark_of(v), path, name,
+				   "'%s' contains a control character",
+				   scalar(v));
+			return;
+		}
+	strcpy(dst, conf_node_is_empty(v) ? "" : scalar(v));
+}
+
+static bool want_seq(struct conf_ctx *ctx, yaml_node_t *v, const char *path,
+		     const char *name)
+{
+	if (v->type == YAML_SEQUENCE_NODE)
+		return true;
+	if (!conf_node_is_empty(v))
+		conf_error(ctx, conf_mark_of(v), path, name, "expected a list");
+	return false;
+}
+
+static void walk_list(struct conf_ctx *ctx, const struct conf_key *k,
+		      char *base, yaml_node_t *v, const char *path)
+{
+	int *count = (int *)(base + k->count_offset);
+	char sub[256];
+
+	if (!want_seq(ctx, v, path, k->name))
+		return;
+	for (yaml_node_item_t *it = v->data.sequence.items.start;
+	     it < v->data.sequence.items.top; it++) {
+		yaml_node_t *e = child(ctx, it);
+		char *elem = base + k->offset + (size_t)*count * k->size;
+
+		if (*count == k->max_count) {
+			conf_error(ctx, conf_mark_of(e), path, k->name,
+				   "more than %d entries", k->max_count);
+			return;
+		}
+		snprintf(sub, sizeof(sub), "%s%s%s[%d]", path, *path ? "." : "",
+			 k->name, *count);
+		conf_table_defaults(k->sub, elem);
+		(*count)++;
+		if (e->type != YAML_MAPPING_NODE) {
+			conf_error(ctx, conf_mark_of(e), sub, "",
+				   "expected a mapping");
+			continue;
+		}
+		conf_walk_map(ctx, k->sub, elem, e, sub);
+	}
+}
+
+static void walk_strlist(struct conf_ctx *ctx, const struct conf_key *k,
+			 char *base, yaml_node_t *v, const char *path)
+{
+	struct conf_strlist *l = (struct conf_strlist *)(base + k->offset);
+
+	if (!want_seq(ctx, v, path, k->name))
+		return;
+	for (yaml_node_item_t *it = v->data.sequence.items.start;
+	     it < v->data.sequence.items.top; it++) {
+		yaml_node_t *e = child(ctx, it);
+
+		if (l->n == CONF_MAX_PATTERNS) {
+			conf_error(ctx, conf_mark_of(e), path, k->name,
+				   "more than %d entries", CONF_MAX_PATTERNS);
+			return;
+		}
+		if (e->type != YAML_SCALAR_NODE || conf_node_is_empty(e)) {
+			conf_error(ctx, conf_mark_of(e), path, k->name,
+				   "expected a non-empty string");
+			continue;
+		}
+		set_string(ctx, l->s[l->n++], CONF_PATTERN_MAX, e, path,
+			   k->name);
+	}
+}
+
+static void walk_nodelist(struct conf_ctx *ctx, const struct conf_key *k,
+			  char *base, yaml_node_t *v, const char *path)
+{
+	int *count = (int *)(base + k->count_offset);
+	int *ids = (int *)(base + k->offset);
+	struct conf_mark *marks =
+		k->marks_offset ?
+			(struct conf_mark *)(base + k->marks_offset - 1) :
+			NULL;
+
+	if (!want_seq(ctx, v, path, k->name))
+		return;
+	for (yaml_node_item_t *it = v->data.sequence.items.start;
+	     it < v->data.sequence.items.top; it++) {
+		yaml_node_t *e = child(ctx, it);
+		uint64_t id;
+
+		if (!get_uint(ctx, k, e, path, k->name, k->min, k->max, false,
+			      &id))
+			continue;
+		for (int i = 0; i < *count; i++)
+			if (ids[i] == (int)id) {
+				conf_error(ctx, conf_mark_of(e), path, k->name,
+					   "node %d listed twice", (int)id);
+				id = UINT64_MAX;
+				break;
+			}
+		if (id == UINT64_MAX)
+			continue;
+		if (*count == k->max_count) {
+			conf_error(ctx, conf_mark_of(e), path, k->name,
+				   "more than %d nodes", k->max_count);
+			return;
+		}
+		if (marks)
+			marks[*count] = conf_mark_of(e);
+		ids[(*count)++] = id;
+	}
+}
+
+static void set_value(struct conf_ctx *ctx, const struct conf_key *k,
+		      char *base, yaml_node_t *v, const char *path)
+{
+	void *dst = base + k->offset;
+	uint64_t u;
+
+	switch (k->type) {
+	case CONF_U32:
+	case CONF_U64:
+	case CONF_SIZE:
+	case CONF_NODE:
+		if (!get_uint(ctx, k, v, path, k->name, k->min, k->max,
+			      k->type == CONF_SIZE, &u))
+			return;
+		if (k->type == CONF_U32)
+			*(uint32_t *)dst = u;
+		else if (k->type == CONF_NODE)
+			*(int *)dst = u;
+		else
+			*(uint64_t *)dst = u;
+		return;
+	case CONF_DOUBLE: {
+		char *end;
+		double d;
+
+		if (v->type != YAML_SCALAR_NODE ||
+		    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+			conf_error(ctx, conf_mark_of(v), path, k->name,
+				   "expected a number");
+			return;
+		}
+		errno = 0;
+		d = strtod(scalar(v), &end);
+		if (!*scalar(v) || *end || errno || !isfinite(d)) {
+			conf_error(ctx, conf_mark_of(v), path, k->name,
+				   "'%s' is not a number", scalar(v));
+			return;
+		}
+		if (d < k->dmin || d > k->dmax) {
+			conf_error(ctx, conf_mark_of(v), path, k->name,
+				   "%s is out of range %g..%g", scalar(v),
+				   k->dmin, k->dmax);
+			return;
+		}
+		*(double *)dst = d;
+		return;
+	}
+	case CONF_BOOL:
+		if (v->type == YAML_SCALAR_NODE &&
+		    v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+		    (!strcmp(scalar(v), "true") ||
+		     !strcmp(scalar(v), "false"))) {
+			*(bool *)dst = !strcmp(scalar(v), "true");
+			return;
+		}
+		conf_error(ctx, conf_mark_of(v), path, k->name,
+			   "expected true or false");
+		return;
+	case CONF_STRING:
+		set_string(ctx, dst, k->size, v, path, k->name);
+		return;
+	case CONF_ENUM: {
+		char list[256] = "";
+
+		for (int i = 0; k->names[i]; i++) {
+			if (v->type == YAML_SCALAR_NODE &&
+			    !strcmp(scalar(v), k->names[i])) {
+				*(int *)dst = i;
+				return;
+			}
+			snprintf(list + strlen(list),
+				 sizeof(list) - strlen(list), "%s%s",
+				 i ? (k->names[i + 1] ? ", " : " or ") : "",
+				 k->names[i]);
+		}
+		conf_error(ctx, conf_mark_of(v), path, k->name, "expected %s",
+			   list);
+		return;
+	}
+	case CONF_MAP: {
+		char sub[256];
+
+		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "",
+			 k->name);
+		if (v->type == YAML_MAPPING_NODE)
+			conf_walk_map(ctx, k->sub, base, v, sub);
+		else if (!conf_node_is_empty(v))
+			conf_error(ctx, conf_mark_of(v), sub, "",
+				   "expected a mapping");
+		return;
+	}
+	case CONF_LIST:
+		walk_list(ctx, k, base, v, path);
+		return;
+	case CONF_STRLIST:
+		walk_strlist(ctx, k, base, v, path);
+		return;
+	case CONF_NODELIST:
+		walk_nodelist(ctx, k, base, v, path);
+		return;
+	}
+}
+
+void conf_walk_map(struct conf_ctx *ctx, const struct conf_table *t, void *base,
+		   yaml_node_t *n, const char *path)
+{
+	struct conf_mark marks[32] = { 0 };
+
+	if (t->mark_offset)
+		*(struct conf_mark *)((char *)base + t->mark_offset - 1) =
+			conf_mark_of(n);
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+	     p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(ctx->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(ctx->doc, p->value);
+		size_t i;
+
+		if (k->type != YAML_SCALAR_NODE) {
+			conf_error(ctx, conf_mark_of(k), path, "",
+				   "keys must be plain strings");
+			continue;
+		}
+		for (i = 0; i < t->nr_keys; i++)
+			if (!strcmp(t->keys[i].name, scalar(k)))
+				break;
+		if (i == t->nr_keys) {
+			conf_error(ctx, conf_mark_of(k), path, scalar(k),
+				   "unknown key");
+			continue;
+		}
+		if (marks[i].line) {
+			conf_error(ctx, conf_mark_of(k), path, scalar(k),
+				   "duplicate key (first at line %u)",
+				   marks[i].line);
+			continue;
+		}
+		marks[i] = conf_mark_of(v);
+		set_value(ctx, &t->keys[i], base, v, path);
+	}
+	if (t->check)
+		t->check(ctx, base, marks, path);
+}
+
+void conf_table_defaults(const struct conf_table *t, void *base)
+{
+	for (size_t i = 0; i < t->nr_keys; i++) {
+		const struct conf_key *k = &t->keys[i];
+		char *dst = (char *)base + k->offset;
+
+		switch (k->type) {
+		case CONF_U32:
+			*(uint32_t *)dst = k->def;
+			break;
+		case CONF_U64:
+		case CONF_SIZE:
+			*(uint64_t *)dst = k->def;
+			break;
+		case CONF_NODE:
+		case CONF_ENUM:
+			*(int *)dst = k->def;
+			break;
+		case CONF_DOUBLE:
+			*(double *)dst = k->ddef;
+			break;
+		case CONF_BOOL:
+			*(bool *)dst = k->def;
+			break;
+		case CONF_STRING:
+			snprintf(dst, k->size, "%s", k->sdef ? k->sdef : "");
+			break;
+		case CONF_MAP:
+			conf_table_defaults(k->sub, base);
+			break;
+		case CONF_LIST:
+		case CONF_NODELIST:
+			*(int *)((char *)base + k->count_offset) = 0;
+			break;
+		case CONF_STRLIST:
+			((struct conf_strlist *)dst)->n = 0;
+			break;
+		}
+	}
+}
+
+void conf_defaults(struct tierd_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	conf_table_defaults(&conf_root_table, conf);
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Hotness table: decayed access heat per (pid, page or 2 MiB range), bounded
+ * memory, coldest-first eviction.  Pure: time comes in as now_ns, memory comes
+ * in at init, nothing allocates afterwards.  The model and its costs are
+ * described at the top of hotness.c.
+ */
+#ifndef TIERD_CORE_HOTNESS_H
+#define TIERD_CORE_HOTNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define HOT_PAGE_SHIFT 12
+#define HOT_PAGE_SIZE (1ull << HOT_PAGE_SHIFT)	/* 4 KiB base page */
+#define HOT_HUGE_SHIFT 21
+#define HOT_HUGE_SIZE (1ull << HOT_HUGE_SHIFT)	/* 2 MiB: a PMD folio */
+
+struct hot_params {
+	uint64_t half_life_ns;	/* heat halves every half_life_ns; > 0 */
+	uint32_t max_entries;	/* the most (pid, page) entries held; >= 1 */
+};
+
+/* One entry as the selectors report it, heat evaluated at the caller's now. */
+struct hot_entry_view {
+	pid_t pid;
+	uint64_t addr;		/* first byte of the page or range */
+	uint64_t len;		/* HOT_PAGE_SIZE or HOT_HUGE_SIZE */
+	double heat;		/* decayed weight at now_ns */
+	uint64_t samples;	/* records folded in since the entry was made */
+	uint64_t last_ns;	/* time of the last record */
+};
+
+struct hot_stats {
+	uint64_t entries;	/* in use now */
+	uint64_t max_entries;
+	uint64_t huge_entries;	/* of which 2 MiB ranges */
+	uint64_t records;	/* hot_record() calls that did something */
+	uint64_t inserts;
+	uint64_t evictions;	/* entries pushed out by newer ones */
+	uint64_t folded;	/* 4 KiB entries absorbed into a 2 MiB one */
+	uint64_t dropped;	/* entries removed by hot_drop_pid() */
+	uint64_t rebases;	/* O(n) rescales of the stored values */
+	uint64_t mem_bytes;	/* the memory given at init that is in use */
+};
+
+struct hot_entry;
+
+struct hot_table {
+	struct hot_params params;
+	struct hot_entry *ents;	/* [max_entries] */
+	uint32_t *buckets;	/* [nbuckets], index into ents or HOT_NONE */
+	uint32_t *heap;		/* [max_entries] min-heap of used entries by value */
+	uint32_t nbuckets;	/* power of two */
+	uint32_t nused;
+	uint32_t free_head;	/* free entries chained through ->next */
+	uint64_t epoch_ns;	/* stored values are heat * 2^((t - epoch) / half-life) */
+	uint64_t scale_ns;	/* hot_record()'s last now_ns ... */
+	double scale;		/* ... and its 2^((now - epoch) / half-life) */
+	size_t mem_bytes;
+	struct hot_stats st;
+};
+
+/* Bytes of memory hot_init() needs for @max_entries (0 if too many). */
+size_t hot_mem_size(uint32_t max_entries);
+
+/*
+ * Set up @t over @mem (at least hot_mem_size(p->max_entries) bytes, aligned
+ * for uint64_t), which must stay valid for the table's life.  Returns 0, or
+ * -EINVAL when the params are out of range or @mem_bytes is too small.
+ */
+int hot_init(struct hot_table *t, const struct hot_params *p, void *mem,
+	     size_t mem_bytes, uint64_t now_ns);
+
+/*
+ * Fold @weight accesses at @now_ns into the entries that cover
+ * [@addr, @addr + @len) of @pid:
+ *   @len <= 4 KiB: the 4 KiB page of @addr, or the 2 MiB entry that already
+ *     covers it (THP folding);
+ *   @len == 2 MiB and @addr 2 MiB aligned: one 2 MiB entry (a PMD folio), which
+ *     absorbs the heat of the 4 KiB entries it covers;
+ *   other lengths (a region, e.g. from DAMON): every 2 MiB range it overlaps,
+ *     each given @weight times the share of the range the region covers, so
+ *     a region's access frequency becomes the range's mean frequency.
+ * A full table evicts its coldest entry; an entry colder than the coldest
+ * is still inserted (it is the newest evidence).  Zero weight creates nothing.
+ * Returns the number of entries touched (>= 0) or -EINVAL (pid <= 0).
+ */
+int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
+	       double weight, uint64_t now_ns);
+
+/* Length of the entry covering @addr of @pid: HOT_HUGE_SIZE, HOT_PAGE_SIZE, or 0. */
+uint64_t hot_entry_len(const struct hot_table *t, pid_t pid, uint64_t addr);
+
+/* Heat of the entry covering @addr of @pid at @now_ns; 0 when none. */
+double hot_heat(const struct hot_table *t, pid_t pid, uint64_t addr, uint64_t now_ns);
+
+/*
+ * The @max hottest (or coldest) entries with heat >= @min_heat (or any heat
+ * for coldest), of @pid or of every pid when @pid is 0, into @out sorted
+ * hottest-first (coldest-first).  O(n log max), no allocation.  Returns how
+ * many were written.
+ */
+size_t hot_select_hottest(const struct hot_table *t, pid_t pid, double min_heat,
+			  uint64_t now_ns, struct hot_entry_view *out, size_t max);
+size_t hot_select_coldest(const struct hot_table *t, pid_t pid, uint64_t now_ns,
+			  struct hot_entry_view *out, size_t max);
+
+/* Call @fn for every entry, in no order; stops early when @fn returns != 0
+ * and returns that value.  @fn must not modify the table. */
+int hot_foreach(const struct hot_table *t, uint64_t now_ns,
+		int (*fn)(const struct hot_entry_view *e, void *arg), void *arg);
+
+/* Forget every entry of @pid (it exited or is no longer tracked); O(n).
+ * Returns the number of entries removed. */
+size_t hot_drop_pid(struct hot_table *t, pid_t pid);
+
+/* Remove the entry covering @addr of @pid (it was migrated, say); 0 or -ENOENT. */
+int hot_forget(struct hot_table *t, pid_t pid, uint64_t addr);
+
+void hot_get_stats(const struct hot_table *t, struct hot_stats *ret_st);
+
+/* 2^x for x in [-1100, 1100] without libm (core links nothing). */
+double hot_exp2(double x);
+
+#endif

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Promotion and demotion decisions: candidates in, intents out.  The model,
+ * a worked example and the failure modes are in the essay at the top of
+ * policy.c.
+ *
+ * Life cycle: policy_new() once at start (it sizes the scratch arrays from
+ * the most candidates a tick can carry), policy_run() every tick (no
+ * allocation, no I/O, time passed in), policy_free() at exit.  On a config
+ * reload build a new policy with the new params and free the old one; the
+ * rate buckets live with the caller (struct policy_cgroup.rate,
+ * policy_input.global_rate), so they survive a reload.
+ *
+ * One tick of the daemon, in order (tests/lab/policy_drive.c does this
+ * against the real kernel):
+ *  1. candidates from core/hotness; their nodes from mig_query() (a
+ *     move_pages node query); cgroup index per pid from cg_path_of_pid(),
+ *     GPU rule from policy_rule_match() (both once per process);
+ *  2. per cgroup: fast_bytes = cg_fast_bytes() of cg_read_numa_stat();
+ *     per rule: the bytes its processes hold on GPU nodes;
+ *  3. blocked_nodes = account_blocked_mask();
+ *  4. policy_run(), then append account_take_retries() to the intents,
+ *     then batch_build() and mig_run_plan() (which accounts every page);
+ *  5. for each plan entry whose status is its intent's to_node, write
+ *     last_promote_ns / last_demote_ns back to the hotness table;
+ *  6. feed mig_run_result's moved_bytes and elapsed_ns to ct_step() and
+ *     write its decision with knobs_apply_copy().
+ */
+#ifndef TIERD_CORE_POLICY_H
+#define TIERD_CORE_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bucket.h"
+#include "topology.h"
+
+#define POLICY_MAX_RULES 16
+#define POLICY_RULE_ALLOW 16	/* allow entries per rule */
+#define POLICY_RULE_LEN 256	/* a cgroup path or a comm pattern, with its NUL */
+#define POLICY_HEAT_BINS 33	/* bin 0: heat 0; bin b: [2^(b-1), 2^b) */
+
+/*
+ * A GPU-coherent node and who may use it (the config's gpu_nodes entries).
+ * A process matches when an allow entry starting with '/' is its cgroup or
+ * an ancestor of it, or when another entry matches its comm as an
+ * fnmatch(3) pattern.  Matching pages may be placed on @node while the
+ * rule's processes hold less than @max_bytes there (0: no limit).  With
+ * @demotion_target, colder pages of faster tiers may also be demoted to it.
+ */
+struct policy_gpu_rule {
+	int node;
+	uint64_t max_bytes;
+	bool demotion_target;
+	int nr_allow;
+	char allow[POLICY_RULE_ALLOW][POLICY_RULE_LEN];
+};
+
+struct policy_params {
+	uint32_t page_size;		/* bytes of a base page, 4096 on x86-64 */
+	/* 0 = adaptive (heat histogram against the fast tier's room);
+	 * otherwise the fixed heat at or above which a page is hot. */
+	uint32_t hot_threshold;
+	uint32_t min_hot_threshold;	/* the adaptive threshold's floor, >= 1 */
+	/* Hysteresis: a page is cold, and may be demoted, only at or below
+	 * hot_threshold * cold_pct / 100.  Pages in between stay put. */
+	uint32_t cold_pct;
+	uint64_t cooldown_ns;		/* no move within this long of the last one */
+	/* Promoted and demoted (either order) within pingpong_window_ns:
+	 * a ping-pong; the page is held for pingpong_hold_ns after its
+	 * last move. */
+	uint64_t pingpong_window_ns;
+	uint64_t pingpong_hold_ns;
+	/* Watermark and room demotions (cap demotions happen regardless). */
+	bool demote;
+	/* Demote cold fast-tier pages to make room for hot pages that did
+	 * not fit (the promotions follow on a later tick). */
+	bool demote_for_room;
+	/* A cold page must also be unaccessed this long (0: heat alone). */
+	uint64_t cold_age_ns;
+	int nr_rules;
+	struct policy_gpu_rule rules[POLICY_MAX_RULES];
+};
+
+/* Defaults an operator would expect; the config overrides them. */
+void policy_params_default(struct policy_params *p);
+
+/*
+ * One candidate: a base page or a THP of a process, as the hotness table and
+ * a node query see it.  The caller fills every field.
+ */
+struct policy_page {
+	int pid;
+	uint64_t addr;		/* page aligned; 2 MiB aligned for a THP */
+	uint32_t nr_pages;	/* 1, or 512 for a THP */
+	int node;		/* node id the page is on (move_pages query) */
+	uint32_t heat;		/* larger is hotter; 0 = not seen */
+	uint64_t last_access_ns;	/* 0 = unknown */
+	int cgroup;		/* index into policy_input.cgroups, -1 = none */
+	int rule;		/* GPU placement rule index (policy_rule_match), -1 = none */
+	uint64_t last_promote_ns;	/* 0 = never */
+	uint64_t last_demote_ns;	/* 0 = never */
+};
+
+/* A cgroup's fast-tier use and budgets for this tick. */
+struct policy_cgroup {
+	uint64_t fast_bytes;	/* on tier-0 non-GPU nodes now (memory.numa_stat) */
+	uint64_t fast_max_bytes;	/* 0 = no cap */
+	struct bucket *rate;	/* bytes migrated per second; NULL = no cap */
+};
+
+struct policy_input {
+	const struct topology *topo;
+	const struct policy_page *pages;
+	size_t nr_pages;
+	struct policy_cgroup *cgroups;
+	size_t nr_cgroups;
+	/* Per rule: bytes its processes hold on GPU nodes now; NULL = 0. */
+	const uint64_t *rule_used_bytes;
+	struct bucket *global_rate;	/* bytes per second, all moves; NULL = none */
+	/* Bit i set: node index i takes no pages now (ENOMEM back-off,
+	 * account_blocked_mask()). */
+	uint64_t blocked_nodes;
+	uint64_t now_ns;
+};
+
+enum policy_kind {
+	POLICY_PROMOTE,
+	POLICY_DEMOTE,
+};
+
+enum policy_reason {
+	POLICY_R_HOT,		/* hot on a lower tier */
+	POLICY_R_GPU,		/* hot, and a placement rule names its process */
+	POLICY_R_CAP,		/* its cgroup is over its fast-tier cap */
+	POLICY_R_WMARK,		/* its node is below its low watermark */
+	POLICY_R_ROOM,		/* cold, making room for hotter pages */
+	POLICY_R_NR,
+};
+
+struct policy_intent {
+	int pid;
+	uint64_t addr;
+	uint32_t nr_pages;
+	int from_node;		/* node ids */
+	int to_node;
+	int cgroup;
+	uint32_t page;		/* index into policy_input.pages */
+	uint8_t kind;		/* enum policy_kind */
+	uint8_t reason;		/* enum policy_reason */
+	uint8_t tries;		/* earlier -EBUSY attempts (core/account retries) */
+};
+
+/* Why candidates that qualified were not moved this tick (pages each). */
+enum policy_hold {
+	POLICY_H_COOLDOWN,
+	POLICY_H_PINGPONG,
+	POLICY_H_NO_ROOM,	/* no target node with room */
+	POLICY_H_CGROUP_CAP,
+	POLICY_H_GPU_CAP,
+	POLICY_H_CGROUP_RATE,
+	POLICY_H_GLOBAL_RATE,
+	POLICY_H_OUTPUT_FULL,
+	POLICY_H_NR,
+};
+
+struct policy_stats {
+	uint32_t hot_threshold;
+	uint32_t cold_threshold;
+	uint64_t intents[POLICY_R_NR];		/* count per reason */
+	uint64_t promote_bytes;
+	uint64_t demote_bytes;
+	uint64_t held[POLICY_H_NR];		/* candidates per hold reason */
+	/* Hot bytes that found no room, per target-tier node index; what
+	 * demote_for_room made room for. */
+	uint64_t unmet_bytes;
+};
+
+struct policy_output {
+	struct policy_intent *intents;	/* caller's array */
+	size_t max_intents;
+	size_t nr_intents;
+	struct policy_stats stats;
+};
+
+struct policy;
+
+/*
+ * Allocate a policy for at most @max_pages candidates and @max_cgroups
+ * cgroups per tick.  Copies @params.  Returns 0 and *ret, -EINVAL for bad
+ * params (min_hot_threshold 0, cold_pct > 100, page_size 0, nr_rules or a
+ * rule's nr_allow out of range, a rule node < 0), -ENOMEM.
+ */
+int policy_new(const struct policy_params *params, size_t max_pages, size_t max_cgroups,
+	       struct policy **ret);
+void policy_free(struct policy *p);
+
+/*
+ * Decide one tick.  Intents are written in the order they should be carried
+ * out: demotions (cap, then watermark, then room) before promotions, hottest
+ * promotions first, coldest demotions first.  Rate buckets are charged for
+ * every intent written.  Returns 0, or -EINVAL when in->nr_pages exceeds the
+ * policy's size (or in->nr_cgroups), a candidate's cgroup or rule index is out of range, or the
+ * topology has more than 64 nodes.
+ */
+int policy_run(struct policy *p, const struct policy_input *in, struct policy_output *out);
+
+/*
+ * The first rule that matches a process in cgroup @cgroup_path (as in
+ * /proc/PID/cgroup, e.g. "/gpu.slice/train") with comm @comm; -1 if none.
+ * Either may be NULL.  Call it once per process, not per page.
+ */
+int policy_rule_match(const struct policy_params *params, const char *cgroup_path,
+		      const char *comm);
+
+/* The adaptive hot threshold for a heat histogram (bytes per bin): the
+ * lowest bin floor whose cumulative bytes (hottest first) fit @room_bytes,
+ * never below @floor.  Exposed for tests and status. */
+uint32_t policy_threshold_from_hist(const uint64_t hist[POLICY_HEAT_BINS], uint64_t room_bytes,
+				    uint32_t floor);
+
+const char *policy_reason_name(enum policy_reason r);
+const char *policy_hold_name(enum policy_hold h);
+
+#endif

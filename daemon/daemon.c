@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The daemon's life: start, tick, reload, stop.  The event loop (main.c)
+ * calls in; the pipeline modules (modules.c) are called out to.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "fsutil.h"
+#include "log.h"
+#include "metrics.h"
+#include "notify.h"
+#include "status.h"
+#include "sys/topology.h"
+
+#define NSEC_PER_SEC 1000000000ull
+
+/* Resolve control.group; *ret = (gid_t)-1 for "". */
+static int resolve_group(const char *name, gid_t *ret)
+{
+	struct group grp, *res = NULL;
+	char buf[4096];
+	int r;
+
+	*ret = (gid_t)-1;
+	if (!*name)
+		return 0;
+	r = getgrnam_r(name, &grp, buf, sizeof(buf), &res);
+	if (r)
+		return -r;
+	if (!res)
+		return -ENOENT;
+	*ret = grp.gr_gid;
+	return 0;
+}
+
+/* Where in the file node @id was named, for errors found after parsing. */
+static struct conf_mark node_mark(const struct tierd_conf *c, int id,
+				  const char **ret_key)
+{
+	for (int t = 0; t < c->nr_tiers; t++)
+		for (int i = 0; i < c->tiers[t].spec.nr_nodes; i++)
+			if (c->tiers[t].spec.nodes[i] == id) {
+				*ret_key = "tiers";
+				return c->tiers[t].node_marks[i];
+			}
+	for (int g = 0; g < c->nr_gpu_nodes; g++)
+		if (c->gpu_nodes[g].node == id) {
+			*ret_key = "gpu_nodes";
+			return c->gpu_nodes[g].mark;
+		}
+	*ret_key = "tiers";
+	return (struct conf_mark){ 0, 0 };
+}
+
+/*
+ * Everything a config needs from the machine: the group, and tiers from
+ * @topo's nodes.  Fills *topo's tier part; errors go to @why.
+ */
+static int apply_to_machine(const struct tierd_conf *c, struct topology *topo,
+			    gid_t *ret_gid, char *why, size_t why_size)
+{
+	struct tiers_config tc;
+	int r, bad = -1;
+
+	r = resolve_group(c->control.group, ret_gid);
+	if (r < 0) {
+		snprintf(why, why_size, "%s: control.group: '%s': %s\n",
+			 c->path, c->control.group,
+			 r == -ENOENT ? "no such group" : strerror(-r));
+		return r;
+	}
+	conf_tiers_config(c, &tc);
+	r = tiers_derive(topo, &tc, &bad);
+	if (r < 0) {
+		const char *key;
+		struct conf_mark m = node_mark(c, bad, &key);
+
+		snprintf(
+			why, why_size,
+			"%s:%u:%u: %s: node %d is not a memory node of this machine\n",
+			c->path, m.line, m.column, key, bad);
+		return r;
+	}
+	return 0;
+}
+
+static void log_lines(int level, const char *text)
+{
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		int len = nl ? (int)(nl - text) : (int)strlen(text);
+
+		log_msg(level, "%.*s", len, text);
+		text += len + (nl ? 1 : 0);
+	}
+}
+
+static void log_topology(const struct tierd *d)
+{
+	static const char *const sources[] = { "the kernel", "HMAT",
+					       "the config" };
+	const struct topology *t = &d->topo;
+
+	for (int i = 0; i < t->nr_tiers; i++) {
+		char nodes[256] = "";
+
+		for (int k = 0; k < t->tiers[i].nr_nodes; k++)
+			snprintf(nodes + strlen(nodes),
+				 sizeof(nodes) - strlen(nodes), "%s%d",
+				 k ? "," : "", t->tiers[i].nodes[k]);
+		log_info("Tier %d '%s': nodes %s (from %s)", i,
+			 t->tiers[i].name, nodes, sources[t->tier_source]);
+	}
+	if (t->kernel_tiers_flat)
+		log_warn(
+			"The kernel puts memory nodes in one tier that %s separates; tierd uses %d tiers as shown",
+			sources[t->tier_source], t->nr_tiers);
+	if (t->nr_tiers < 2)
+		log_notice(
+			"Only one memory tier: nothing to promote or demote on this machine");
+}
+
+static void recompute_dry_run(struct tierd *d)
+{
+	if (!d->dry_run_override)
+		d->dry_run = d->conf->dry_run;
+}
+
+/* conf_load_trusted()'s errors, in words. */
+static const char *load_error(int r)
+{
+	return r == -EPERM ?
+		       "must be owned by tierd's user and writable by no one else" :
+		       strerror(-r);
+}
+
+int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
+{
+	char *errors = NULL, why[1024];
+	int r;
+
+	d->conf = malloc(sizeof(*d->conf));
+	if (!d->conf)
+		return -ENOMEM;
+	r = conf_load_trusted(d->config_path, geteuid(), d->conf, &errors);
+	if (r == -ENOENT && d->config_is_default) {
+		log_notice("No %s: running with the default policy",
+			   d->config_path);
+		conf_defaults(d->conf);
+	} else if (r == -EINVAL) {
+		log_lines(LOG_ERR, errors);
+		free(errors);
+		return r;
+	} else if (r < 0) {
+		log_err("Failed to read %s: %s", d->config_path, load_error(r));
+		return r;
+	}
+	r = topo_read(d->root, &d->topo);
+	if (r < 0) {
+		log_err("Failed to read the NUMA topology under %s: %s",
+			d->root, strerror(-r));
+		return r;
+	}
+	r = apply_to_machine(d->conf, &d->topo, &d->control_gid, why,
+			     sizeof(why));
+	if (r < 0) {
+		log_lines(LOG_ERR, why);
+		return r;
+	}
+	recompute_dry_run(d);
+	snprintf(d->stats.sampler_source, sizeof(d->stats.sampler_source),
+		 "none");
+	snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
+		 "no sampler module is built in");
+	log_topology(d);
+
+	for (const struct tierd_module *const *m = modules; *m; m++) {
+		int i = d->nr_modules;
+
+		if (i == TIERD_MAX_MODULES)
+			return -E2BIG;
+		d->modules[d->nr_modules++] = *m;
+		if ((*m)->start) {
+			r = (*m)->start(d, &d->module_priv[i]);
+			if (r < 0) {
+				log_err("Failed to start %s: %s", (*m)->name,
+					strerror(-r));
+				return r;
+			}
+		}
+		d->module_started[i] = true;
+	}
+	return 0;
+}
+
+static void update_rates(struct tierd *d, uint64_t now_ns)
+{
+	double dt = (double)(now_ns - d->last_tick_ns) / NSEC_PER_SEC;
+
+	if (!d->last_tick_ns || dt <= 0)
+		goto out;
+	for (int t = 0; t < TOPO_MAX_TIERS; t++) {
+		d->stats.tier[t].promote_bytes_per_s =
+			(d->stats.tier[t].promoted_bytes_total -
+			 d->prev_stats.tier[t].promoted_bytes_total) /
+			dt;
+		d->stats.tier[t].demote_bytes_per_s =
+			(d->stats.tier[t].demoted_bytes_total -
+			 d->prev_stats.tier[t].demoted_bytes_total) /
+			dt;
+	}
+out:
+	d->prev_stats = d->stats;
+}
+
+static void write_textfile(struct tierd *d, uint64_t now_ns)
+{
+	static int last_error;
+	struct metrics *m;
+	char *text = NULL;
+	size_t len;
+	int r;
+
+	if (!d->conf->metrics.textfile_dir[0] ||
+	    (d->last_textfile_ns &&
+	     now_ns - d->last_textfile_ns <
+		     d->conf->metrics.textfile_interval_ms * 1000000ull))
+		return;
+	d->last_textfile_ns = now_ns;
+	m = metrics_new();
+	if (!m)
+		return;
+	tierd_metrics(d, m);
+	r = metrics_render(m, &text, &len);
+	if (r == 0)
+		r = fs_write_atomic(d->conf->metrics.textfile_dir, "tierd.prom",
+				    text, len, 0644);
+	if (r < 0 && r != last_error)
+		log_warn("Failed to write %s/tierd.prom: %s",
+			 d->conf->metrics.textfile_dir, strerror(-r));
+	last_error = r < 0 ? r : 0;
+	free(text);
+	metrics_free(m);
+}
+
+int tierd_tick(struct tierd *d, uint64_t now_ns)
+{
+	char status[256];
+	int r, ret = 0;
+
+	r = topo_refresh_memory(d->root, &d->topo);
+	if (r < 0 && r != d->topo_error)
+		log_warn("Failed to refresh node memory under %s: %s", d->root,
+			 strerror(-r));
+	d->topo_error = r;
+	for (int i = 0; i < d->nr_modules; i++) {
+		const struct tierd_module *mod = d->modules[i];
+
+		if (!mod->tick)
+			continue;
+		r = mod->tick(d, d->module_priv[i], now_ns);
+		if (r < 0 && r != d->module_last_error[i])
+			log_warn("%s: %s (logged once until it changes)",
+				 mod->name, strerror(-r));
+		if (r < 0)
+			ret = r;
+		d->module_last_error[i] = r < 0 ? r : 0;
+	}
+	update_rates(d, now_ns);
+	d->ticks_total++;
+	d->last_tick_ns = now_ns;
+	write_textfile(d, now_ns);
+	tierd_status_line(d, status, sizeof(status));
+	if (!d->ready) {
+		notify_ready(status);
+		d->ready = true;
+	} else {
+		notify_status(status);
+	}
+	notify_watchdog();
+	return ret;
+}
+
+/* Carry cgroup counters over to the new list, matched by path. */
+static void remap_cgroups(struct tierd *d, const struct tierd_conf *next)
+{
+	static struct tierd_stats old;
+
+	old = d->stats;
+	memset(d->stats.cgroup, 0, sizeof(d->stats.cgroup));
+	for (int n = 0; n < next->nr_cgroups; n++)
+		for (int o = 0; o < d->conf->nr_cgroups; o++)
+			if (!strcmp(next->cgroups[n].path,
+				    d->conf->cgroups[o].path))
+				d->stats.cgroup[n] = old.cgroup[o];
+}
+
+int tierd_reload(struct tierd *d, char *why, size_t why_size)
+{
+	struct tierd_conf *next;
+	struct topology topo;
+	char *errors = NULL, status[256];
+	gid_t gid;
+	int r;
+
+	why[0] = '\0';
+	notify_reloading();
+	next = malloc(sizeof(*next));
+	if (!next) {
+		r = -ENOMEM;
+		snprintf(why, why_size, "out of memory\n");
+		goto refuse;
+	}
+	r = conf_load_trusted(d->config_path, geteuid(), next, &errors);
+	if (r == -ENOENT && d->config_is_default) {
+		conf_defaults(next);
+		r = 0;
+	}
+	if (r < 0) {
+		if (errors)
+			snprintf(why, why_size, "%s", errors);
+		else
+			snprintf(why, why_size, "%s: %s\n", d->config_path,
+				 load_error(r));
+		free(errors);
+		goto refuse;
+	}
+	topo = d->topo;
+	r = apply_to_machine(next, &topo, &gid, why, why_size);
+	if (r < 0)
+		goto refuse;
+	for (int i = 0; i < d->nr_modules; i++) {
+		const struct tierd_module *mod = d->modules[i];
+		char mwhy[256] = "";
+
+		if (!mod->reload_check)
+			continue;
+		r = mod->reload_check(d, d->module_priv[i], next, mwhy,
+				      sizeof(mwhy));
+		if (r < 0) {
+			snprintf(why, why_size, "%s: %s: %s\n", d->config_path,
+				 mod->name, mwhy[0] ? mwhy : strerror(-r));
+			goto refuse;
+		}
+	}
+	remap_cgroups(d, next);
+	free(d->conf);
+	d->conf = next;
+	d->topo = topo;
+	d->control_gid = gid;
+	d->dry_run_override = false;
+	recompute_dry_run(d);
+	for (int i = 0; i < d->nr_modules; i++)
+		if (d->modules[i]->reload_apply)
+			d->modules[i]->reload_apply(d, d->module_priv[i]);
+	d->reloads_ok_total++;
+	log_info("Reloaded %s", d->config_path);
+	log_topology(d);
+	tierd_status_line(d, status, sizeof(status));
+	notify_ready(status);
+	return 0;
+refuse:
+	free(next);
+	d->reloads_failed_total++;
+	log_err("Reload refused, the previous policy stays:");
+	log_lines(LOG_ERR, why);
+	tierd_status_line(d, status, sizeof(status));
+	notify_ready(status);
+	return r;
+}
+
+void tierd_set_dry_run(struct tierd *d, bool on)
+{
+	d->dry_run_override = true;
+	d->dry_run = on;
+	log_notice("Dry run %s by tierctl", on ? "on" : "off");
+}
+
+void tierd_fini(struct tierd *d)
+{
+	for (int i = d->nr_modules - 1; i >= 0; i--)
+		if (d->module_started[i] && d->modules[i]->restore_knobs)
+			d->modules[i]->restore_knobs(d, d->module_priv[i]);
+	for (int i = d->nr_modules - 1; i >= 0; i--)
+		if (d->module_started[i] && d->modules[i]->stop)
+			d->modules[i]->stop(d, d->module_priv[i]);
+	d->nr_modules = 0;
+	free(d->conf);
+	d->conf = NULL;
+}
+
+void tierd_status_line(const struct tierd *d, char *buf, size_t size)
+{
+	double up = 0, down = 0;
+	char a[32], b[32];
+
+	for (int t = 0; t < d->topo.nr_tiers; t++) {
+		up += d->stats.tier[t].promote_bytes_per_s;
+		down += d->stats.tier[t].demote_bytes_per_s;
+	}
+	fmt_bytes(a, sizeof(a), up);
+	fmt_bytes(b, sizeof(b), down);
+	snprintf(
+		buf, size,
+		"%d tier%s%s, promoting %s/s, demoting %s/s, copy threads %u%s",
+		d->topo.nr_tiers, d->topo.nr_tiers == 1 ? "" : "s",
+		d->topo.kernel_tiers_flat ? " (kernel tiers flat)" : "", a, b,
+		d->stats.copy_threads, d->dry_run ? ", dry run" : "");
+}

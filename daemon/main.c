@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tierd: options, then one sd-event loop that owns everything:
+ *
+ *   1. SIGTERM/SIGINT  -> leave the loop; STOPPING=1; restore kernel knobs
+ *   2. SIGHUP          -> tierd_reload(): parse, validate, swap or keep
+ *   3. timer           -> tierd_tick() every interval_ms (WATCHDOG=1 there)
+ *   4. control socket  -> ctl_server.c (tierctl)
+ *   5. sources the pipeline modules add in their start()
+ *
+ * Start-up ends by dropping every capability but TIERD_CAPS (caps.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+
+#include "caps.h"
+#include "ctl_server.h"
+#include "daemon.h"
+#include "log.h"
+#include "notify.h"
+#include "tierd-config.h"
+
+#define USEC_PER_MSEC 1000ull
+/* sd-event's default timer slack is 250 ms: too coarse for interval_ms. */
+#define TICK_ACCURACY_USEC 1000ull
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: tierd [OPTIONS]\n"
+		"       tierd --check-config [FILE]\n\n"
+		"Promote hot pages to fast memory tiers and demote cold ones.\n\n"
+		"  -c, --config FILE       policy file (default " TIERD_CONFIG_PATH
+		")\n"
+		"  -n, --check-config      parse the policy file, print \"configuration OK\" or\n"
+		"                          the errors, and exit\n"
+		"      --runtime-dir DIR   control socket directory (default $TIERD_RUNTIME_DIR,\n"
+		"                          $RUNTIME_DIRECTORY, then " TIERD_RUNTIME_DIR
+		")\n"
+		"      --no-knobs          never write a kernel knob (sysctl, sysfs)\n"
+		"      --root DIR          read sysfs and procfs below DIR (testing)\n"
+		"  -v, --verbose           log debug messages\n"
+		"      --version           print the version and exit\n"
+		"  -h, --help              this text\n");
+}
+
+static int check_config(const char *path)
+{
+	static struct tierd_conf conf;
+	char *errors = NULL;
+	int r = conf_load(path, &conf, &errors);
+
+	if (r == -EINVAL) {
+		fputs(errors, stderr);
+		free(errors);
+		return 1;
+	}
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", path, strerror(-r));
+		return 1;
+	}
+	printf("configuration OK\n");
+	return 0;
+}
+
+struct loop {
+	struct tierd *d;
+	uint64_t interval_usec;
+};
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct loop *l = userdata;
+	struct tierd *d = l->d;
+	struct timespec a, b;
+	uint64_t now_usec, next;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	tierd_tick(d, a.tv_sec * 1000000000ull + a.tv_nsec);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	d->last_tick_duration_ns =
+		(b.tv_sec - a.tv_sec) * 1000000000ull + b.tv_nsec - a.tv_nsec;
+
+	/* Fixed rate; after a stall, start again from now rather than catch up. */
+	l->interval_usec = d->conf->interval_ms * USEC_PER_MSEC;
+	next = usec + l->interval_usec;
+	sd_event_now(d->event, CLOCK_MONOTONIC, &now_usec);
+	if (next <= now_usec)
+		next = now_usec + l->interval_usec;
+	sd_event_source_set_time(s, next);
+	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
+		     void *userdata)
+{
+	struct tierd *d = userdata;
+	char why[4096];
+
+	if (si->ssi_signo == SIGHUP) {
+		log_info("SIGHUP: reloading %s", d->config_path);
+		tierd_reload(d, why, sizeof(why)); /* logs its own errors */
+		return 0;
+	}
+	log_info("%s: stopping", strsignal(si->ssi_signo));
+	return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static const char *pick_runtime_dir(const char *opt)
+{
+	const char *env;
+
+	if (opt)
+		return opt;
+	env = getenv("TIERD_RUNTIME_DIR");
+	if (env && *env)
+		return env;
+	env = getenv("RUNTIME_DIRECTORY"); /* RuntimeDirectory= in the unit */
+	if (env && *env && !strchr(env, ':'))
+		return env;
+	return TIERD_RUNTIME_DIR;
+}
+
+/* After start-up: keep TIERD_CAPS, and say what is kept. */
+static int drop_capabilities(void)
+{
+	struct caps_state cs;
+	char buf[256];
+	int r = caps_restrict(TIERD_CAPS, &cs);
+
+	if (r < 0) {
+		log_err("Failed to drop capabilities: %s", strerror(-r));
+		return r;
+	}
+	caps_format(cs.effective, buf, sizeof(buf));
+	log_info("Capabilities kept: %s", buf);
+	if (cs.bounding & ~TIERD_CAPS) {
+		caps_format(cs.bounding & ~TIERD_CAPS, buf, sizeof(buf));
+		log_notice(
+			"No CAP_SETPCAP to narrow the bounding set, which still has %s (harmless: tierd execs nothing and sets no_new_privs)",
+			buf);
+	}
+	return 0;
+}
+
+static int run(struct tierd *d)
+{
+	struct ctl_server *ctl = NULL;
+	struct loop l = { .d = d };
+	sd_event_source *tick = NULL;
+	uint64_t wd_usec = 0;
+	struct timespec ts;
+	sigset_t ss;
+	int r;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	r = sd_event_default(&d->event);
+	if (r < 0) {
+		log_err("Failed to create the event loop: %s", strerror(-r));
+		return r;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	d->start_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	d->start_realtime_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+
+	r = tierd_init(d, tierd_modules);
+	if (r < 0)
+		goto out;
+	r = ctl_server_start(d, &ctl);
+	if (r < 0) {
+		log_err("Failed to listen on %s/control.sock: %s",
+			d->runtime_dir,
+			r == -EADDRINUSE ?
+				"another tierd is running" :
+			r == -EPERM ?
+				"the directory must be owned by tierd's user and writable by no one else" :
+			r == -ENOTDIR ? "not a directory (or a symbolic link)" :
+					strerror(-r));
+		goto out;
+	}
+	if (sd_watchdog_enabled(0, &wd_usec) > 0 &&
+	    d->conf->interval_ms * USEC_PER_MSEC * 2 > wd_usec)
+		log_warn(
+			"interval_ms %u is more than half of WatchdogSec: systemd may kill tierd",
+			d->conf->interval_ms);
+	r = sd_event_add_signal(d->event, NULL, SIGTERM, on_signal, d);
+	if (r >= 0)
+		r = sd_event_add_signal(d->event, NULL, SIGINT, on_signal, d);
+	if (r >= 0)
+		r = sd_event_add_signal(d->event, NULL, SIGHUP, on_signal, d);
+	/* The first tick at once: READY=1 follows it. */
+	if (r >= 0)
+		r = sd_event_add_time_relative(d->event, &tick, CLOCK_MONOTONIC,
+					       0, TICK_ACCURACY_USEC, on_tick,
+					       &l);
+	if (r < 0) {
+		log_err("Failed to set up the event loop: %s", strerror(-r));
+		goto out;
+	}
+	r = drop_capabilities();
+	if (r < 0)
+		goto out;
+	log_info(
+		"tierd %s running: config %s, control socket %s/control.sock%s%s",
+		TIERD_VERSION, d->config_path, d->runtime_dir,
+		d->no_knobs ? ", kernel knobs off limits" : "",
+		d->dry_run ? ", dry run" : "");
+	r = sd_event_loop(d->event);
+	if (r < 0)
+		log_err("Event loop failed: %s", strerror(-r));
+out:
+	notify_stopping();
+	tierd_fini(d); /* restores every knob a module changed */
+	ctl_server_stop(ctl);
+	sd_event_source_unref(tick);
+	d->event = sd_event_unref(d->event);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_RUNTIME = 256, OPT_NO_KNOBS, OPT_ROOT, OPT_VERSION };
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 'n' },
+		{ "runtime-dir", required_argument, NULL, OPT_RUNTIME },
+		{ "no-knobs", no_argument, NULL, OPT_NO_KNOBS },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	static struct tierd d;
+	const char *config = NULL, *runtime = NULL;
+	bool check = false;
+	int c;
+
+	log_init();
+	d.root = "/";
+	while ((c = getopt_long(argc, argv, "c:nvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			config = optarg;
+			break;
+		case 'n':
+			check = true;
+			break;
+		case OPT_RUNTIME:
+			runtime = optarg;
+			break;
+		case OPT_NO_KNOBS:
+			d.no_knobs = true;
+			break;
+		case OPT_ROOT:
+			d.root = optarg;
+			break;
+		case 'v':
+			log_set_max_level(LOG_DEBUG);
+			break;
+		case OPT_VERSION:
+			printf("tierd %s\n", TIERD_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (check && optind + 1 == argc && !config)
+		config = argv[optind++];
+	if (optind != argc) {
+		fprintf(stderr, "tierd: unexpected argument '%s'\n",
+			argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (check)
+		return check_config(config ? config : TIERD_CONFIG_PATH);
+
+	d.config_is_default = !config;
+	if (snprintf(d.config_path, sizeof(d.config_path), "%s",
+		     config ? config : TIERD_CONFIG_PATH) >=
+		    (int)sizeof(d.config_path) ||
+	    snprintf(d.runtime_dir, sizeof(d.runtime_dir), "%s",
+		     pick_runtime_dir(runtime)) >= (int)sizeof(d.runtime_dir)) {
+		fprintf(stderr, "tierd: path too long\n");
+		return 2;
+	}
+	return run(&d) < 0 ? 1 : 0;
+}

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
+#include <string.h>
+
+#include "status.h"
+#include "tierd-config.h"
+
+#define NSEC_PER_SEC 1000000000ull
+
+static const char *const tier_sources[] = { "kernel", "hmat", "config" };
+static const char *const errc_names[NR_ERRC] = { "busy", "nomem", "gone",
+						 "denied", "other" };
+
+void fmt_bytes(char *buf, size_t size, double v)
+{
+	static const char *const units[] = { "B",   "KiB", "MiB",
+					     "GiB", "TiB", "PiB" };
+	int u = 0;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void tier_bytes(const struct tierd *d, int t, uint64_t *total,
+		       uint64_t *free_b)
+{
+	*total = *free_b = 0;
+	for (int i = 0; i < d->topo.nr_nodes; i++)
+		if (d->topo.nodes[i].tier == t) {
+			*total += d->topo.nodes[i].total_bytes;
+			*free_b += d->topo.nodes[i].free_bytes;
+		}
+}
+
+static void nodes_of(const struct topo_tier *t, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (int k = 0; k < t->nr_nodes; k++)
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s%d",
+			 k ? "," : "", t->nodes[k]);
+}
+
+static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
+{
+	const struct tierd_stats *s = &d->stats;
+
+	fprintf(f,
+		"{\"version\":\"%s\",\"uptime_seconds\":%.3f,\"ticks\":%llu,\"interval_ms\":%u,",
+		TIERD_VERSION, (double)(now_ns - d->start_ns) / NSEC_PER_SEC,
+		(unsigned long long)d->ticks_total, d->conf->interval_ms);
+	fputs("\"config\":", f);
+	json_str(f, d->config_path);
+	fprintf(f,
+		",\"reloads\":%llu,\"reloads_refused\":%llu,\"dry_run\":%s,\"knobs\":%s,",
+		(unsigned long long)d->reloads_ok_total,
+		(unsigned long long)d->reloads_failed_total,
+		d->dry_run ? "true" : "false",
+		tierd_knobs_allowed(d) ? "true" : "false");
+	fputs("\"sampler\":{\"source\":", f);
+	json_str(f, s->sampler_source);
+	fputs(",\"reason\":", f);
+	json_str(f, s->sampler_reason);
+	fprintf(f, ",\"cpu_seconds\":%.3f},", s->sampler_cpu_seconds_total);
+	fprintf(f,
+		"\"tier_source\":\"%s\",\"kernel_tiers_flat\":%s,\"tiers\":[",
+		tier_sources[d->topo.tier_source],
+		d->topo.kernel_tiers_flat ? "true" : "false");
+	for (int t = 0; t < d->topo.nr_tiers; t++) {
+		uint64_t total, free_b;
+
+		tier_bytes(d, t, &total, &free_b);
+		fprintf(f, "%s{\"name\":", t ? "," : "");
+		json_str(f, d->topo.tiers[t].name);
+		fputs(",\"nodes\":[", f);
+		for (int k = 0; k < d->topo.tiers[t].nr_nodes; k++)
+			fprintf(f, "%s%d", k ? "," : "",
+				d->topo.tiers[t].nodes[k]);
+		fprintf(f,
+			"],\"total_bytes\":%llu,\"free_bytes\":%llu,"
+			"\"promote_bytes_per_s\":%.0f,\"demote_bytes_per_s\":%.0f,"
+			"\"promoted_bytes\":%llu,\"demoted_bytes\":%llu}",
+			(unsigned long long)total, (unsigned long long)free_b,
+			s->tier[t].promote_bytes_per_s,
+			s->tier[t].demote_bytes_per_s,
+			(unsigned long long)s->tier[t].promoted_bytes_total,
+			(unsigned long long)s->tier[t].demoted_bytes_total);
+	}
+	fputs("],\"migrate_errors\":{", f);
+	for (int e = 0; e < NR_ERRC; e++)
+		fprintf(f, "%s\"%s\":%llu", e ? "," : "", errc_names[e],
+			(unsigned long long)s->migrate_errors_total[e]);
+	fprintf(f,
+		"},\"copy_threads\":%u,\"copy_threads_mode\":\"%s\",\"cgroups\":%d}\n",
+		s->copy_threads,
+		conf_copy_mode_name(d->conf->copy_threads.mode),
+		d->conf->nr_cgroups);
+}
+
+void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
+{
+	const struct tierd_stats *s = &d->stats;
+	uint64_t up = (now_ns - d->start_ns) / NSEC_PER_SEC;
+
+	if (json) {
+		status_json(d, f, now_ns);
+		return;
+	}
+	fprintf(f, "tierd %s: running %llus, %llu ticks every %u ms\n",
+		TIERD_VERSION, (unsigned long long)up,
+		(unsigned long long)d->ticks_total, d->conf->interval_ms);
+	fprintf(f, "config:   %s (%llu reloads, %llu refused)\n",
+		d->config_path, (unsigned long long)d->reloads_ok_total,
+		(unsigned long long)d->reloads_failed_total);
+	fprintf(f, "mode:     %s; kernel knobs %s\n",
+		d->dry_run ? "dry run (nothing moves)" : "active",
+		tierd_knobs_allowed(d) ? "managed" : "left alone");
+	fprintf(f, "sampling: %s (%s)\n", s->sampler_source, s->sampler_reason);
+	fprintf(f, "tiers:    %d from %s%s\n", d->topo.nr_tiers,
+		tier_sources[d->topo.tier_source],
+		d->topo.kernel_tiers_flat ?
+			"; the kernel puts these nodes in one tier, tierd separates them" :
+			"");
+	fprintf(f, "  %-12s %-8s %11s %11s %12s %12s %11s %11s\n", "TIER",
+		"NODES", "TOTAL", "FREE", "PROMOTE/s", "DEMOTE/s", "PROMOTED",
+		"DEMOTED");
+	for (int t = 0; t < d->topo.nr_tiers; t++) {
+		char nodes[128], tot[32], fr[32], pr[32], dr[32], pt[32],
+			dt[32];
+		uint64_t total, free_b;
+
+		tier_bytes(d, t, &total, &free_b);
+		nodes_of(&d->topo.tiers[t], nodes, sizeof(nodes));
+		fmt_bytes(tot, sizeof(tot), total);
+		fmt_bytes(fr, sizeof(fr), free_b);
+		fmt_bytes(pr, sizeof(pr), s->tier[t].promote_bytes_per_s);
+		fmt_bytes(dr, sizeof(dr), s->tier[t].demote_bytes_per_s);
+		fmt_bytes(pt, sizeof(pt), s->tier[t].promoted_bytes_total);
+		fmt_bytes(dt, sizeof(dt), s->tier[t].demoted_bytes_total);
+		fprintf(f, "  %-12s %-8s %11s %11s %12s %12s %11s %11s\n",
+			d->topo.tiers[t].name, nodes, tot, fr, pr, dr, pt, dt);
+	}
+	fputs("migrate errors:", f);
+	for (int e = 0; e < NR_ERRC; e++)
+		fprintf(f, " %s %llu%s", errc_names[e],
+			(unsigned long long)s->migrate_errors_total[e],
+			e + 1 < NR_ERRC ? "," : "\n");
+	fprintf(f, "copy threads: %u (mode %s)\n", s->copy_threads,
+		conf_copy_mode_name(d->conf->copy_threads.mode));
+	fprintf(f, "cgroups:  %d with budgets (tierctl cgroups)\n",
+		d->conf->nr_cgroups);
+}
+
+void status_render_nodes(const struct tierd *d, FILE *f, bool json)
+{
+	const struct topology *t = &d->topo;
+
+	if (!json)
+		fprintf(f,
+			"%-5s %-12s %-6s %-5s %-4s %11s %11s %8s %8s %10s %10s  %s\n",
+			"NODE", "TIER", "KTIER", "CPUS", "GPU", "TOTAL", "FREE",
+			"RLAT_ns", "WLAT_ns", "RBW_MB/s", "WBW_MB/s",
+			"DISTANCES");
+	else
+		fputs("{\"nodes\":[", f);
+	for (int i = 0; i < t->nr_nodes; i++) {
+		const struct topo_node *n = &t->nodes[i];
+		const char *tier = n->tier >= 0 ? t->tiers[n->tier].name : "-";
+		char tot[32], fr[32], dist[256] = "";
+
+		for (int j = 0; j < t->nr_nodes; j++)
+			snprintf(dist + strlen(dist),
+				 sizeof(dist) - strlen(dist), "%s%u",
+				 j ? (json ? "," : " ") : "",
+				 t->distance[i][j]);
+		if (json) {
+			fprintf(f, "%s{\"id\":%d,\"tier\":", i ? "," : "",
+				n->id);
+			if (n->tier >= 0)
+				json_str(f, tier);
+			else
+				fputs("null", f);
+			fprintf(f,
+				",\"kernel_tier\":%d,\"cpus\":%u,\"gpu\":%s,\"total_bytes\":%llu,"
+				"\"free_bytes\":%llu,\"high_wmark_bytes\":%llu,\"read_latency_ns\":%u,"
+				"\"write_latency_ns\":%u,\"read_bandwidth_mbps\":%u,"
+				"\"write_bandwidth_mbps\":%u,\"distances\":[%s]}",
+				n->kernel_tier, n->nr_cpus,
+				n->gpu ? "true" : "false",
+				(unsigned long long)n->total_bytes,
+				(unsigned long long)n->free_bytes,
+				(unsigned long long)n->high_wmark_bytes,
+				n->read_latency_ns, n->write_latency_ns,
+				n->read_bandwidth_mbps, n->write_bandwidth_mbps,
+				dist);
+			continue;
+		}
+		fmt_bytes(tot, sizeof(tot), n->total_bytes);
+		fmt_bytes(fr, sizeof(fr), n->free_bytes);
+		fprintf(f,
+			"%-5d %-12s %-6d %-5u %-4s %11s %11s %8u %8u %10u %10u  %s\n",
+			n->id, tier, n->kernel_tier, n->nr_cpus,
+			n->gpu ? "yes" : "no", tot, fr, n->read_latency_ns,
+			n->write_latency_ns, n->read_bandwidth_mbps,
+			n->write_bandwidth_mbps, dist);
+	}
+	if (json)
+		fprintf(f,
+			"],\"tier_source\":\"%s\",\"kernel_tiers_flat\":%s}\n",
+			tier_sources[t->tier_source],
+			t->kernel_tiers_flat ? "true" : "false");
+}
+
+void status_render_cgroups(const struct tierd *d, FILE *f, bool json)
+{
+	const struct tierd_conf *c = d->conf;
+
+	if (json)
+		fputs("{\"cgroups\":[", f);
+	else if (c->nr_cgroups == 0)
+		fputs("No cgroup budgets configured (cgroups: in tierd.yaml).\n",
+		      f);
+	else
+		fprintf(f, "%-40s %11s %11s %10s %11s %11s\n", "CGROUP", "FAST",
+			"FAST_MAX", "MAX_MB/s", "PROMOTED", "DEMOTED");
+	for (int i = 0; i < c->nr_cgroups; i++) {
+		const struct conf_cgroup *cg = &c->cgroups[i];
+		char fast[32], max[32], pr[32], dm[32];
+
+		if (json) {
+			fputs(i ? ",{\"path\":" : "{\"path\":", f);
+			json_str(f, cg->path);
+			fprintf(f,
+				",\"fast_tier_bytes\":%llu,\"fast_tier_max_bytes\":%llu,"
+				"\"migrate_max_mb_per_s\":%u,\"promoted_bytes\":%llu,\"demoted_bytes\":%llu}",
+				(unsigned long long)d->stats.cgroup[i]
+					.fast_tier_bytes,
+				(unsigned long long)cg->fast_tier_max_bytes,
+				cg->migrate_max_mb_per_s,
+				(unsigned long long)d->stats.cgroup[i]
+					.promoted_bytes_total,
+				(unsigned long long)d->stats.cgroup[i]
+					.demoted_bytes_total);
+			continue;
+		}
+		fmt_bytes(fast, sizeof(fast),
+			  d->stats.cgroup[i].fast_tier_bytes);
+		if (cg->fast_tier_max_bytes)
+			fmt_bytes(max, sizeof(max), cg->fast_tier_max_bytes);
+		else
+			strcpy(max, "-");
+		fmt_bytes(pr, sizeof(pr),
+			  d->stats.cgroup[i].promoted_bytes_total);
+		fmt_bytes(dm, sizeof(dm),
+			  d->stats.cgroup[i].demoted_bytes_total);
+		fprintf(f, "%-40s %11s %11s %10u %11s %11s\n", cg->path, fast,
+			max, cg->migrate_max_mb_per_s, pr, dm);
+	}
+	if (json)
+		fputs("]}\n", f);
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Small-file I/O for sysfs, procfs and tierd's own output files.
+ *
+ * Every reader takes a root directory ("/" on a machine, a fixture tree in
+ * tests) and a path relative to it; a leading '/' on @path is ignored so that
+ * callers can spell real paths.  Files are bounded: a file that does not fit
+ * the caller's buffer is an error (-EFBIG), never silently truncated.
+ *
+ * All functions return 0 or a negative errno.
+ */
+#ifndef TIERD_SYS_FSUTIL_H
+#define TIERD_SYS_FSUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Join @root and @path into @buf (@size bytes); -ENAMETOOLONG if it does not fit. */
+int fs_path(char *buf, size_t size, const char *root, const char *path);
+
+/* Read all of @root/@path into @buf, NUL-terminated; @size includes the NUL.
+ * *ret_len (may be NULL) gets the length without the NUL.  -EFBIG when the
+ * file holds @size bytes or more. */
+int fs_read(const char *root, const char *path, char *buf, size_t size,
+	    size_t *ret_len);
+
+/* Read a file holding one unsigned decimal number (trailing newline allowed). */
+int fs_read_u64(const char *root, const char *path, uint64_t *ret);
+
+/* Write @len bytes of @buf to an existing file @root/@path in one write(2),
+ * as sysctl and sysfs files expect; no O_CREAT. */
+int fs_write(const char *root, const char *path, const char *buf, size_t len);
+
+/* Replace @dir/@name atomically: write a temporary file in @dir, fsync it,
+ * chmod @mode, rename it over @name.  Readers see the old or the new content,
+ * never a partial one (node_exporter's textfile collector relies on this). */
+int fs_write_atomic(const char *dir, const char *name, const char *buf,
+		    size_t len, unsigned int mode);
+
+#endif

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load.h"
+
+int load_read_psi_cpu(const char *root, unsigned int *ret_x100)
+{
+	char path[PATH_MAX], line[256];
+	unsigned int whole, frac;
+	FILE *f;
+	int r = -EINVAL;
+
+	snprintf(path, sizeof(path), "%s/proc/pressure/cpu", root);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == EOPNOTSUPP ? -ENOENT : -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "some avg10=%u.%2u", &whole, &frac) == 2) {
+			*ret_x100 = whole * 100 + frac;
+			r = 0;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+int load_read_cpu_times(const char *root, struct load_cpu_times *ret)
+{
+	char path[PATH_MAX], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/stat", root);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	memset(ret, 0, sizeof(*ret));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v[10] = { 0 };
+		unsigned int cpu;
+		int n;
+
+		if (strncmp(line, "cpu", 3) != 0 || line[3] < '0' || line[3] > '9')
+			continue;
+		n = sscanf(line + 3, "%u %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &cpu,
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+		if (n < 5 || cpu >= LOAD_MAX_CPUS)
+			continue;
+		/* user nice system idle iowait irq softirq steal (guest is in user) */
+		ret->total[cpu] = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+		ret->busy[cpu] = ret->total[cpu] - v[3] - v[4];
+		if ((int)cpu + 1 > ret->nr)
+			ret->nr = (int)cpu + 1;
+	}
+	fclose(f);
+	return ret->nr ? 0 : -EINVAL;
+}
+
+unsigned int load_idle_cpus(const struct load_cpu_times *a, const struct load_cpu_times *b,
+			    const uint64_t mask[LOAD_MASK_WORDS], unsigned int busy_pct)
+{
+	unsigned int idle = 0;
+	int nr = a->nr < b->nr ? a->nr : b->nr;
+
+	for (int c = 0; c < nr; c++) {
+		uint64_t dt, db;
+
+		if (!(mask[c / 64] & (1ull << (c % 64))))
+			continue;
+		if (b->total[c] <= a->total[c])
+			continue;
+		dt = b->total[c] - a->total[c];
+		db = b->busy[c] >= a->busy[c] ? b->busy[c] - a->busy[c] : 0;
+		if (db * 100 <= dt * busy_pct)
+			idle++;
+	}
+	return idle;
+}
+
+int load_node_cpus(const char *root, int node, uint64_t mask[LOAD_MASK_WORDS])
+{
+	char path[PATH_MAX], buf[4096], *p;
+	FILE *f;
+	int n = 0;
+
+	memset(mask, 0, LOAD_MASK_WORDS * sizeof(uint64_t));
+	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/cpulist", root, node);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	p = buf;
+	while (*p && *p != '\n') {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi = lo;
+
+		if (end == p)
+			return -EINVAL;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtoul(p, &end, 10);
+			if (end == p || hi < lo)
+				return -EINVAL;
+		}
+		for (unsigned long c = lo; c <= hi && c < LOAD_MAX_CPUS; c++) {
+			mask[c / 64] |= 1ull << (c % 64);
+			n++;
+		}
+		p = end;
+		if (*p == ',')
+			p++;
+	}
+	return n;
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <numa.h>
+#include <numaif.h>
+#include <string.h>
+#include <time.h>
+
+#include "migrate.h"
+
+static int real_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
+			   const int *nodes, int *status, int flags)
+{
+	long r = numa_move_pages(pid, count, addrs, nodes, status, flags);
+
+	return r < 0 ? -errno : (int)r;
+}
+
+static uint64_t real_now_ns(void *ctx)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+const struct mig_ops mig_real_ops = {
+	.move_pages = real_move_pages,
+	.now_ns = real_now_ns,
+};
+
+int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_run)
+{
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	m->ops = ops;
+	m->ctx = ctx;
+	m->dry_run = dry_run;
+	r = ops->move_pages(ctx, 0, 0, NULL, NULL, NULL, MPOL_MF_PROMOTE);
+	m->has_promote = r == 0;
+	return r == 0 || r == -EINVAL ? 0 : r;
+}
+
+int mig_query(struct migrator *m, int pid, size_t count, void **addrs, int *status)
+{
+	int r = m->ops->move_pages(m->ctx, pid, count, addrs, NULL, status, 0);
+
+	return r < 0 ? r : 0;
+}
+
+int mig_run_plan(struct migrator *m, struct account *a, const struct topology *topo,
+		 const struct batch_plan *pl, const struct policy_intent *intents, uint64_t now_ns,
+		 struct mig_run_result *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	for (size_t k = 0; k < pl->nr_batches; k++) {
+		const struct batch *b = &pl->batches[k];
+		void **addrs = pl->addrs + b->first;
+		int *status = pl->status + b->first;
+		struct acct_result res;
+		uint64_t t0, t1;
+		int flags = MPOL_MF_MOVE, r;
+
+		if (b->promote && m->has_promote)
+			flags |= MPOL_MF_PROMOTE;
+		t0 = m->ops->now_ns(m->ctx);
+		if (m->dry_run)
+			r = m->ops->move_pages(m->ctx, b->pid, b->count, addrs, NULL, status, 0);
+		else
+			r = m->ops->move_pages(m->ctx, b->pid, b->count, addrs,
+					       pl->nodes + b->first, status, flags);
+		t1 = m->ops->now_ns(m->ctx);
+		ret->calls++;
+		if (r < 0) {
+			ret->failed_calls++;
+			if (!ret->first_error)
+				ret->first_error = r;
+			account_call_failed(a, pl, k, intents, r, now_ns, &res);
+			continue;
+		}
+		account_batch(a, topo, pl, k, intents, t1 - t0, now_ns, m->dry_run, &res);
+		ret->moved_bytes += res.moved_bytes;
+		ret->would_pages += res.would_pages;
+		if (!m->dry_run)
+			ret->elapsed_ns += t1 - t0;
+	}
+	return 0;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The migrator: one move_pages(2) call per batch of a plan (core/batch),
+ * every per-page status handed to core/account, each call timed.
+ *
+ * Behind an ops table: mig_real_ops calls libnuma's numa_move_pages() and
+ * reads CLOCK_MONOTONIC; tests/fakes/fake_migrate.c scripts statuses.
+ *
+ * Promotions use MPOL_MF_PROMOTE (the patched kernel's batch misplaced-folio
+ * path) when mig_init() found the kernel accepts it; otherwise plain
+ * MPOL_MF_MOVE.  In a dry run nothing moves: each batch is a node query
+ * (nodes = NULL), and the account counts what would have moved.
+ */
+#ifndef TIERD_SYS_MIGRATE_H
+#define TIERD_SYS_MIGRATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "account.h"
+#include "batch.h"
+#include "topology.h"
+
+#ifndef MPOL_MF_PROMOTE
+#define MPOL_MF_PROMOTE (1 << 4)	/* kernel-patches/: promotion semantics */
+#endif
+
+struct mig_ops {
+	/*
+	 * move_pages(2).  @nodes NULL queries where the pages are.  Returns
+	 * 0 or the number of pages not moved (their status says why), or a
+	 * negative errno when the whole call failed.
+	 */
+	int (*move_pages)(void *ctx, int pid, unsigned long count, void **addrs, const int *nodes,
+			  int *status, int flags);
+	uint64_t (*now_ns)(void *ctx);	/* CLOCK_MONOTONIC */
+};
+
+extern const struct mig_ops mig_real_ops;
+
+struct migrator {
+	const struct mig_ops *ops;
+	void *ctx;
+	bool has_promote;	/* the kernel takes MPOL_MF_PROMOTE */
+	bool dry_run;
+};
+
+/*
+ * Set up and probe: move_pages(0, 0, NULL, NULL, NULL, MPOL_MF_PROMOTE) is 0
+ * on a patched kernel and -EINVAL on a vanilla one.  Returns 0; the probe's
+ * answer is in m->has_promote (a probe error other than -EINVAL is returned
+ * as is, with has_promote false).
+ */
+int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_run);
+
+/* Where @count pages of @pid are: node ids or negative errnos in @status.
+ * 0 or a negative errno for the whole call. */
+int mig_query(struct migrator *m, int pid, size_t count, void **addrs, int *status);
+
+struct mig_run_result {
+	size_t calls;
+	size_t failed_calls;	/* whole call failed; pages accounted with that errno */
+	uint64_t moved_bytes;	/* reached their target */
+	uint64_t elapsed_ns;	/* summed over calls */
+	uint64_t would_pages;	/* dry run */
+	int first_error;	/* first whole-call errno (negative), 0 if none */
+};
+
+/*
+ * Carry out every batch of @pl in order and account each through @a.
+ * @now_ns is the tick's time, for back-off and retry scheduling.
+ * Returns 0; per-call failures are accounted, counted in @ret and the
+ * first one kept there.
+ */
+int mig_run_plan(struct migrator *m, struct account *a, const struct topology *topo,
+		 const struct batch_plan *pl, const struct policy_intent *intents, uint64_t now_ns,
+		 struct mig_run_result *ret);
+
+#endif

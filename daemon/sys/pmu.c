@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmu.h"
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
+	close(fd);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* Spread @value over the bit ranges of @fmt ("config1:0-15" or "config:0-7,32-35"). */
+static int put_bits(struct pmu_event *ev, const char *fmt, uint64_t value)
+{
+	const char *colon = strchr(fmt, ':');
+	uint64_t *word;
+	const char *p;
+
+	if (!colon)
+		return -EINVAL;
+	if (!strncmp(fmt, "config:", 7))
+		word = &ev->config;
+	else if (!strncmp(fmt, "config1:", 8))
+		word = &ev->config1;
+	else if (!strncmp(fmt, "config2:", 8))
+		word = &ev->config2;
+	else
+		return -EINVAL;
+	for (p = colon + 1; *p;) {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi = lo;
+
+		if (end == p)
+			return -EINVAL;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtoul(p, &end, 10);
+			if (end == p)
+				return -EINVAL;
+		}
+		if (hi < lo || hi > 63)
+			return -EINVAL;
+		for (unsigned long b = lo; b <= hi; b++) {
+			*word |= (value & 1) << b;
+			value >>= 1;
+		}
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -EINVAL;
+	}
+	return value ? -EINVAL : 0;	/* value wider than its field */
+}
+
+int pmu_parse_event(const char *pmu_dir, const char *terms, struct pmu_event *ev)
+{
+	char copy[256], path[512], fmt[128];
+	char *save = NULL, *term;
+
+	if (snprintf(copy, sizeof(copy), "%s", terms) >= (int)sizeof(copy))
+		return -EINVAL;
+	for (term = strtok_r(copy, ",", &save); term; term = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(term, '='), *end;
+		uint64_t value = 1;
+		int r;
+
+		if (eq) {
+			*eq = '\0';
+			value = strtoull(eq + 1, &end, 0);
+			if (end == eq + 1 || *end)
+				return -EINVAL;
+		}
+		if (!*term || strchr(term, '/') || strchr(term, '.'))
+			return -EINVAL;
+		snprintf(path, sizeof(path), "%s/format/%s", pmu_dir, term);
+		r = read_line(path, fmt, sizeof(fmt));
+		if (r == -ENOENT)
+			return -EINVAL;
+		if (r < 0)
+			return r;
+		r = put_bits(ev, fmt, value);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int read_type(const char *pmu_dir, uint32_t *ret)
+{
+	char path[512], buf[32], *end;
+	unsigned long v;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/type", pmu_dir);
+	r = read_line(path, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	v = strtoul(buf, &end, 10);
+	if (end == buf || *end || v > UINT32_MAX)
+		return -EINVAL;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+int pmu_find_mem_sampler(const char *sysfs_root, struct pmu_event *ret, char *why,
+			 size_t why_len)
+{
+	static const char *const intel[] = { "cpu", "cpu_core" };
+	char dir[512], path[600], terms[256];
+	int r;
+
+	for (size_t i = 0; i < sizeof(intel) / sizeof(intel[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/bus/event_source/devices/%s", sysfs_root, intel[i]);
+		snprintf(path, sizeof(path), "%s/events/mem-loads", dir);
+		r = read_line(path, terms, sizeof(terms));
+		if (r == -ENOENT)
+			continue;
+		memset(ret, 0, sizeof(*ret));
+		if (r == 0)
+			r = read_type(dir, &ret->type);
+		if (r == 0)
+			r = pmu_parse_event(dir, terms, ret);
+		if (r < 0) {
+			snprintf(why, why_len, "cannot use %s (\"%s\"): %s", path, terms,
+				 strerror(-r));
+			return r;
+		}
+		snprintf(ret->desc, sizeof(ret->desc), "PEBS %s/mem-loads/", intel[i]);
+		ret->precise_ip = 3;
+		return 0;
+	}
+
+	snprintf(dir, sizeof(dir), "%s/bus/event_source/devices/ibs_op", sysfs_root);
+	memset(ret, 0, sizeof(*ret));
+	r = read_type(dir, &ret->type);
+	if (r == 0) {
+		snprintf(ret->desc, sizeof(ret->desc), "AMD IBS op");
+		return 0;
+	}
+	if (r != -ENOENT) {
+		snprintf(why, why_len, "cannot read %s/type: %s", dir, strerror(-r));
+		return r;
+	}
+	snprintf(why, why_len,
+		 "no memory-sampling PMU: %s/bus/event_source/devices has neither "
+		 "cpu/events/mem-loads (Intel PEBS) nor ibs_op (AMD IBS); a VM or an older CPU",
+		 sysfs_root);
+	return -ENODEV;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Find a PMU event that samples memory loads with their data address, from
+ * the event_source devices in sysfs: Intel PEBS (cpu/mem-loads/, or
+ * cpu_core/mem-loads/ on hybrid parts) or AMD IBS op (ibs_op).  @sysfs_root
+ * is "/sys" in the daemon and a fixture tree in tests.
+ */
+#ifndef TIERD_SYS_PMU_H
+#define TIERD_SYS_PMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pmu_event {
+	char desc[64];		/* "PEBS cpu/mem-loads/", "AMD IBS op" */
+	uint32_t type;		/* perf_event_attr.type */
+	uint64_t config, config1, config2;
+	int precise_ip;		/* the highest to try; the loader steps down */
+};
+
+/*
+ * Returns 0 with @ret filled, -ENODEV when this machine has neither (a VM, a
+ * container, an older CPU), or another -errno when sysfs is unreadable or the
+ * event text is malformed; @why says which in one line.
+ */
+int pmu_find_mem_sampler(const char *sysfs_root, struct pmu_event *ret, char *why,
+			 size_t why_len);
+
+/*
+ * Put the terms of an event string ("event=0xcd,umask=0x1,ldlat=3") into
+ * @ev's config words using the PMU's format files ("config:0-7",
+ * "config1:0-15") under @pmu_dir/format/.  0 or -EINVAL (unknown term, bad
+ * format), -errno when a format file cannot be read.
+ */
+int pmu_parse_event(const char *pmu_dir, const char *terms, struct pmu_event *ev);
+
+#endif

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sampler.h"
+
+static void why_append(char *why, size_t len, const char *fmt, ...)
+{
+	size_t used = strnlen(why, len);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+int sampler_pick(struct sampler *const *cands, size_t n, char *why, size_t why_len)
+{
+	char reason[SAMPLER_WHY_MAX];
+
+	if (why_len)
+		why[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const char *name = cands[i]->ops->name;
+		int r;
+
+		reason[0] = '\0';
+		r = sampler_probe(cands[i], reason, sizeof(reason));
+		if (r == 0)
+			r = sampler_start(cands[i], reason, sizeof(reason));
+		if (r == 0) {
+			why_append(why, why_len, "using %s", name);
+			return (int)i;
+		}
+		why_append(why, why_len, "%s: %s; ", name,
+			   reason[0] ? reason : strerror(-r));
+	}
+	why_append(why, why_len, "no hotness source can run");
+	return -ENODEV;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A hotness source behind one ops table: the BPF hardware-sampling source
+ * (sampler_bpf.c), the DAMON source (sampler_damon.c), and a fake for tests
+ * (tests/fakes/sampler_fake.c).  The daemon probes them at start, runs the
+ * first that works, and drains it into the hotness table every tick.
+ *
+ * Contract for every implementation:
+ *  - probe() starts nothing and changes no kernel state; 0 when the source can
+ *    run here, else -errno and one line in @why saying what is missing.
+ *  - start() takes the kernel resources (BPF programs, perf events, a kdamond);
+ *    on failure it leaves nothing behind and explains in @why.
+ *  - set_targets() replaces the set of processes sampled (sorted, unique).
+ *  - drain() folds what was sampled since the previous drain into the table
+ *    at @now_ns and returns the number of records folded, or -errno.  The
+ *    DAMON source's drain blocks until its kdamond has applied its schemes
+ *    once (about one aggregation interval, 100-200 ms by default).
+ *  - stop() releases everything start() took; safe to call twice.
+ *  - free() accepts NULL and stops first.
+ */
+#ifndef TIERD_SYS_SAMPLER_H
+#define TIERD_SYS_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct hot_table;
+
+#define SAMPLER_WHY_MAX 256
+
+struct sampler_status {
+	const char *name;	/* "bpf", "damon", "fake" */
+	bool running;
+	char why[SAMPLER_WHY_MAX];	/* what it runs on, or why it does not run */
+	uint64_t drains;
+	uint64_t records;	/* folded into the table, all drains */
+	uint64_t samples;	/* raw samples or regions seen, all drains */
+	uint64_t lost;		/* samples seen but not counted (full map, ...) */
+	uint64_t period;	/* current sampling period; 0 if not applicable */
+	double cost_pct;	/* CPU time over the last drain interval, % of one CPU */
+	const char *cost_source;	/* "bpf_stats", "estimate" or "none" */
+};
+
+struct sampler;
+
+struct sampler_ops {
+	const char *name;
+	int (*probe)(struct sampler *s, char *why, size_t why_len);
+	int (*start)(struct sampler *s, char *why, size_t why_len);
+	int (*set_targets)(struct sampler *s, const pid_t *pids, size_t n);
+	int (*drain)(struct sampler *s, struct hot_table *t, uint64_t now_ns);
+	void (*stop)(struct sampler *s);
+	/* A file descriptor for the event loop, or -1: drain on the tick. */
+	int (*fd)(struct sampler *s);
+	void (*describe)(struct sampler *s, struct sampler_status *ret);
+	void (*free)(struct sampler *s);
+};
+
+/* Embedded first in every implementation's state. */
+struct sampler {
+	const struct sampler_ops *ops;
+};
+
+static inline int sampler_probe(struct sampler *s, char *why, size_t len)
+{
+	return s->ops->probe(s, why, len);
+}
+
+static inline int sampler_start(struct sampler *s, char *why, size_t len)
+{
+	return s->ops->start(s, why, len);
+}
+
+static inline int sampler_set_targets(struct sampler *s, const pid_t *pids, size_t n)
+{
+	return s->ops->set_targets(s, pids, n);
+}
+
+static inline int sampler_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
+{
+	return s->ops->drain(s, t, now_ns);
+}
+
+static inline void sampler_stop(struct sampler *s)
+{
+	s->ops->stop(s);
+}
+
+static inline int sampler_fd(struct sampler *s)
+{
+	return s->ops->fd(s);
+}
+
+static inline void sampler_describe(struct sampler *s, struct sampler_status *ret)
+{
+	s->ops->describe(s, ret);
+}
+
+static inline void sampler_free(struct sampler *s)
+{
+	if (s)
+		s->ops->free(s);
+}
+
+/*
+ * Probe the @n candidates in order of preference and start the first one that
+ * probes and starts.  Returns its index, or -ENODEV when none could run.
+ * @why gets one line naming each candidate skipped and why, e.g.
+ * "bpf: no memory-sampling PMU (...); using damon", so the daemon can log it
+ * and show it in `tierctl status`.
+ */
+int sampler_pick(struct sampler *const *cands, size_t n, char *why, size_t why_len);
+
+#endif

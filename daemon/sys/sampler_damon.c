@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * DAMON source over the sysfs admin interface.
+ *
+ * Why a `stat` scheme's tried_regions and not the damon:damon_aggregated
+ * tracepoint: the sysfs route needs nothing but CONFIG_DAMON_SYSFS -- no BPF,
+ * no BTF, no tracefs -- so it is the source that works where the BPF sampler
+ * cannot (VMs, locked-down hosts); it is read when tierd wants it (one
+ * snapshot per tick, bounded by max_nr_regions per target) instead of a
+ * callback per region per aggregation interval; and it only ever sees the
+ * kdamond that tierd created, whereas the tracepoint fires for every kdamond
+ * on the machine.  Its costs: "update_schemes_tried_regions" blocks the writer
+ * until the kdamond has applied the schemes once (up to about one aggregation
+ * interval plus 100 ms polling in the kernel), and a tried region does not say
+ * which target it belongs to.  The latter is solved with one scheme per
+ * target, each excluding every other target with a `target` filter
+ * (matching=N on damon_target_idx=i), so scheme i's regions are target i's.
+ * The scheme's access_pattern maxima must be set explicitly (sysfs defaults
+ * them to 0, which matches nothing but idle, zero-sized regions).
+ *
+ * Cost per drain: the blocking state write above, then three small sysfs
+ * reads per region, at most max_nr_regions per target: ~3000 reads for one
+ * target at the default 1000 regions, a few milliseconds; scale max_targets
+ * and max_nr_regions with that in mind.  In the lab guest (TCG) this found
+ * the 64 MiB hot region of a 512 MiB process in 5 to 9 drains (2 s).
+ *
+ * Ownership.  The DAMON sysfs interface recreates every kdamond directory when
+ * nr_kdamonds is written (and refuses while any runs), so tierd only adds its
+ * kdamond when nr_kdamonds is 0, i.e. nobody else configured DAMON through
+ * sysfs; otherwise it says so and the daemon uses another source.  Kernel
+ * modules such as damon_reclaim run their own kdamonds outside sysfs and are
+ * not affected.  The record <runtime_dir>/damon.owner holds "tierd_pid index
+ * kdamond_pid"; at start, a record left by a dead tierd whose kdamond index
+ * still runs with the recorded kdamond pid is turned off and removed.  A
+ * kdamond keeps running after its creator dies, so this is what cleans up
+ * after a kill -9.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/hotness.h"
+#include "sampler_damon.h"
+
+struct sampler_damon {
+	struct sampler base;
+	struct sampler_damon_params p;
+	char admin[256];
+	char owner_path[512];
+	int idx;		/* our kdamond's index, -1 when none */
+	bool on;
+	char stale_note[160];	/* what clean_stale() removed, for the status */
+	pid_t *targets;
+	size_t ntargets;
+	struct sampler_status st;
+};
+
+#define SD(s) ((struct sampler_damon *)(s))
+
+static int sysfs_read(const struct sampler_damon *d, const char *rel, char *buf, size_t len)
+{
+	char path[768];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", d->admin, rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int sysfs_read_u64(const struct sampler_damon *d, const char *rel, uint64_t *ret)
+{
+	char buf[32], *end;
+	int r = sysfs_read(d, rel, buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
+	*ret = strtoull(buf, &end, 10);
+	return end == buf ? -EINVAL : 0;
+}
+
+static int sysfs_write(struct sampler_damon *d, const char *value, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int sysfs_write(struct sampler_damon *d, const char *value, const char *fmt, ...)
+{
+	char rel[512], path[768];
+	size_t len = strlen(value);
+	va_list ap;
+	ssize_t n;
+	int fd;
+
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	snprintf(path, sizeof(path), "%s/%s", d->admin, rel);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, len);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n != len)
+		return -EIO;
+	if (d->p.on_write)
+		d->p.on_write(rel, value, d->p.on_write_arg);
+	return 0;
+}
+
+static int sysfs_write_u64(struct sampler_damon *d, uint64_t v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int sysfs_write_u64(struct sampler_damon *d, uint64_t v, const char *fmt, ...)
+{
+	char rel[512], val[32];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)v);
+	return sysfs_write(d, val, "%s", rel);
+}
+
+/* ---- the ownership record ---- */
+
+struct owner {
+	pid_t tierd_pid;
+	int idx;
+	pid_t kdamond_pid;	/* 0 while not yet on */
+};
+
+static int owner_read(const struct sampler_damon *d, struct owner *o)
+{
+	FILE *f = fopen(d->owner_path, "re");
+	int n;
+
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%d %d %d", &o->tierd_pid, &o->idx, &o->kdamond_pid);
+	fclose(f);
+	return n == 3 && o->idx >= 0 ? 0 : -EINVAL;
+}
+
+static int owner_write(const struct sampler_damon *d, pid_t kdamond_pid)
+{
+	char tmp[600];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->owner_path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "%d %d %d\n", (int)getpid(), d->idx, (int)kdamond_pid);
+	if (fclose(f) != 0 || rename(tmp, d->owner_path) != 0) {
+		int r = -errno;
+
+		unlink(tmp);
+		return r;
+	}
+	return 0;
+}
+
+static bool pid_alive(pid_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+static int kdamond_state(const struct sampler_damon *d, int idx, bool *ret_on)
+{
+	char rel[64], buf[32];
+	int r;
+
+	snprintf(rel, sizeof(rel), "kdamonds/%d/state", idx);
+	r = sysfs_read(d, rel, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	*ret_on = strcmp(buf, "on") == 0;
+	return 0;
+}
+
+/* Take our kdamond away: off, then drop its directory.  Only ever our index. */
+static int kdamond_remove(struct sampler_damon *d, int idx)
+{
+	uint64_t nr = 0;
+	bool on = false;
+	int r;
+
+	if (kdamond_state(d, idx, &on) == 0 && on) {
+		r = sysfs_write(d, "off", "kdamonds/%d/state", idx);
+		if (r < 0)
+			return r;
+	}
+	r = sysfs_read_u64(d, "kdamonds/nr_kdamonds", &nr);
+	if (r < 0)
+		return r;
+	/* Ours is the last index (we only add when there were none before). */
+	if (nr == (uint64_t)idx + 1)
+		return sysfs_write_u64(d, idx, "kdamonds/nr_kdamonds");
+	return 0;
+}
+
+/*
+ * A record left by an earlier tierd: clean up after it if it is dead and the
+ * kdamond at its index is still the one it recorded.  0 when there is nothing
+ * (left) to do, -EBUSY when a live tierd owns it.
+ */
+static int clean_stale(struct sampler_damon *d, char *why, size_t len)
+{
+	struct owner o;
+	uint64_t kpid = 0, nr = 0;
+	int r = owner_read(d, &o);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r == 0 && o.tierd_pid != getpid() && pid_alive(o.tierd_pid)) {
+		snprintf(why, len, "kdamond %d belongs to another running tierd (pid %d, %s)",
+			 o.idx, o.tierd_pid, d->owner_path);
+		return -EBUSY;
+	}
+	if (r == 0 && sysfs_read_u64(d, "kdamonds/nr_kdamonds", &nr) == 0 &&
+	    (uint64_t)o.idx < nr) {
+		char rel[64];
+		bool on = false;
+
+		snprintf(rel, sizeof(rel), "kdamonds/%d/pid", o.idx);
+		/* Off kdamonds show pid -1; an on one must be the recorded one. */
+		if (kdamond_state(d, o.idx, &on) == 0 &&
+		    (!on || (sysfs_read_u64(d, rel, &kpid) == 0 && o.kdamond_pid > 0 &&
+			     kpid == (uint64_t)o.kdamond_pid))) {
+			r = kdamond_remove(d, o.idx);
+			if (r < 0) {
+				snprintf(why, len, "removing the kdamond %d a crashed tierd left: %s",
+					 o.idx, strerror(-r));
+				return r;
+			}
+			snprintf(d->stale_note, sizeof(d->stale_note),
+				 "; removed kdamond %d (pid %d) left by tierd pid %d", o.idx,
+				 o.kdamond_pid, o.tierd_pid);
+		}
+	}
+	unlink(d->owner_path);
+	return 0;
+}
+
+/* ---- ops ---- */
+
+static int damon_probe(struct sampler *s, char *why, size_t len)
+{
+	struct sampler_damon *d = SD(s);
+	uint64_t nr;
+	struct owner o;
+	int r = sysfs_read_u64(d, "kdamonds/nr_kdamonds", &nr);
+
+	if (r < 0) {
+		snprintf(why, len, "no DAMON sysfs at %s (%s): needs CONFIG_DAMON_SYSFS=y",
+			 d->admin, strerror(-r));
+		return r == -ENOENT ? -ENODEV : r;
+	}
+	if (nr == 0)
+		return 0;
+	/* Only a kdamond a dead tierd left behind may be there (start cleans it). */
+	if (nr == 1 && owner_read(d, &o) == 0 && o.idx == 0 &&
+	    (o.tierd_pid == getpid() || !pid_alive(o.tierd_pid)))
+		return 0;
+	snprintf(why, len, "%llu kdamond(s) in %s/kdamonds that tierd did not create; "
+		 "adding one would reset them, so tierd leaves DAMON alone",
+		 (unsigned long long)nr, d->admin);
+	return -EBUSY;
+}
+
+static int damon_configure(struct sampler_damon *d)
+{
+	const char *c = "kdamonds/%d/contexts/0/%s";
+	char rel[256];
+	int r;
+
+#define W(val, sub)                                                           \
+	do {                                                                  \
+		snprintf(rel, sizeof(rel), c, d->idx, sub);                   \
+		r = sysfs_write(d, val, "%s", rel);                           \
+		if (r < 0)                                                    \
+			return r;                                             \
+	} while (0)
+#define WU(val, sub)                                                          \
+	do {                                                                  \
+		snprintf(rel, sizeof(rel), c, d->idx, sub);                   \
+		r = sysfs_write_u64(d, val, "%s", rel);                       \
+		if (r < 0)                                                    \
+			return r;                                             \
+	} while (0)
+
+	r = sysfs_write(d, "1", "kdamonds/%d/contexts/nr_contexts", d->idx);
+	if (r < 0)
+		return r;
+	W("vaddr", "operations");
+	WU(d->p.sample_us, "monitoring_attrs/intervals/sample_us");
+	WU(d->p.aggr_us, "monitoring_attrs/intervals/aggr_us");
+	WU(d->p.update_us, "monitoring_attrs/intervals/update_us");
+	WU(d->p.min_nr_regions, "monitoring_attrs/nr_regions/min");
+	WU(d->p.max_nr_regions, "monitoring_attrs/nr_regions/max");
+#undef W
+#undef WU
+	return 0;
+}
+
+static int damon_start(struct sampler *s, char *why, size_t len)
+{
+	struct sampler_damon *d = SD(s);
+	uint64_t nr = 0;
+	int r;
+
+	if (d->idx >= 0)
+		return -EALREADY;
+	d->stale_note[0] = '\0';
+	r = clean_stale(d, why, len);
+	if (r < 0)
+		return r;
+	r = damon_probe(s, why, len);
+	if (r < 0)
+		return r;
+	r = sysfs_read_u64(d, "kdamonds/nr_kdamonds", &nr);
+	if (r == 0 && nr != 0)
+		r = -EBUSY;	/* raced with someone else */
+	if (r < 0) {
+		snprintf(why, len, "kdamonds appeared in %s while starting", d->admin);
+		return r;
+	}
+	d->idx = 0;
+	/* Record first: a crash from here on is cleaned up by the next start. */
+	r = owner_write(d, 0);
+	if (r < 0) {
+		snprintf(why, len, "cannot write %s: %s", d->owner_path, strerror(-r));
+		d->idx = -1;
+		return r;
+	}
+	r = sysfs_write(d, "1", "kdamonds/nr_kdamonds");
+	if (r == 0)
+		r = damon_configure(d);
+	if (r < 0) {
+		snprintf(why, len, "configuring kdamond 0 in %s: %s", d->admin, strerror(-r));
+		kdamond_remove(d, 0);
+		unlink(d->owner_path);
+		d->idx = -1;
+		return r;
+	}
+	d->st.running = true;
+	snprintf(d->st.why, sizeof(d->st.why), "kdamond %d, vaddr, %llu us sampling, "
+		 "%llu us aggregation, no targets yet%s", d->idx,
+		 (unsigned long long)d->p.sample_us, (unsigned long long)d->p.aggr_us,
+		 d->stale_note);
+	return 0;
+}
+
+static int write_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
+{
+	const char *ctx = "kdamonds/%d/contexts/0";
+	char base[128];
+	int r, k = d->idx;
+
+	snprintf(base, sizeof(base), ctx, k);
+	r = sysfs_write_u64(d, n, "%s/targets/nr_targets", base);
+	for (size_t i = 0; r == 0 && i < n; i++)
+		r = sysfs_write_u64(d, (uint64_t)pids[i], "%s/targets/%zu/pid_target", base, i);
+	if (r == 0)
+		r = sysfs_write_u64(d, n, "%s/schemes/nr_schemes", base);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		char sc[192];
+
+		snprintf(sc, sizeof(sc), "%s/schemes/%zu", base, i);
+		r = sysfs_write(d, "stat", "%s/action", sc);
+		/* Every region matches: the maxima must be explicit. */
+		if (r == 0)
+			r = sysfs_write(d, "0", "%s/access_pattern/sz/min", sc);
+		if (r == 0)
+			r = sysfs_write_u64(d, UINT64_MAX, "%s/access_pattern/sz/max", sc);
+		if (r == 0)
+			r = sysfs_write(d, "0", "%s/access_pattern/nr_accesses/min", sc);
+		if (r == 0)
+			r = sysfs_write_u64(d, UINT32_MAX, "%s/access_pattern/nr_accesses/max", sc);
+		if (r == 0)
+			r = sysfs_write(d, "0", "%s/access_pattern/age/min", sc);
+		if (r == 0)
+			r = sysfs_write_u64(d, UINT32_MAX, "%s/access_pattern/age/max", sc);
+		/* Scheme i sees target i only: filter out every region that is not. */
+		if (r == 0)
+			r = sysfs_write(d, "1", "%s/filters/nr_filters", sc);
+		if (r == 0)
+			r = sysfs_write(d, "target", "%s/filters/0/type", sc);
+		if (r == 0)
+			r = sysfs_write_u64(d, i, "%s/filters/0/damon_target_idx", sc);
+		if (r == 0)
+			r = sysfs_write(d, "N", "%s/filters/0/matching", sc);
+	}
+	return r;
+}
+
+static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
+{
+	struct sampler_damon *d = SD(s);
+	char rel[64];
+	uint64_t kpid = 0;
+	bool on = false;
+	int r;
+
+	if (d->idx < 0)
+		return -ENOTCONN;
+	if (n > d->p.max_targets)
+		return -E2BIG;
+	if (n == d->ntargets && !memcmp(pids, d->targets, n * sizeof(*pids)) &&
+	    kdamond_state(d, d->idx, &on) == 0 && on == (n > 0))
+		return 0;
+	r = kdamond_state(d, d->idx, &on);
+	if (r < 0)
+		return r;
+	if (n == 0) {
+		/* A vaddr kdamond needs a target; idle it until one comes. */
+		if (on)
+			r = sysfs_write(d, "off", "kdamonds/%d/state", d->idx);
+		d->ntargets = 0;
+		d->on = false;
+		return r;
+	}
+	r = write_targets(d, pids, n);
+	if (r == 0)
+		r = sysfs_write(d, on ? "commit" : "on", "kdamonds/%d/state", d->idx);
+	if (r < 0)
+		return r;
+	memcpy(d->targets, pids, n * sizeof(*pids));
+	d->ntargets = n;
+	d->on = true;
+	snprintf(rel, sizeof(rel), "kdamonds/%d/pid", d->idx);
+	if (sysfs_read_u64(d, rel, &kpid) == 0 && kpid > 0 && kpid < INT32_MAX)
+		owner_write(d, (pid_t)kpid);
+	snprintf(d->st.why, sizeof(d->st.why), "kdamond %d (pid %llu), vaddr, %zu target(s), "
+		 "%llu us sampling, %llu us aggregation", d->idx, (unsigned long long)kpid, n,
+		 (unsigned long long)d->p.sample_us, (unsigned long long)d->p.aggr_us);
+	return 0;
+}
+
+static int read_regions(struct sampler_damon *d, size_t i, struct hot_table *t,
+			uint64_t now_ns, uint64_t *ret_regions)
+{
+	char dir[768], rel[128];
+	struct dirent *de;
+	int records = 0;
+	DIR *dd;
+
+	snprintf(rel, sizeof(rel), "kdamonds/%d/contexts/0/schemes/%zu/tried_regions",
+		 d->idx, i);
+	snprintf(dir, sizeof(dir), "%s/%s", d->admin, rel);
+	dd = opendir(dir);
+	if (!dd)
+		return -errno;
+	while ((de = readdir(dd))) {
+		uint64_t start, end, nr_acc;
+		unsigned long ri;
+		char sub[256];
+		char *e;
+		int r;
+
+		ri = strtoul(de->d_name, &e, 10);
+		if (e == de->d_name || *e)
+			continue;	/* total_bytes, . and .. */
+		snprintf(sub, sizeof(sub), "%s/%lu/start", rel, ri);
+		r = sysfs_read_u64(d, sub, &start);
+		snprintf(sub, sizeof(sub), "%s/%lu/end", rel, ri);
+		if (r == 0)
+			r = sysfs_read_u64(d, sub, &end);
+		snprintf(sub, sizeof(sub), "%s/%lu/nr_accesses", rel, ri);
+		if (r == 0)
+			r = sysfs_read_u64(d, sub, &nr_acc);
+		if (r < 0 || end <= start)
+			continue;	/* the kernel rebuilt the directory under us */
+		(*ret_regions)++;
+		r = hot_record(t, d->targets[i], start, end - start, (double)nr_acc, now_ns);
+		if (r > 0)
+			records += r;
+	}
+	closedir(dd);
+	return records;
+}
+
+static int damon_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
+{
+	struct sampler_damon *d = SD(s);
+	uint64_t regions = 0;
+	int records = 0, r;
+	bool on = false;
+
+	if (d->idx < 0)
+		return -ENOTCONN;
+	if (!d->on)
+		return 0;
+	r = kdamond_state(d, d->idx, &on);
+	if (r < 0)
+		return r;
+	if (!on) {
+		/* Every target exited, and the kdamond with them: the next
+		 * set_targets() turns it back on. */
+		d->on = false;
+		d->ntargets = 0;
+		return 0;
+	}
+	/* Blocks until the kdamond has applied the schemes once. */
+	r = sysfs_write(d, "update_schemes_tried_regions", "kdamonds/%d/state", d->idx);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < d->ntargets; i++) {
+		r = read_regions(d, i, t, now_ns, &regions);
+		if (r < 0)
+			return r;
+		records += r;
+	}
+	d->st.samples += regions;
+	d->st.records += records;
+	d->st.drains++;
+	return records;
+}
+
+static void damon_stop(struct sampler *s)
+{
+	struct sampler_damon *d = SD(s);
+
+	if (d->idx < 0)
+		return;
+	if (kdamond_remove(d, d->idx) == 0)
+		unlink(d->owner_path);
+	d->idx = -1;
+	d->on = false;
+	d->ntargets = 0;
+	d->st.running = false;
+	snprintf(d->st.why, sizeof(d->st.why), "stopped");
+}
+
+static int damon_fd(struct sampler *s)
+{
+	return -1;
+}
+
+static void damon_describe(struct sampler *s, struct sampler_status *ret)
+{
+	*ret = SD(s)->st;
+	ret->name = "damon";
+	ret->cost_source = "none";
+}
+
+static void damon_free(struct sampler *s)
+{
+	struct sampler_damon *d = SD(s);
+
+	damon_stop(s);
+	free(d->targets);
+	free(d);
+}
+
+static const struct sampler_ops damon_ops = {
+	.name = "damon",
+	.probe = damon_probe,
+	.start = damon_start,
+	.set_targets = damon_set_targets,
+	.drain = damon_drain,
+	.stop = damon_stop,
+	.fd = damon_fd,
+	.describe = damon_describe,
+	.free = damon_free,
+};
+
+void sampler_damon_params_default(struct sampler_damon_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->sample_us = 5000;
+	p->aggr_us = 100000;
+	p->update_us = 1000000;
+	p->min_nr_regions = 10;
+	p->max_nr_regions = 1000;
+	p->max_targets = 64;
+}
+
+int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret)
+{
+	struct sampler_damon *d;
+
+	if (!p->runtime_dir || !p->max_targets || !p->sample_us ||
+	    p->aggr_us < p->sample_us || p->min_nr_regions < 3 ||
+	    p->max_nr_regions < p->min_nr_regions)
+		return -EINVAL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->targets = calloc(p->max_targets, sizeof(pid_t));
+	if (!d->targets) {
+		free(d);
+		return -ENOMEM;
+	}
+	d->base.ops = &damon_ops;
+	d->p = *p;
+	d->idx = -1;
+	snprintf(d->admin, sizeof(d->admin), "%s",
+		 p->admin_dir ? p->admin_dir : "/sys/kernel/mm/damon/admin");
+	snprintf(d->owner_path, sizeof(d->owner_path), "%s/%s", p->runtime_dir,
+		 DAMON_OWNER_FILE);
+	snprintf(d->st.why, sizeof(d->st.why), "not started");
+	*ret = &d->base;
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The DAMON source: a kdamond that tierd creates through the DAMON sysfs
+ * interface, monitoring the targets' virtual address spaces; each drain reads
+ * the regions of one `stat` scheme per target.  See sampler_damon.c.
+ */
+#ifndef TIERD_SYS_SAMPLER_DAMON_H
+#define TIERD_SYS_SAMPLER_DAMON_H
+
+#include "sampler.h"
+
+struct sampler_damon_params {
+	const char *admin_dir;	/* NULL: /sys/kernel/mm/damon/admin; a fixture in tests */
+	const char *runtime_dir;	/* where the ownership record lives (TIERD_RUNTIME_DIR) */
+	uint64_t sample_us, aggr_us, update_us;	/* DAMON monitoring intervals */
+	uint32_t min_nr_regions, max_nr_regions;
+	uint32_t max_targets;
+	/* Called after every sysfs write (path relative to admin_dir); tests use
+	 * it to play the kernel's part and to check the sequence. */
+	void (*on_write)(const char *rel_path, const char *value, void *arg);
+	void *on_write_arg;
+};
+
+/* 5 ms sampling, 100 ms aggregation, 1 s regions update, 10..1000 regions, 64 targets. */
+void sampler_damon_params_default(struct sampler_damon_params *p);
+
+int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret);
+
+/* The ownership record's file name inside runtime_dir. */
+#define DAMON_OWNER_FILE "damon.owner"
+
+#endif

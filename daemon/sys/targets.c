@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "targets.h"
+
+/* The scan's scratch list lives right after the current one: pids[max..2max). */
+#define NEXT(t) ((t)->pids + (t)->p.max_targets)
+
+int targets_init(struct targets *t, const struct targets_params *p)
+{
+	memset(t, 0, sizeof(*t));
+	if (!p->nrules || !p->rules || !p->max_targets)
+		return -EINVAL;
+	t->p = *p;
+	if (!t->p.proc_root)
+		t->p.proc_root = "/proc";
+	if (!t->p.page_size)
+		t->p.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	if (!t->p.self)
+		t->p.self = getpid();
+	t->pids = calloc(2 * p->max_targets, sizeof(pid_t));
+	return t->pids ? 0 : -ENOMEM;
+}
+
+void targets_free(struct targets *t)
+{
+	free(t->pids);
+	t->pids = NULL;
+	t->n = 0;
+}
+
+static int read_small(const char *root, pid_t pid, const char *name, char *buf, size_t len)
+{
+	char path[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%d/%s", root, (int)pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* What is read of a process, each part only once and only when a rule asks. */
+struct proc_info {
+	pid_t pid;
+	bool have_comm, have_cgroup;
+	char comm[64];
+	char cgroup[512];
+	uint64_t rss_bytes;
+};
+
+static bool cgroup_under(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	while (n > 1 && top[n - 1] == '/')
+		n--;	/* "/a/" is "/a" */
+	if (n == 1 && top[0] == '/')
+		return true;
+	return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static int rule_matches(const struct targets *t, const struct targets_rule *r,
+			struct proc_info *pi)
+{
+	if (r->min_rss_bytes && pi->rss_bytes < r->min_rss_bytes)
+		return 0;
+	if (r->comm) {
+		if (!pi->have_comm) {
+			if (read_small(t->p.proc_root, pi->pid, "comm", pi->comm, sizeof(pi->comm)))
+				return -ESRCH;
+			pi->comm[strcspn(pi->comm, "\n")] = '\0';
+			pi->have_comm = true;
+		}
+		if (fnmatch(r->comm, pi->comm, 0) != 0)
+			return 0;
+	}
+	if (r->cgroup) {
+		if (!pi->have_cgroup) {
+			char buf[4096], *line, *save = NULL;
+
+			if (read_small(t->p.proc_root, pi->pid, "cgroup", buf, sizeof(buf)))
+				return -ESRCH;
+			pi->cgroup[0] = '\0';
+			/* The v2 line is "0::/path"; v1 lines (hybrid setups) are ignored. */
+			for (line = strtok_r(buf, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save))
+				if (!strncmp(line, "0::", 3)) {
+					snprintf(pi->cgroup, sizeof(pi->cgroup), "%s", line + 3);
+					break;
+				}
+			pi->have_cgroup = true;
+		}
+		if (!pi->cgroup[0] || !cgroup_under(pi->cgroup, r->cgroup))
+			return 0;
+	}
+	return 1;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool process_matches(const struct targets *t, pid_t pid)
+{
+	struct proc_info pi = { .pid = pid };
+	unsigned long long size, rss;
+	char statm[128];
+
+	if (read_small(t->p.proc_root, pid, "statm", statm, sizeof(statm)))
+		return false;
+	if (sscanf(statm, "%llu %llu", &size, &rss) != 2 || size == 0)
+		return false;	/* a kernel thread: no memory map */
+	pi.rss_bytes = rss * t->p.page_size;
+	for (size_t i = 0; i < t->p.nrules; i++) {
+		int r = rule_matches(t, &t->p.rules[i], &pi);
+
+		if (r < 0)
+			return false;	/* exited while we looked */
+		if (r > 0)
+			return true;
+	}
+	return false;
+}
+
+int targets_scan(struct targets *t, struct targets_diff *diff)
+{
+	pid_t *next = NEXT(t);
+	struct dirent *de;
+	size_t n = 0, i = 0, j = 0;
+	DIR *d = opendir(t->p.proc_root);
+
+	if (!d)
+		return -errno;
+	t->overflow = 0;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (end == de->d_name || *end || pid <= 0 || pid == t->p.self)
+			continue;
+		if (!process_matches(t, (pid_t)pid))
+			continue;
+		if (n == t->p.max_targets) {
+			t->overflow++;
+			continue;
+		}
+		next[n++] = (pid_t)pid;
+	}
+	closedir(d);
+	qsort(next, n, sizeof(*next), pid_cmp);
+
+	if (diff) {
+		diff->nadded = diff->nremoved = 0;
+		while (i < t->n || j < n) {
+			if (j == n || (i < t->n && t->pids[i] < next[j]))
+				diff->removed[diff->nremoved++] = t->pids[i++];
+			else if (i == t->n || next[j] < t->pids[i])
+				diff->added[diff->nadded++] = next[j++];
+			else
+				i++, j++;
+		}
+	}
+	memcpy(t->pids, next, n * sizeof(*next));
+	t->n = n;
+	return (int)n;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Reads the machine's NUMA nodes from sysfs into struct topology (the node
+ * part; core/tiers.c derives the tiers).  @root is "/" on a machine and a
+ * fixture tree in tests: everything read is below it.
+ *
+ * Read:
+ *   sys/devices/system/node/nodeN/{cpulist,meminfo,distance}
+ *   sys/devices/system/node/nodeN/access0/initiators/{read,write}_{latency,bandwidth}
+ *   sys/devices/virtual/memory_tiering/memory_tierN/nodelist
+ *   proc/zoneinfo (the high watermarks; optional)
+ */
+#ifndef TIERD_SYS_TOPOLOGY_H
+#define TIERD_SYS_TOPOLOGY_H
+
+#include <stdint.h>
+
+#include "../core/topology.h"
+
+/* Fill @ret with every node under @root.  Tier fields are reset (tier = -1,
+ * nr_tiers = 0).  Returns 0, -ENOENT when there is no node directory at all,
+ * -E2BIG for more than TOPO_MAX_NODES nodes, or the errno of a file that
+ * every node must have (cpulist, meminfo). */
+int topo_read(const char *root, struct topology *ret);
+
+/* Re-read total and free bytes of every node in @topo (each tick). */
+int topo_refresh_memory(const char *root, struct topology *topo);
+
+/* Parse a kernel list such as "0-3,8,10-11\n" into a bitmap of @nbits bits;
+ * *ret_count gets the number of bits set.  -ERANGE for an entry >= @nbits. */
+int topo_parse_list(const char *s, uint64_t *bitmap, unsigned int nbits,
+		    unsigned int *ret_count);
+
+#endif

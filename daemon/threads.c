@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "copythreads.h"
+#include "knobs.h"
+#include "load.h"
+#include "log.h"
+#include "threads.h"
+
+struct threads {
+	struct knobs ks;
+	struct ct_params params;
+	struct ct_state ct;
+	struct load_cpu_times times[2];
+	int cur;		/* times[cur] is the latest snapshot */
+	bool have_times;
+	bool active;		/* the controller writes the knobs */
+	bool said_off;
+	uint64_t cpu_mask[LOAD_MASK_WORDS];
+	unsigned int nr_cpus;
+	uint64_t last_bytes, last_ns;
+	int last_error;
+};
+
+/* "" for the real root, so paths are "/proc/...", not "//proc/...". */
+static const char *knob_root(const struct tierd *d)
+{
+	return strcmp(d->root, "/") == 0 ? "" : d->root;
+}
+
+static void ct_params_from_conf(const struct tierd_conf *c, struct ct_params *p)
+{
+	ct_params_default(p);
+	p->mode = c->copy_threads.mode == CONF_COPY_FIXED ? CT_FIXED :
+		  c->copy_threads.mode == CONF_COPY_OFF	  ? CT_OFF :
+							    CT_AUTO;
+	p->min_threads = c->copy_threads.min;
+	p->max_threads = c->copy_threads.max;
+	p->busy_cpu_pct = c->copy_threads.busy_cpu_pct;
+}
+
+/* The CPUs of every node that has them: where copy workers can run. */
+static void cpus_of_topology(struct tierd *d, struct threads *t)
+{
+	uint64_t m[LOAD_MASK_WORDS];
+
+	memset(t->cpu_mask, 0, sizeof(t->cpu_mask));
+	t->nr_cpus = 0;
+	for (int i = 0; i < d->topo.nr_nodes; i++) {
+		int n = load_node_cpus(knob_root(d), d->topo.nodes[i].id, m);
+
+		if (n <= 0)
+			continue;
+		for (int w = 0; w < LOAD_MASK_WORDS; w++)
+			t->cpu_mask[w] |= m[w];
+		t->nr_cpus += n;
+	}
+}
+
+static int threads_start(struct tierd *d, void **ret_priv)
+{
+	struct threads *t = calloc(1, sizeof(*t));
+	struct knob_coexist_status cs;
+	unsigned int recovered = 0;
+	long v;
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	r = knobs_open(&t->ks, &knob_file_ops, NULL, knob_root(d), d->runtime_dir);
+	if (r < 0) {
+		free(t);
+		return r;
+	}
+	t->ks.dry_run = !tierd_knobs_allowed(d);
+	if (!t->ks.dry_run) {
+		r = knobs_recover(&t->ks, &recovered);
+		if (r < 0)
+			log_warn("Failed to restore kernel knobs from %s/knobs.state: %s",
+				 d->runtime_dir, strerror(-r));
+		else if (recovered)
+			log_notice("Restored %u kernel knob(s) a previous run left changed",
+				   recovered);
+	}
+
+	r = knobs_coexist(&t->ks, d->conf->kernel.numa_balancing == CONF_NUMAB_TAKEOVER ?
+					  KNOB_TAKEOVER : KNOB_COEXIST, &cs);
+	if (r < 0)
+		log_warn("Failed to turn NUMA balancing off: %s", strerror(-r));
+	log_info("Kernel placement: %s; reclaim-time demotion %s", cs.why,
+		 cs.demotion_enabled < 0 ? "absent" : cs.demotion_enabled ? "on" : "off");
+
+	ct_params_from_conf(d->conf, &t->params);
+	if (knobs_get(&t->ks, KNOB_COPY_THREADS, &v) == 0 && v > 0)
+		t->params.start_threads = (unsigned int)v;
+	r = ct_init(&t->ct, &t->params);
+	if (r < 0) {
+		free(t);
+		return r;
+	}
+	cpus_of_topology(d, t);
+	t->active = knobs_have_copy(&t->ks) && t->params.mode != CT_OFF;
+	if (!knobs_have_copy(&t->ks))
+		log_notice("This kernel has no vm.migrate_copy_* knobs: copy-thread controller off");
+	t->last_bytes = d->stats.migrate_bytes_total;
+	t->last_ns = d->stats.migrate_ns_total;
+	*ret_priv = t;
+	return 0;
+}
+
+static int threads_tick(struct tierd *d, void *priv, uint64_t now_ns)
+{
+	struct threads *t = priv;
+	struct load_cpu_times *prev, *cur;
+	struct ct_load l = { 0 };
+	struct ct_sample sm;
+	struct ct_decision dec;
+	int r;
+
+	if (!t->active) {
+		d->stats.copy_threads = 0;
+		return 0;
+	}
+	for (int k = KNOB_COPY_MT; k <= KNOB_COPY_PULL; k++)
+		if (knobs_check(&t->ks, k) == 1)
+			log_notice("%s was changed by someone else: tierd leaves the copy knobs alone",
+				   knob_name(k));
+	t->cur ^= 1;
+	cur = &t->times[t->cur];
+	prev = &t->times[t->cur ^ 1];
+	r = load_read_cpu_times(knob_root(d), cur);
+	if (r < 0)
+		return r;
+	if (!t->have_times) {
+		t->have_times = true;
+		return 0;
+	}
+	if (load_read_psi_cpu(knob_root(d), &l.psi_some_avg10_x100) < 0)
+		l.psi_some_avg10_x100 = 0;
+	/* Promotions come from CPU-less nodes to nodes with CPUs: those CPUs
+	 * pull.  Where no node has CPUs listed, the controller stays low. */
+	l.dst_cpus = t->nr_cpus;
+	l.dst_idle = load_idle_cpus(prev, cur, t->cpu_mask, t->params.busy_cpu_pct);
+	sm.bytes = d->stats.migrate_bytes_total - t->last_bytes;
+	sm.ns = d->stats.migrate_ns_total - t->last_ns;
+	t->last_bytes = d->stats.migrate_bytes_total;
+	t->last_ns = d->stats.migrate_ns_total;
+	ct_step(&t->ct, &t->params, &l, &sm, now_ns, &dec);
+	if (!dec.apply)
+		return 0;
+	r = knobs_apply_copy(&t->ks, dec.mt, dec.threads, dec.pull);
+	if (r == -EBUSY) {
+		t->active = false;
+		d->stats.copy_threads = 0;
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	d->stats.copy_threads = dec.threads;
+	if (dec.changed)
+		log_debug("Copy threads: %u (%s)", dec.threads, ct_why_name(dec.why));
+	return 0;
+}
+
+static void threads_reload_apply(struct tierd *d, void *priv)
+{
+	struct threads *t = priv;
+	struct ct_params p;
+
+	ct_params_from_conf(d->conf, &p);
+	p.start_threads = t->ct.threads;
+	if (ct_init(&t->ct, &p) == 0)
+		t->params = p;
+	t->ks.dry_run = !tierd_knobs_allowed(d);
+	t->active = knobs_have_copy(&t->ks) && t->params.mode != CT_OFF;
+	cpus_of_topology(d, t);
+}
+
+static void threads_restore_knobs(struct tierd *d, void *priv)
+{
+	struct threads *t = priv;
+	int r = knobs_restore(&t->ks);
+
+	if (r < 0)
+		log_warn("Failed to restore kernel knobs: %s (left in %s/knobs.state for the next start)",
+			 strerror(-r), d->runtime_dir);
+	else if (r > 0)
+		log_info("Restored %d kernel knob(s)", r);
+}
+
+static void threads_stop(struct tierd *d, void *priv)
+{
+	free(priv);
+}
+
+const struct tierd_module threads_module = {
+	.name = "threads",
+	.start = threads_start,
+	.reload_apply = threads_reload_apply,
+	.tick = threads_tick,
+	.restore_knobs = threads_restore_knobs,
+	.stop = threads_stop,
+};

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+
+#include "fake_migrate.h"
+
+static int fake_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
+			   const int *nodes, int *status, int flags)
+{
+	struct fake_mig *f = ctx;
+	struct fake_mig_step *s;
+	struct fake_mig_call *c;
+
+	if (count == 0 && !addrs)
+		return f->probe_result;
+	if (f->nr_calls >= FAKE_MIG_STEPS || count > FAKE_MIG_PAGES)
+		return -E2BIG;
+	c = &f->calls[f->nr_calls++];
+	c->pid = pid;
+	c->count = count;
+	c->flags = flags;
+	for (unsigned long i = 0; i < count; i++) {
+		c->addrs[i] = (uint64_t)(uintptr_t)addrs[i];
+		c->nodes[i] = nodes ? nodes[i] : -2;
+	}
+	if (f->next_step >= f->nr_steps) {
+		for (unsigned long i = 0; i < count; i++)
+			status[i] = nodes ? nodes[i] : f->query_node;
+		return 0;
+	}
+	s = &f->steps[f->next_step++];
+	f->clock_ns += s->took_ns;
+	if (s->call_err)
+		return s->call_err;
+	for (unsigned long i = 0; i < count; i++)
+		status[i] = s->nr_status ? s->status[i] : nodes ? nodes[i] : f->query_node;
+	return 0;
+}
+
+static uint64_t fake_now_ns(void *ctx)
+{
+	struct fake_mig *f = ctx;
+
+	return f->clock_ns;
+}
+
+const struct mig_ops fake_mig_ops = {
+	.move_pages = fake_move_pages,
+	.now_ns = fake_now_ns,
+};

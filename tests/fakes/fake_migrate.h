@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A scripted migrator: each move_pages call takes the next script step
+ * (a whole-call errno, or statuses for its pages, or "land where asked"),
+ * records what it was asked, and advances a fake clock by the step's time.
+ */
+#ifndef TIERD_FAKE_MIGRATE_H
+#define TIERD_FAKE_MIGRATE_H
+
+#include <stdint.h>
+
+#include "migrate.h"
+
+#define FAKE_MIG_STEPS 16
+#define FAKE_MIG_PAGES 64
+
+struct fake_mig_step {
+	int call_err;			/* negative errno for the whole call, or 0 */
+	int nr_status;			/* 0: every page lands where asked */
+	int status[FAKE_MIG_PAGES];
+	uint64_t took_ns;
+};
+
+struct fake_mig_call {
+	int pid;
+	unsigned long count;
+	uint64_t addrs[FAKE_MIG_PAGES];
+	int nodes[FAKE_MIG_PAGES];	/* -2: a query (nodes NULL) */
+	int flags;
+};
+
+struct fake_mig {
+	int probe_result;		/* what the MPOL_MF_PROMOTE probe returns */
+	int query_node;			/* node a query reports */
+	struct fake_mig_step steps[FAKE_MIG_STEPS];
+	int nr_steps;
+	int next_step;
+	struct fake_mig_call calls[FAKE_MIG_STEPS];
+	int nr_calls;
+	uint64_t clock_ns;
+};
+
+extern const struct mig_ops fake_mig_ops;
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A scripted sampler for tests: probe and start results are set by the test,
+ * samples are queued with sampler_fake_push() and come out of drain() in
+ * order.  It records the targets it was given.
+ */
+#ifndef TIERD_FAKE_SAMPLER_H
+#define TIERD_FAKE_SAMPLER_H
+
+#include "sampler.h"
+
+#define SAMPLER_FAKE_MAX 64
+
+struct sampler_fake {
+	struct sampler base;
+	const char *name;
+	int probe_ret;		/* what probe() returns */
+	int start_ret;		/* what start() returns */
+	const char *why;	/* the reason given when either fails */
+	bool started, stopped;
+	int probes, starts;
+	pid_t targets[SAMPLER_FAKE_MAX];
+	size_t ntargets;
+	struct {
+		pid_t pid;
+		uint64_t addr, len;
+		double weight;
+	} q[SAMPLER_FAKE_MAX];
+	size_t nq;
+	struct sampler_status st;
+};
+
+/* A fake named @name ("fake-bpf", ...) that probes and starts fine. */
+void sampler_fake_init(struct sampler_fake *f, const char *name);
+/* Queue one sample; -ENOSPC when the queue is full. */
+int sampler_fake_push(struct sampler_fake *f, pid_t pid, uint64_t addr, uint64_t len,
+		      double weight);
+
+#endif

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Drives the DAMON source on its own inside the lab guest, for the lab tests
+ * (the daemon's main loop is another module):
+ *
+ *   damon_probe RUNDIR find-hot MAX_DRAINS PID HOT_START HOT_END [PID ...]
+ *	monitor the PIDs and drain until DAMON has found each one's
+ *	[HOT_START, HOT_END) (hex): every 2 MiB range of that pid at least
+ *	half as hot as its hottest lies inside it or at its edges (precision),
+ *	and they cover at least 3/4 of the ranges wholly inside it (recall).  With several
+ *	pids this also checks that regions are attributed to the right one.
+ *	Exit 0 and print how many drains and seconds it took, 1 if MAX_DRAINS
+ *	were not enough
+ *   damon_probe RUNDIR hold PID
+ *	start monitoring PID and sleep (the test kill -9s it)
+ *   damon_probe RUNDIR start-stop
+ *	start (cleaning up what a crashed run left) and stop
+ *
+ * Prints the sampler's status line after start and before exit.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hotness.h"
+#include "sampler_damon.h"
+
+#define TOPK 4096
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void status(struct sampler *s, const char *when)
+{
+	struct sampler_status st;
+
+	sampler_describe(s, &st);
+	printf("damon_probe: %s: %s: %s (drains %llu, regions %llu)\n", when, st.name,
+	       st.why, (unsigned long long)st.drains, (unsigned long long)st.samples);
+	fflush(stdout);
+}
+
+#define MAX_PIDS 8
+
+struct want {
+	pid_t pid;
+	uint64_t lo, hi;
+};
+
+/*
+ * Whether the table shows @w's hot region; prints what it sees.  A range
+ * that straddles or touches the region's edge may be warm because a DAMON
+ * region spans the edge: only ranges farther than 2 MiB away count against.
+ */
+static bool found(struct hot_table *t, const struct want *w, struct hot_entry_view *v)
+{
+	/* Whole 2 MiB ranges inside the region. */
+	uint64_t whole = ((w->hi & ~(HOT_HUGE_SIZE - 1)) -
+			  ((w->lo + HOT_HUGE_SIZE - 1) & ~(HOT_HUGE_SIZE - 1))) / HOT_HUGE_SIZE;
+	size_t n = hot_select_hottest(t, w->pid, 0.0, now_ns(), v, TOPK);
+	size_t in = 0, edge = 0, far = 0;
+
+	for (size_t k = 0; k < n && v[k].heat >= v[0].heat / 2; k++) {
+		uint64_t a = v[k].addr, e = v[k].addr + v[k].len;
+
+		if (a >= w->lo && e <= w->hi) {
+			in++;
+		} else if (e + HOT_HUGE_SIZE >= w->lo && a <= w->hi + HOT_HUGE_SIZE) {
+			edge++;
+		} else {
+			if (far++ < 3)
+				printf("  pid %d: hot range %#llx-%#llx outside\n", w->pid,
+				       (unsigned long long)a, (unsigned long long)e);
+		}
+	}
+	printf("  pid %d: at >= half its top heat, %zu of %llu ranges inside the hot "
+	       "region, %zu at its edges, %zu elsewhere\n", w->pid, in,
+	       (unsigned long long)whole, edge, far);
+	return n && far == 0 && 4 * in >= 3 * whole;
+}
+
+static int find_hot(struct sampler *s, const struct want *w, size_t nw, int max)
+{
+	static struct hot_entry_view v[TOPK];
+	struct hot_params hp = { .half_life_ns = 2000000000ull, .max_entries = 16384 };
+	struct hot_table t;
+	size_t need = hot_mem_size(hp.max_entries);
+	void *mem = aligned_alloc(8, need);
+	uint64_t t0 = now_ns();
+	pid_t pids[MAX_PIDS];
+	int r;
+
+	if (!mem || hot_init(&t, &hp, mem, need, t0) < 0)
+		return 2;
+	for (size_t i = 0; i < nw; i++)
+		pids[i] = w[i].pid;
+	/* set_targets() wants them sorted. */
+	for (size_t i = 1; i < nw; i++)
+		for (size_t j = i; j > 0 && pids[j - 1] > pids[j]; j--) {
+			pid_t x = pids[j];
+
+			pids[j] = pids[j - 1];
+			pids[j - 1] = x;
+		}
+	r = sampler_set_targets(s, pids, nw);
+	if (r < 0) {
+		fprintf(stderr, "damon_probe: set_targets: %s\n", strerror(-r));
+		return 2;
+	}
+	status(s, "monitoring");
+	for (int i = 1; i <= max; i++) {
+		bool all = true;
+
+		r = sampler_drain(s, &t, now_ns());
+		if (r < 0) {
+			fprintf(stderr, "damon_probe: drain: %s\n", strerror(-r));
+			return 2;
+		}
+		printf("damon_probe: drain %d: %d records\n", i, r);
+		for (size_t k = 0; k < nw; k++)
+			all &= found(&t, &w[k], v);
+		if (all) {
+			printf("damon_probe: found the hot region%s after %d drains, %.1f s\n",
+			       nw > 1 ? "s" : "", i, (double)(now_ns() - t0) / 1e9);
+			free(mem);
+			return 0;
+		}
+	}
+	free(mem);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct sampler_damon_params p;
+	char why[SAMPLER_WHY_MAX] = "";
+	struct sampler *s;
+	int r, rc = 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: see the top of tests/lab/damon_probe.c\n");
+		return 2;
+	}
+	sampler_damon_params_default(&p);
+	p.runtime_dir = argv[1];
+	r = sampler_damon_new(&p, &s);
+	if (r == 0)
+		r = sampler_start(s, why, sizeof(why));
+	if (r < 0) {
+		fprintf(stderr, "damon_probe: start: %s (%s)\n", why, strerror(-r));
+		return 2;
+	}
+	status(s, "started");
+	if (!strcmp(argv[2], "find-hot") && argc >= 7 && (argc - 4) % 3 == 0 &&
+	    (size_t)(argc - 4) / 3 <= MAX_PIDS) {
+		struct want w[MAX_PIDS];
+		size_t nw = (size_t)(argc - 4) / 3;
+
+		for (size_t i = 0; i < nw; i++) {
+			w[i].pid = atoi(argv[4 + 3 * i]);
+			w[i].lo = strtoull(argv[5 + 3 * i], NULL, 16);
+			w[i].hi = strtoull(argv[6 + 3 * i], NULL, 16);
+		}
+		rc = find_hot(s, w, nw, atoi(argv[3]));
+	} else if (!strcmp(argv[2], "hold") && argc == 4) {
+		pid_t pid = atoi(argv[3]);
+
+		r = sampler_set_targets(s, &pid, 1);
+		status(s, r < 0 ? "set_targets failed" : "holding");
+		for (;;)
+			pause();
+	} else if (strcmp(argv[2], "start-stop") != 0) {
+		fprintf(stderr, "damon_probe: unknown mode '%s'\n", argv[2]);
+		rc = 2;
+	}
+	status(s, "stopping");
+	sampler_free(s);
+	return rc;
+}

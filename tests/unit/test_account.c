@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Migrator + account against a scripted fake move_pages. */
+#include <errno.h>
+#include <numaif.h>
+
+#include "account.h"
+#include "batch.h"
+#include "fake_migrate.h"
+#include "migrate.h"
+#include "test.h"
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+#define PG 4096ull
+
+static struct topology topo;
+static struct policy_intent in[64];
+static size_t nr;
+
+static void setup_topo(void)
+{
+	memset(&topo, 0, sizeof(topo));
+	topo.nr_nodes = 2;
+	topo.nr_tiers = 2;
+	for (int i = 0; i < 2; i++) {
+		topo.nodes[i].id = i;
+		topo.nodes[i].tier = i;
+		topo.nodes[i].has_memory = true;
+	}
+}
+
+static void add(int pid, uint64_t addr, uint32_t np, int from, int to, enum policy_kind kind, int cg)
+{
+	struct policy_intent *it = &in[nr++];
+
+	memset(it, 0, sizeof(*it));
+	it->pid = pid;
+	it->addr = addr;
+	it->nr_pages = np;
+	it->from_node = from;
+	it->to_node = to;
+	it->cgroup = cg;
+	it->kind = kind;
+}
+
+static void test_statuses(void)
+{
+	struct fake_mig f = { .probe_result = 0 };
+	struct migrator m;
+	struct acct_params ap;
+	struct account *a;
+	struct batch_params bp;
+	struct batcher *b;
+	const struct batch_plan *pl;
+	struct mig_run_result res;
+	struct policy_intent retry[4];
+	int promo[6] = { 0, -EBUSY, -ENOENT, 1, -EACCES, 0 };
+
+	setup_topo();
+	nr = 0;
+	add(7, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
+	add(7, 0x2000, 1, 1, 0, POLICY_PROMOTE, 0);
+	add(7, 0x3000, 1, 1, 0, POLICY_PROMOTE, 0);
+	add(7, 0x4000, 1, 1, 0, POLICY_PROMOTE, 0);
+	add(7, 0x5000, 1, 1, 0, POLICY_PROMOTE, 0);
+	add(7, 0x200000, 512, 1, 0, POLICY_PROMOTE, 0);
+	add(7, 0x9000, 1, 0, 1, POLICY_DEMOTE, 0);
+	add(7, 0xa000, 1, 0, 1, POLICY_DEMOTE, 0);
+	/* Step 0: the demotion batch; step 1: the promotion batch. */
+	f.nr_steps = 2;
+	f.steps[0].nr_status = 2;
+	f.steps[0].status[0] = -ENOMEM;
+	f.steps[0].status[1] = 1;
+	f.steps[0].took_ns = 1 * MS;
+	f.steps[1].nr_status = 6;
+	memcpy(f.steps[1].status, promo, sizeof(promo));
+	f.steps[1].took_ns = 2 * MS;
+
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	CHECK(m.has_promote);
+	acct_params_default(&ap);
+	CHECK_EQ_INT(account_new(&ap, 2, 8, &a), 0);
+	batch_params_default(&bp, 0);
+	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
+	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 100 * SEC, &res), 0);
+
+	CHECK_EQ_INT(f.nr_calls, 2);
+	CHECK_EQ_INT(f.calls[0].flags, MPOL_MF_MOVE);
+	CHECK_EQ_INT(f.calls[1].flags, MPOL_MF_MOVE | MPOL_MF_PROMOTE);
+	CHECK_EQ_INT(f.calls[1].count, 6);
+	CHECK_EQ_U64(f.calls[1].addrs[5], 0x200000);
+	CHECK_EQ_INT(f.calls[1].nodes[5], 0);
+	CHECK_EQ_INT(res.calls, 2);
+	CHECK_EQ_INT(res.failed_calls, 0);
+	CHECK_EQ_U64(res.moved_bytes, 514 * PG);
+	CHECK_EQ_U64(res.elapsed_ns, 3 * MS);
+
+	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 514);
+	CHECK_EQ_U64(a->class_pages[ACCT_ELSEWHERE], 1);
+	CHECK_EQ_U64(a->class_pages[ACCT_BUSY], 1);
+	CHECK_EQ_U64(a->class_pages[ACCT_GONE], 1);
+	CHECK_EQ_U64(a->class_pages[ACCT_NOMEM], 1);
+	CHECK_EQ_U64(a->class_pages[ACCT_DENIED], 1);
+	/* Where pages landed: 0x4000 stayed on node 1 and counts nowhere. */
+	CHECK_EQ_U64(a->node_in[0][POLICY_PROMOTE].pages, 513);
+	CHECK_EQ_U64(a->node_in[0][POLICY_PROMOTE].bytes, 513 * PG);
+	CHECK_EQ_U64(a->node_out[1][POLICY_PROMOTE].pages, 513);
+	CHECK_EQ_U64(a->node_in[1][POLICY_DEMOTE].pages, 1);
+	CHECK_EQ_U64(a->tier_in[0][POLICY_PROMOTE].pages, 513);
+	CHECK_EQ_U64(a->cgroup_moved[0 * 2 + POLICY_PROMOTE].pages, 513);
+	CHECK_EQ_U64(a->cgroup_moved[0 * 2 + POLICY_DEMOTE].pages, 1);
+	CHECK_EQ_U64(a->cgroup_errors[0], 4);
+	CHECK_EQ_U64(a->cgroup_class[0 * ACCT_NR + ACCT_MOVED], 514);
+	CHECK_EQ_U64(a->cgroup_class[0 * ACCT_NR + ACCT_DENIED], 1);
+	CHECK_EQ_U64(a->cgroup_class[1 * ACCT_NR + ACCT_MOVED], 0);
+	CHECK_EQ_INT(a->denied_pid, 7);
+	CHECK_EQ_INT(a->denied_errno, EACCES);
+	/* 513 pages in 2 ms. */
+	CHECK_EQ_U64(a->last_bytes_per_s, 513 * PG * 500);
+	CHECK_EQ_U64(a->moved_bytes, 514 * PG);
+	CHECK_EQ_U64(a->move_ns, 3 * MS);
+
+	/* ENOMEM on node 1: blocked (index 1) for 5 s. */
+	CHECK_EQ_U64(account_blocked_mask(a, &topo, 100 * SEC), 0x2);
+	CHECK_EQ_U64(account_blocked_mask(a, &topo, 105 * SEC - 1), 0x2);
+	CHECK_EQ_U64(account_blocked_mask(a, &topo, 105 * SEC), 0);
+
+	/* EBUSY: retried after 1 s, with its try counted. */
+	CHECK_EQ_INT(account_take_retries(a, 100 * SEC, retry, 4), 0);
+	CHECK_EQ_INT(account_take_retries(a, 101 * SEC, retry, 4), 1);
+	CHECK_EQ_U64(retry[0].addr, 0x2000);
+	CHECK_EQ_INT(retry[0].tries, 1);
+	CHECK_EQ_INT(a->nr_retry, 0);
+
+	/* Without the kernel's promotion entry point: plain MPOL_MF_MOVE. */
+	f.probe_result = -EINVAL;
+	f.nr_calls = 0;
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	CHECK(!m.has_promote);
+	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 100 * SEC, &res), 0);
+	CHECK_EQ_INT(f.calls[1].flags, MPOL_MF_MOVE);
+	/* A probe failing otherwise is returned. */
+	f.probe_result = -EPERM;
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), -EPERM);
+
+	batch_free(b);
+	account_free(a);
+}
+
+static void test_busy_retries_and_nomem_backoff(void)
+{
+	struct acct_params ap;
+	struct account *a;
+	struct batch_params bp;
+	struct batcher *b;
+	const struct batch_plan *pl;
+	struct policy_intent retry[4];
+	struct batch_plan fake;
+	uint64_t t;
+
+	setup_topo();
+	acct_params_default(&ap);	/* 1 s, 3 tries; 5 s .. 300 s */
+	CHECK_EQ_INT(account_new(&ap, 1, 8, &a), 0);
+	batch_params_default(&bp, 0);
+	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
+	nr = 0;
+	add(3, 0x1000, 1, 1, 0, POLICY_PROMOTE, -1);
+	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+	fake = *pl;
+
+	/* Busy three times: queued after 1 s, then 2 s, then dropped. */
+	fake.status[0] = -EBUSY;
+	account_batch(a, &topo, &fake, 0, in, MS, 0, false, NULL);
+	CHECK_EQ_INT(account_take_retries(a, 1 * SEC, retry, 4), 1);
+	CHECK_EQ_INT(retry[0].tries, 1);
+	account_batch(a, &topo, &fake, 0, retry, MS, 1 * SEC, false, NULL);
+	CHECK_EQ_INT(account_take_retries(a, 3 * SEC - 1, retry + 1, 3), 0);
+	CHECK_EQ_INT(account_take_retries(a, 3 * SEC, retry + 1, 3), 1);
+	CHECK_EQ_INT(retry[1].tries, 2);
+	account_batch(a, &topo, &fake, 0, retry + 1, MS, 3 * SEC, false, NULL);
+	CHECK_EQ_INT(a->nr_retry, 0);
+	CHECK_EQ_U64(a->retries_dropped, 1);
+	CHECK_EQ_U64(a->class_pages[ACCT_BUSY], 3);
+
+	/* ENOMEM back-off doubles while it recurs, resets after a success. */
+	fake.status[0] = -ENOMEM;
+	t = 10 * SEC;
+	account_batch(a, &topo, &fake, 0, in, MS, t, false, NULL);
+	CHECK_EQ_U64(a->nomem_until_ns[0], t + 5 * SEC);
+	/* A second page of the same episode does not double it. */
+	account_batch(a, &topo, &fake, 0, in, MS, t + SEC, false, NULL);
+	CHECK_EQ_U64(a->nomem_until_ns[0], t + 5 * SEC);
+	account_batch(a, &topo, &fake, 0, in, MS, t + 6 * SEC, false, NULL);
+	CHECK_EQ_U64(a->nomem_until_ns[0], t + 16 * SEC);
+	account_batch(a, &topo, &fake, 0, in, MS, t + 20 * SEC, false, NULL);
+	CHECK_EQ_U64(a->nomem_until_ns[0], t + 40 * SEC);
+	fake.status[0] = 0;
+	account_batch(a, &topo, &fake, 0, in, MS, t + 41 * SEC, false, NULL);
+	fake.status[0] = -ENOMEM;
+	account_batch(a, &topo, &fake, 0, in, MS, t + 50 * SEC, false, NULL);
+	CHECK_EQ_U64(a->nomem_until_ns[0], t + 55 * SEC);
+	/* Capped at the maximum. */
+	for (int i = 0; i < 10; i++)
+		account_batch(a, &topo, &fake, 0, in, MS, a->nomem_until_ns[0], false, NULL);
+	CHECK_EQ_U64(a->nomem_backoff_ns[0], 300 * SEC);
+	batch_free(b);
+	account_free(a);
+}
+
+static void test_call_failed_and_dry_run(void)
+{
+	struct fake_mig f = { .probe_result = -EINVAL, .query_node = 1 };
+	struct migrator m;
+	struct acct_params ap;
+	struct account *a;
+	struct batch_params bp;
+	struct batcher *b;
+	const struct batch_plan *pl;
+	struct mig_run_result res;
+
+	setup_topo();
+	nr = 0;
+	add(11, 0x1000, 1, 1, 0, POLICY_PROMOTE, -1);
+	add(11, 0x200000, 512, 1, 0, POLICY_PROMOTE, -1);
+	add(12, 0x1000, 1, 1, 0, POLICY_PROMOTE, -1);
+	acct_params_default(&ap);
+	CHECK_EQ_INT(account_new(&ap, 0, 8, &a), 0);
+	batch_params_default(&bp, 0);
+	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
+	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+
+	/* pid 11 exited: the call fails with ESRCH; pid 12's call works. */
+	f.nr_steps = 1;
+	f.steps[0].call_err = -ESRCH;
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, SEC, &res), 0);
+	CHECK_EQ_INT(res.calls, 2);
+	CHECK_EQ_INT(res.failed_calls, 1);
+	CHECK_EQ_INT(res.first_error, -ESRCH);
+	CHECK_EQ_U64(a->class_pages[ACCT_GONE], 513);
+	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 1);
+	CHECK_EQ_U64(res.moved_bytes, PG);
+
+	/* Dry run: queries only; counts what would have moved. */
+	account_free(a);
+	CHECK_EQ_INT(account_new(&ap, 0, 8, &a), 0);
+	f = (struct fake_mig){ .probe_result = -EINVAL, .query_node = 1 };
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, true), 0);
+	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, SEC, &res), 0);
+	CHECK_EQ_INT(f.nr_calls, 2);
+	CHECK_EQ_INT(f.calls[0].nodes[0], -2);
+	CHECK_EQ_INT(f.calls[0].flags, 0);
+	CHECK_EQ_U64(res.would_pages, 514);
+	CHECK_EQ_U64(res.moved_bytes, 0);
+	CHECK_EQ_U64(a->would[POLICY_PROMOTE].pages, 514);
+	CHECK_EQ_U64(a->would[POLICY_PROMOTE].bytes, 514 * PG);
+	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 0);
+	CHECK_EQ_U64(a->moved_bytes, 0);
+	/* A page already on its target would not move. */
+	f.query_node = 0;
+	f.nr_calls = 0;
+	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, SEC, &res), 0);
+	CHECK_EQ_U64(res.would_pages, 0);
+
+	CHECK_EQ_INT(acct_classify(-EAGAIN, 0), ACCT_BUSY);
+	CHECK_EQ_INT(acct_classify(-EFAULT, 0), ACCT_GONE);
+	CHECK_EQ_INT(acct_classify(-EPERM, 0), ACCT_DENIED);
+	CHECK_EQ_INT(acct_classify(-EIO, 0), ACCT_OTHER);
+	CHECK_EQ_INT(acct_classify(2, 0), ACCT_ELSEWHERE);
+	CHECK_EQ_STR(acct_class_name(ACCT_NOMEM), "nomem");
+	batch_free(b);
+	account_free(a);
+}
+
+int main(void)
+{
+	RUN(test_statuses);
+	RUN(test_busy_retries_and_nomem_backoff);
+	RUN(test_call_failed_and_dry_run);
+	return TEST_EXIT();
+}

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The daemon body without its event loop: modules called in order at each
+ * hook, rates from their counters, reloads that keep the old policy on every
+ * kind of error (parse, machine, module), knobs restored in reverse order,
+ * the metrics exposition and the textfile.  Topology from a fixture tree.
+ *
+ *   test_daemon FIXTURES_DIR
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "metrics.h"
+#include "test.h"
+
+#define SEC 1000000000ull
+
+static char calls[1024];
+static char tmpdir[] = "/tmp/test_daemon.XXXXXX";
+static char conf_path[256];
+static const char *fixtures_dir;
+
+static void called(const char *what)
+{
+	snprintf(calls + strlen(calls), sizeof(calls) - strlen(calls), "%s ",
+		 what);
+}
+
+static int a_start(struct tierd *d, void **ret_priv)
+{
+	static int priv = 42;
+
+	*ret_priv = &priv;
+	called("A.start");
+	return 0;
+}
+
+static int a_tick(struct tierd *d, void *priv, uint64_t now_ns)
+{
+	CHECK_EQ_INT(*(int *)priv, 42);
+	called("A.tick");
+	/* Stands for the migrator: 1 MiB into tier 0 per tick. */
+	d->stats.tier[0].promoted_bytes_total += 1 << 20;
+	d->stats.node[0].promoted_bytes_total += 1 << 20;
+	return 0;
+}
+
+static void a_apply(struct tierd *d, void *priv)
+{
+	called("A.apply");
+}
+
+static void a_restore(struct tierd *d, void *priv)
+{
+	called("A.restore");
+}
+
+static void a_stop(struct tierd *d, void *priv)
+{
+	called("A.stop");
+}
+
+static int b_check(struct tierd *d, void *priv, const struct tierd_conf *next,
+		   char *why, size_t size)
+{
+	called("B.check");
+	if (next->promotion.batch_pages == 999) {
+		snprintf(why, size,
+			 "batch_pages 999 is not a multiple of the huge page");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int b_tick(struct tierd *d, void *priv, uint64_t now_ns)
+{
+	called("B.tick");
+	return -EIO; /* logged once, the tick goes on */
+}
+
+static void b_restore(struct tierd *d, void *priv)
+{
+	called("B.restore");
+}
+
+static void b_metrics(struct tierd *d, void *priv, struct metrics *m)
+{
+	metrics_add(m, MET_COPY_THREADS, 3, "by", "b\"q\\", NULL);
+}
+
+static const struct tierd_module mod_a = {
+	.name = "A",
+	.start = a_start,
+	.tick = a_tick,
+	.reload_apply = a_apply,
+	.restore_knobs = a_restore,
+	.stop = a_stop,
+};
+static const struct tierd_module mod_b = {
+	.name = "B",
+	.reload_check = b_check,
+	.tick = b_tick,
+	.restore_knobs = b_restore,
+	.metrics = b_metrics,
+};
+static const struct tierd_module *const modules[] = { &mod_a, &mod_b, NULL };
+
+static void write_conf(const char *text)
+{
+	FILE *f = fopen(conf_path, "w");
+
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *render(struct tierd *d)
+{
+	struct metrics *m = metrics_new();
+	char *text = NULL;
+	size_t len;
+
+	tierd_metrics(d, m);
+	CHECK_EQ_INT(metrics_render(m, &text, &len), 0);
+	CHECK_EQ_U64(strlen(text), len);
+	metrics_free(m);
+	return text;
+}
+
+static void test_lifecycle(void)
+{
+	const char *fixtures = fixtures_dir;
+	static struct tierd d;
+	char root[4096], why[4096], want[1024], *text, prom[512];
+
+	snprintf(root, sizeof(root), "%s/topology/dram-cxl", fixtures);
+	d.root = root;
+	snprintf(d.config_path, sizeof(d.config_path), "%s", conf_path);
+	snprintf(d.runtime_dir, sizeof(d.runtime_dir), "%s", tmpdir);
+	d.no_knobs = true;
+	snprintf(want, sizeof(want),
+		 "interval_ms: 500\ncgroups:\n  - path: /a\n  - path: /b\n"
+		 "metrics: {textfile_dir: %s}\n",
+		 tmpdir);
+	write_conf(want);
+
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_STR(calls, "A.start ");
+	CHECK_EQ_INT(d.topo.nr_tiers, 2);
+	CHECK(d.topo.kernel_tiers_flat);
+	CHECK(!tierd_knobs_allowed(&d));
+	CHECK_EQ_STR(d.stats.sampler_source, "none");
+
+	calls[0] = '\0';
+	CHECK_EQ_INT(tierd_tick(&d, 10 * SEC), -EIO);
+	CHECK_EQ_INT(tierd_tick(&d, 12 * SEC), -EIO);
+	CHECK_EQ_STR(calls, "A.tick B.tick A.tick B.tick ");
+	CHECK_EQ_U64(d.ticks_total, 2);
+	/* 1 MiB in the 2 s between the ticks. */
+	CHECK(d.stats.tier[0].promote_bytes_per_s == 524288.0);
+	d.stats.cgroup[1].promoted_bytes_total = 4096;
+
+	/* The textfile was written on the first tick, not again before 15 s. */
+	snprintf(prom, sizeof(prom), "%s/tierd.prom", tmpdir);
+	text = NULL;
+	{
+		FILE *f = fopen(prom, "r");
+		char buf[65536];
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		CHECK(f);
+		buf[n] = '\0';
+		CHECK(strstr(buf, "\ntierd_ticks_total 1\n"));
+		if (f)
+			fclose(f);
+	}
+
+	text = render(&d);
+	CHECK(strstr(text,
+		     "# TYPE tierd_tier_promoted_bytes_total counter\n"
+		     "tierd_tier_promoted_bytes_total{tier=\"tier0\"} 2097152\n"
+		     "tierd_tier_promoted_bytes_total{tier=\"tier1\"} 0\n"));
+	CHECK(strstr(
+		text,
+		"tierd_node_memory_bytes{node=\"1\",tier=\"tier1\"} 68719476736\n"));
+	CHECK(strstr(text,
+		     "tierd_cgroup_promoted_bytes_total{cgroup=\"/b\"} 4096\n"));
+	CHECK(strstr(text, "tierd_migrate_errors_total{class=\"nomem\"} 0\n"));
+	CHECK(strstr(text, "tierd_copy_threads{by=\"b\\\"q\\\\\"} 3\n"));
+	CHECK(strstr(text, "tierd_kernel_tiers_flat 1\n"));
+	CHECK(strstr(text, "tierd_ticks_total 2\n"));
+	/* Every family is announced, even without samples. */
+	for (int i = 0; i < NR_METRICS; i++) {
+		char help[128];
+
+		snprintf(help, sizeof(help), "# HELP %s ", metrics_name(i));
+		CHECK(strstr(text, help));
+	}
+	free(text);
+
+	/* Reload refused by the parser: the old policy stays. */
+	calls[0] = '\0';
+	write_conf("interval_ms: 5\n");
+	CHECK_EQ_INT(tierd_reload(&d, why, sizeof(why)), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s:1:14: interval_ms: 5 is out of range 10..60000\n",
+		 conf_path);
+	CHECK_EQ_STR(why, want);
+	CHECK_EQ_INT(d.conf->interval_ms, 500);
+	CHECK_EQ_STR(calls, "");
+
+	/* Refused by the machine: no node 7. */
+	write_conf("tiers:\n  - name: x\n    nodes: [0, 7]\n");
+	CHECK_EQ_INT(tierd_reload(&d, why, sizeof(why)), -ENODEV);
+	snprintf(
+		want, sizeof(want),
+		"%s:3:16: tiers: node 7 is not a memory node of this machine\n",
+		conf_path);
+	CHECK_EQ_STR(why, want);
+	CHECK_EQ_INT(d.topo.nr_tiers, 2);
+
+	/* Refused by a module. */
+	write_conf("promotion: {batch_pages: 999}\n");
+	CHECK_EQ_INT(tierd_reload(&d, why, sizeof(why)), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s: B: batch_pages 999 is not a multiple of the huge page\n",
+		 conf_path);
+	CHECK_EQ_STR(why, want);
+	CHECK_EQ_INT(d.conf->promotion.batch_pages, 512);
+	CHECK_EQ_STR(calls, "B.check ");
+	CHECK_EQ_U64(d.reloads_failed_total, 3);
+
+	/* Accepted: swapped, modules told, cgroup counters follow their path. */
+	calls[0] = '\0';
+	tierd_set_dry_run(&d, true);
+	CHECK(d.dry_run);
+	write_conf("interval_ms: 250\ntiers:\n  - {name: all, nodes: [0, 1]}\n"
+		   "cgroups:\n  - path: /b\n");
+	CHECK_EQ_INT(tierd_reload(&d, why, sizeof(why)), 0);
+	CHECK_EQ_STR(calls, "B.check A.apply ");
+	CHECK_EQ_INT(d.conf->interval_ms, 250);
+	CHECK_EQ_INT(d.topo.nr_tiers, 1);
+	CHECK_EQ_STR(d.topo.tiers[0].name, "all");
+	CHECK_EQ_U64(d.stats.cgroup[0].promoted_bytes_total, 4096);
+	CHECK(!d.dry_run); /* a reload goes back to the file's dry_run */
+	CHECK_EQ_U64(d.reloads_ok_total, 1);
+
+	calls[0] = '\0';
+	tierd_fini(&d);
+	CHECK_EQ_STR(calls, "B.restore A.restore A.stop ");
+	CHECK(!d.conf);
+	unlink(prom);
+}
+
+static void test_missing_default(void)
+{
+	const char *fixtures = fixtures_dir;
+	static struct tierd d;
+	char root[4096];
+
+	snprintf(root, sizeof(root), "%s/topology/single", fixtures);
+	d.root = root;
+	snprintf(d.config_path, sizeof(d.config_path), "%s/none.yaml", tmpdir);
+	/* Named on the command line: a missing file is an error. */
+	CHECK_EQ_INT(tierd_init(&d,
+				(const struct tierd_module *const[]){ NULL }),
+		     -ENOENT);
+	tierd_fini(&d);
+	/* The default path: missing means defaults. */
+	memset(&d, 0, sizeof(d));
+	d.root = root;
+	d.config_is_default = true;
+	snprintf(d.config_path, sizeof(d.config_path), "%s/none.yaml", tmpdir);
+	CHECK_EQ_INT(tierd_init(&d,
+				(const struct tierd_module *const[]){ NULL }),
+		     0);
+	CHECK_EQ_INT(d.conf->interval_ms, 1000);
+	CHECK_EQ_INT(d.topo.nr_tiers, 1);
+	tierd_fini(&d);
+}
+
+int main(int argc, char **argv)
+{
+	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures";
+
+	if (!mkdtemp(tmpdir))
+		return 1;
+	snprintf(conf_path, sizeof(conf_path), "%s/tierd.yaml", tmpdir);
+	fixtures_dir = fixtures;
+	RUN(test_lifecycle);
+	RUN(test_missing_default);
+	unlink(conf_path);
+	rmdir(tmpdir);
+	return TEST_EXIT();
+}

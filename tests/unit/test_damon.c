@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The DAMON source against a fixture admin directory.  The write hook plays
+ * the kernel's part the way mm/damon/sysfs*.c does: directories appear when
+ * an nr_* file is written, "on"/"off"/"commit" change state and pid, and
+ * "update_schemes_tried_regions" fills each scheme's tried_regions from the
+ * regions the test planted.  Every write is logged and the log compared.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hotness.h"
+#include "sampler_damon.h"
+#include "test.h"
+
+static char admin[] = "/tmp/tierd-damon-XXXXXX";
+static char rundir[] = "/tmp/tierd-run-XXXXXX";
+static char log_buf[16384];
+
+/* Regions each scheme reports at the next update: start, end, nr_accesses. */
+struct region {
+	int scheme;
+	uint64_t start, end, nr_accesses;
+};
+static const struct region *planted;
+static size_t nplanted;
+
+static void put(const char *rel, const char *text)
+{
+	char path[1024], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", admin, rel);
+	for (slash = strchr(path + strlen(admin) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		CHECK(!"fixture write");
+		return;
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+static void get(const char *rel, char *buf, size_t len)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", admin, rel);
+	buf[0] = '\0';
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[1200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+}
+
+static void kernel(const char *rel, const char *value, void *arg)
+{
+	char path[1024], base[512];
+	unsigned long n = strtoul(value, NULL, 10);
+	int k;
+	const char *tail;
+
+	strncat(log_buf, rel, sizeof(log_buf) - strlen(log_buf) - 1);
+	strncat(log_buf, "=", sizeof(log_buf) - strlen(log_buf) - 1);
+	strncat(log_buf, value, sizeof(log_buf) - strlen(log_buf) - 1);
+	strncat(log_buf, "\n", sizeof(log_buf) - strlen(log_buf) - 1);
+
+	if (!strcmp(rel, "kdamonds/nr_kdamonds")) {
+		snprintf(path, sizeof(path), "%s/kdamonds/0", admin);
+		rm_rf(path);
+		for (unsigned long i = 0; i < n; i++) {
+			snprintf(base, sizeof(base), "kdamonds/%lu/state", i);
+			put(base, "off\n");
+			snprintf(base, sizeof(base), "kdamonds/%lu/pid", i);
+			put(base, "-1\n");
+			snprintf(base, sizeof(base), "kdamonds/%lu/contexts/nr_contexts", i);
+			put(base, "0\n");
+		}
+		return;
+	}
+	if (sscanf(rel, "kdamonds/%d/", &k) != 1)
+		return;
+	tail = strchr(rel + strlen("kdamonds/"), '/') + 1;
+	if (!strcmp(tail, "state")) {
+		snprintf(base, sizeof(base), "kdamonds/%d/pid", k);
+		if (!strcmp(value, "on") || !strcmp(value, "commit")) {
+			put(base, "4242\n");
+			snprintf(base, sizeof(base), "kdamonds/%d/state", k);
+			put(base, "on\n");
+		} else if (!strcmp(value, "off")) {
+			put(base, "-1\n");
+		} else if (!strcmp(value, "update_schemes_tried_regions")) {
+			snprintf(base, sizeof(base), "kdamonds/%d/state", k);
+			put(base, "on\n");
+			for (size_t i = 0; i < nplanted; i++) {
+				const struct region *r = &planted[i];
+				char v[32];
+
+				snprintf(base, sizeof(base), "kdamonds/%d/contexts/0/schemes/%d/"
+					 "tried_regions/%zu/", k, r->scheme, i);
+				snprintf(path, sizeof(path), "%sstart", base);
+				snprintf(v, sizeof(v), "%llu\n", (unsigned long long)r->start);
+				put(path, v);
+				snprintf(path, sizeof(path), "%send", base);
+				snprintf(v, sizeof(v), "%llu\n", (unsigned long long)r->end);
+				put(path, v);
+				snprintf(path, sizeof(path), "%snr_accesses", base);
+				snprintf(v, sizeof(v), "%llu\n", (unsigned long long)r->nr_accesses);
+				put(path, v);
+				snprintf(path, sizeof(path), "%sage", base);
+				put(path, "3\n");
+			}
+		}
+		return;
+	}
+	if (!strcmp(tail, "contexts/nr_contexts")) {
+		static const char *const files[] = {
+			"operations", "monitoring_attrs/intervals/sample_us",
+			"monitoring_attrs/intervals/aggr_us", "monitoring_attrs/intervals/update_us",
+			"monitoring_attrs/nr_regions/min", "monitoring_attrs/nr_regions/max",
+			"targets/nr_targets", "schemes/nr_schemes",
+		};
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			snprintf(path, sizeof(path), "kdamonds/%d/contexts/0/%s", k, files[i]);
+			put(path, "0\n");
+		}
+		return;
+	}
+	if (!strcmp(tail, "contexts/0/targets/nr_targets")) {
+		for (unsigned long i = 0; i < n; i++) {
+			snprintf(path, sizeof(path), "kdamonds/%d/contexts/0/targets/%lu/pid_target",
+				 k, i);
+			put(path, "0\n");
+		}
+		return;
+	}
+	if (!strcmp(tail, "contexts/0/schemes/nr_schemes")) {
+		static const char *const files[] = {
+			"action", "access_pattern/sz/min", "access_pattern/sz/max",
+			"access_pattern/nr_accesses/min", "access_pattern/nr_accesses/max",
+			"access_pattern/age/min", "access_pattern/age/max", "filters/nr_filters",
+			"tried_regions/total_bytes",
+		};
+		for (unsigned long i = 0; i < n; i++)
+			for (size_t j = 0; j < sizeof(files) / sizeof(files[0]); j++) {
+				snprintf(path, sizeof(path), "kdamonds/%d/contexts/0/schemes/%lu/%s",
+					 k, i, files[j]);
+				put(path, "0\n");
+			}
+		return;
+	}
+	if (strstr(tail, "/filters/nr_filters")) {
+		static const char *const files[] = { "type", "matching", "damon_target_idx" };
+
+		for (size_t j = 0; j < 3; j++) {
+			snprintf(path, sizeof(path), "%.*s/0/%s",
+				 (int)(strlen(rel) - strlen("/nr_filters")), rel, files[j]);
+			put(path, "0\n");
+		}
+	}
+}
+
+static struct sampler *mk(void)
+{
+	struct sampler_damon_params p;
+	struct sampler *s = NULL;
+
+	sampler_damon_params_default(&p);
+	p.admin_dir = admin;
+	p.runtime_dir = rundir;
+	p.on_write = kernel;
+	CHECK_EQ_INT(sampler_damon_new(&p, &s), 0);
+	return s;
+}
+
+static void reset(void)
+{
+	char path[600];
+
+	rm_rf(admin);
+	mkdir(admin, 0755);
+	put("kdamonds/nr_kdamonds", "0\n");
+	snprintf(path, sizeof(path), "%s/%s", rundir, DAMON_OWNER_FILE);
+	unlink(path);
+	log_buf[0] = '\0';
+	nplanted = 0;
+}
+
+static void owner(char *buf, size_t len)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", rundir, DAMON_OWNER_FILE);
+	buf[0] = '\0';
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+}
+
+#define SCHEME(k, i)                                                            \
+	"kdamonds/0/contexts/0/schemes/" #i "/action=stat\n"                     \
+	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/sz/min=0\n"         \
+	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/sz/max=18446744073709551615\n" \
+	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/nr_accesses/min=0\n" \
+	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/nr_accesses/max=4294967295\n" \
+	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/age/min=0\n"        \
+	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/age/max=4294967295\n" \
+	"kdamonds/0/contexts/0/schemes/" #i "/filters/nr_filters=1\n"            \
+	"kdamonds/0/contexts/0/schemes/" #i "/filters/0/type=target\n"           \
+	"kdamonds/0/contexts/0/schemes/" #i "/filters/0/damon_target_idx=" #i "\n" \
+	"kdamonds/0/contexts/0/schemes/" #i "/filters/0/matching=N\n"
+
+static const char start_seq[] =
+	"kdamonds/nr_kdamonds=1\n"
+	"kdamonds/0/contexts/nr_contexts=1\n"
+	"kdamonds/0/contexts/0/operations=vaddr\n"
+	"kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=5000\n"
+	"kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=100000\n"
+	"kdamonds/0/contexts/0/monitoring_attrs/intervals/update_us=1000000\n"
+	"kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=10\n"
+	"kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=1000\n";
+
+static const char targets_seq[] =
+	"kdamonds/0/contexts/0/targets/nr_targets=2\n"
+	"kdamonds/0/contexts/0/targets/0/pid_target=100\n"
+	"kdamonds/0/contexts/0/targets/1/pid_target=200\n"
+	"kdamonds/0/contexts/0/schemes/nr_schemes=2\n"
+	SCHEME(0, 0) SCHEME(0, 1);
+
+static void test_sequence_and_regions(void)
+{
+	static uint64_t mem[8192];
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	static const struct region regions[] = {
+		{ 0, 0x400000, 0x600000, 10 },		/* pid 100: one 2 MiB range */
+		{ 0, 0x600000, 0x1000000, 0 },		/* idle: nothing recorded */
+		{ 1, 0x7f0000000000, 0x7f0000400000, 5 },	/* pid 200: two ranges */
+	};
+	const pid_t pids[] = { 100, 200 };
+	char want[8192], why[SAMPLER_WHY_MAX] = "", buf[128];
+	struct sampler_status st;
+	struct hot_table t;
+	struct sampler *s;
+
+	reset();
+	s = mk();
+	CHECK_EQ_INT(sampler_probe(s, why, sizeof(why)), 0);
+	CHECK_EQ_STR(log_buf, "");	/* probing writes nothing */
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	CHECK_EQ_STR(log_buf, start_seq);
+	snprintf(want, sizeof(want), "%d 0 0\n", (int)getpid());
+	owner(buf, sizeof(buf));
+	CHECK_EQ_STR(buf, want);
+
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	snprintf(want, sizeof(want), "%skdamonds/0/state=on\n", targets_seq);
+	CHECK_EQ_STR(log_buf, want);
+	snprintf(want, sizeof(want), "%d 0 4242\n", (int)getpid());
+	owner(buf, sizeof(buf));
+	CHECK_EQ_STR(buf, want);
+	/* Same targets again: nothing to write. */
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_STR(log_buf, "");
+
+	planted = regions;
+	nplanted = 3;
+	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
+	CHECK_EQ_STR(log_buf, "kdamonds/0/state=update_schemes_tried_regions\n");
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 10.0);
+	CHECK(hot_heat(&t, 100, 0x800000, 0) == 0.0);
+	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 5.0);
+	CHECK(hot_heat(&t, 200, 0x7f0000200000, 0) == 5.0);
+	CHECK(hot_heat(&t, 100, 0x7f0000000000, 0) == 0.0);	/* scheme 1 is pid 200's */
+	sampler_describe(s, &st);
+	CHECK(st.running);
+	CHECK_EQ_U64(st.samples, 3);
+	CHECK_EQ_STR(st.why, "kdamond 0 (pid 4242), vaddr, 2 target(s), 5000 us sampling, "
+		     "100000 us aggregation");
+
+	/* Every target exited and the kdamond stopped: drain idles, set_targets
+	 * turns it on again. */
+	put("kdamonds/0/state", "off\n");
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_drain(s, &t, 1), 0);
+	CHECK_EQ_STR(log_buf, "");
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 1), 0);
+	CHECK(strstr(log_buf, "kdamonds/0/contexts/0/targets/nr_targets=1\n") == log_buf);
+	CHECK(strstr(log_buf, "kdamonds/0/state=on\n") != NULL);
+	get("kdamonds/0/contexts/0/schemes/0/filters/0/matching", buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "N");
+	/* A change while on is a commit. */
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	snprintf(want, sizeof(want), "%skdamonds/0/state=commit\n", targets_seq);
+	CHECK_EQ_STR(log_buf, want);
+
+	log_buf[0] = '\0';
+	sampler_stop(s);
+	CHECK_EQ_STR(log_buf, "kdamonds/0/state=off\nkdamonds/nr_kdamonds=0\n");
+	get("kdamonds/nr_kdamonds", buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "0");
+	owner(buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "");
+	sampler_free(s);
+}
+
+static void test_leaves_others_alone(void)
+{
+	char why[SAMPLER_WHY_MAX] = "", want[SAMPLER_WHY_MAX];
+	struct sampler *s;
+
+	reset();
+	put("kdamonds/nr_kdamonds", "1\n");
+	put("kdamonds/0/state", "on\n");
+	put("kdamonds/0/pid", "77\n");
+	s = mk();
+	CHECK_EQ_INT(sampler_probe(s, why, sizeof(why)), -EBUSY);
+	snprintf(want, sizeof(want), "1 kdamond(s) in %s/kdamonds that tierd did not create; "
+		 "adding one would reset them, so tierd leaves DAMON alone", admin);
+	CHECK_EQ_STR(why, want);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), -EBUSY);
+	CHECK_EQ_STR(log_buf, "");
+	sampler_free(s);	/* stopping what never started writes nothing */
+	CHECK_EQ_STR(log_buf, "");
+
+	/* No DAMON sysfs at all. */
+	rm_rf(admin);
+	s = mk();
+	CHECK_EQ_INT(sampler_probe(s, why, sizeof(why)), -ENODEV);
+	snprintf(want, sizeof(want), "no DAMON sysfs at %s (No such file or directory): "
+		 "needs CONFIG_DAMON_SYSFS=y", admin);
+	CHECK_EQ_STR(why, want);
+	sampler_free(s);
+}
+
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return pid;
+}
+
+static void write_owner(pid_t tierd, int idx, pid_t kdamond)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", rundir, DAMON_OWNER_FILE);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fprintf(f, "%d %d %d\n", tierd, idx, kdamond);
+		fclose(f);
+	}
+}
+
+static void test_cleans_up_after_crash(void)
+{
+	char why[SAMPLER_WHY_MAX] = "", want[8192];
+	struct sampler_status st;
+	struct sampler *s;
+	pid_t dead = dead_pid();
+
+	/* A kill -9'd tierd left kdamond 0 running with pid 4242. */
+	reset();
+	put("kdamonds/nr_kdamonds", "1\n");
+	put("kdamonds/0/state", "on\n");
+	put("kdamonds/0/pid", "4242\n");
+	write_owner(dead, 0, 4242);
+	s = mk();
+	CHECK_EQ_INT(sampler_probe(s, why, sizeof(why)), 0);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	snprintf(want, sizeof(want), "kdamonds/0/state=off\nkdamonds/nr_kdamonds=0\n%s",
+		 start_seq);
+	CHECK_EQ_STR(log_buf, want);
+	sampler_describe(s, &st);
+	snprintf(want, sizeof(want), "kdamond 0, vaddr, 5000 us sampling, 100000 us "
+		 "aggregation, no targets yet; removed kdamond 0 (pid 4242) left by tierd pid %d",
+		 dead);
+	CHECK_EQ_STR(st.why, want);
+	sampler_free(s);
+
+	/* The record is stale but kdamond 0 now runs someone else's thread. */
+	reset();
+	put("kdamonds/nr_kdamonds", "1\n");
+	put("kdamonds/0/state", "on\n");
+	put("kdamonds/0/pid", "5555\n");
+	write_owner(dead, 0, 4242);
+	s = mk();
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), -EBUSY);
+	CHECK_EQ_STR(log_buf, "");
+	sampler_free(s);
+
+	/* A live tierd owns it: hands off. */
+	reset();
+	put("kdamonds/nr_kdamonds", "1\n");
+	put("kdamonds/0/state", "on\n");
+	put("kdamonds/0/pid", "4242\n");
+	write_owner(getppid(), 0, 4242);
+	s = mk();
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), -EBUSY);
+	snprintf(want, sizeof(want), "kdamond 0 belongs to another running tierd (pid %d, "
+		 "%s/%s)", getppid(), rundir, DAMON_OWNER_FILE);
+	CHECK_EQ_STR(why, want);
+	CHECK_EQ_STR(log_buf, "");
+	sampler_free(s);
+}
+
+int main(void)
+{
+	CHECK(mkdtemp(admin) != NULL);
+	CHECK(mkdtemp(rundir) != NULL);
+	RUN(test_sequence_and_regions);
+	RUN(test_leaves_others_alone);
+	RUN(test_cleans_up_after_crash);
+	if (!test_failures) {
+		rm_rf(admin);
+		rm_rf(rundir);
+	}
+	return TEST_EXIT();
+}

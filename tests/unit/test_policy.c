@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Policy scenarios: topology + candidates + budgets -> exact intents. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "policy.h"
+#include "test.h"
+
+#define KiB 1024ull
+#define MiB (1024ull * KiB)
+#define GiB (1024ull * MiB)
+#define SEC 1000000000ull
+#define PG 4096ull
+#define THP 512
+
+static struct topology topo;
+
+/* A node at index = id; @tier's watermarks set by topo_tier(). */
+static void topo_node(int id, int tier, bool cpus, uint64_t total, uint64_t free_bytes)
+{
+	struct topo_node *n = &topo.nodes[id];
+
+	n->id = id;
+	n->tier = tier;
+	n->has_cpus = cpus;
+	n->has_memory = true;
+	n->total_bytes = total;
+	n->free_bytes = free_bytes;
+	n->kernel_tier = -1;
+	if (topo.nr_nodes <= id)
+		topo.nr_nodes = id + 1;
+	if (topo.nr_tiers <= tier)
+		topo.nr_tiers = tier + 1;
+	topo.tiers[tier].nodes[topo.tiers[tier].nr_nodes++] = id;
+}
+
+static void topo_reset(void)
+{
+	memset(&topo, 0, sizeof(topo));
+}
+
+static void topo_wmarks(int tier, unsigned int low_pct, unsigned int high_pct)
+{
+	topo.tiers[tier].low_watermark_pct = low_pct;
+	topo.tiers[tier].high_watermark_pct = high_pct;
+}
+
+static void topo_dist(int a, int b, int d)
+{
+	topo.distance[a][b] = d;
+	topo.distance[b][a] = d;
+}
+
+static struct policy_page pages[16384];
+static size_t nr_pages;
+
+/* @n candidates of @pid from @addr on, @nr base pages each. */
+static void add_pages(int n, int pid, uint64_t addr, uint32_t nr, int node, uint32_t heat, int cgroup)
+{
+	for (int i = 0; i < n; i++) {
+		struct policy_page *pg = &pages[nr_pages++];
+
+		memset(pg, 0, sizeof(*pg));
+		pg->pid = pid;
+		pg->addr = addr + (uint64_t)i * nr * PG;
+		pg->nr_pages = nr;
+		pg->node = node;
+		pg->heat = heat;
+		pg->cgroup = cgroup;
+		pg->rule = -1;
+	}
+}
+
+static struct policy_intent intents[16384];
+static struct policy_output out;
+
+static int run(const struct policy_params *params, struct policy_cgroup *cgs, size_t nr_cgs,
+	       const uint64_t *rule_used, struct bucket *global, uint64_t blocked, uint64_t now)
+{
+	struct policy *p;
+	struct policy_input in = {
+		.topo = &topo,
+		.pages = pages,
+		.nr_pages = nr_pages,
+		.cgroups = cgs,
+		.nr_cgroups = nr_cgs,
+		.rule_used_bytes = rule_used,
+		.global_rate = global,
+		.blocked_nodes = blocked,
+		.now_ns = now,
+	};
+	int r;
+
+	r = policy_new(params, nr_pages, 8, &p);
+	if (r < 0)
+		return r;
+	memset(&out, 0, sizeof(out));
+	out.intents = intents;
+	out.max_intents = sizeof(intents) / sizeof(intents[0]);
+	r = policy_run(p, &in, &out);
+	policy_free(p);
+	return r;
+}
+
+/* Intents [from, to) of kind/reason moving pages to node @dst. */
+static int count(enum policy_kind kind, enum policy_reason reason, int dst)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < out.nr_intents; i++)
+		if (intents[i].kind == kind && intents[i].reason == reason &&
+		    (dst < 0 || intents[i].to_node == dst))
+			n++;
+	return n;
+}
+
+static void test_threshold_from_hist(void)
+{
+	uint64_t h[POLICY_HEAT_BINS] = { 0 };
+
+	/* Empty: the floor. */
+	CHECK_EQ_INT(policy_threshold_from_hist(h, 100, 1), 1);
+	h[6] = 30;	/* heat [32, 64) */
+	h[4] = 20;	/* [8, 16) */
+	h[2] = 1000;	/* [2, 4) */
+	CHECK_EQ_INT(policy_threshold_from_hist(h, 1049, 1), 8);
+	CHECK_EQ_INT(policy_threshold_from_hist(h, 1050, 1), 2);
+	CHECK_EQ_INT(policy_threshold_from_hist(h, 49, 1), 32);
+	/* The hottest bin stays hot even when it alone overflows. */
+	CHECK_EQ_INT(policy_threshold_from_hist(h, 10, 1), 32);
+	/* The floor wins. */
+	CHECK_EQ_INT(policy_threshold_from_hist(h, 1050, 5), 5);
+	h[32] = 1;	/* heat >= 2^31 */
+	CHECK_EQ_INT(policy_threshold_from_hist(h, 1, 1), 1u << 31);
+}
+
+/* The essay's worked example, exactly. */
+static void test_worked_example(void)
+{
+	struct policy_params pp;
+
+	topo_reset();
+	topo_node(0, 0, true, 16 * GiB, 2 * GiB);
+	topo_node(1, 1, false, 64 * GiB, 40 * GiB);
+	topo_wmarks(0, 5, 10);
+	topo_dist(0, 1, 20);
+	nr_pages = 0;
+	add_pages(150, 100, 0x10000000, THP, 1, 40, -1);
+	add_pages(100, 100, 0x40000000, THP, 1, 10, -1);
+	add_pages(7168, 200, 0x800000000, THP, 0, 3, -1);
+	policy_params_default(&pp);
+
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.stats.hot_threshold, 8);
+	CHECK_EQ_INT(out.stats.cold_threshold, 4);
+	CHECK_EQ_INT(out.nr_intents, 250);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 204);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_ROOM, 1), 46);
+	CHECK_EQ_U64(out.stats.promote_bytes, 204 * 2 * MiB);
+	CHECK_EQ_U64(out.stats.demote_bytes, 46 * 2 * MiB);
+	CHECK_EQ_U64(out.stats.unmet_bytes, 46 * 2 * MiB);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_NO_ROOM], 46);
+	/* Hottest first: the heat-40 THPs lead, in address order. */
+	CHECK_EQ_U64(intents[0].addr, 0x10000000);
+	CHECK_EQ_INT(intents[0].from_node, 1);
+	CHECK_EQ_INT(intents[0].to_node, 0);
+	CHECK_EQ_U64(intents[149].addr, 0x10000000 + 149 * 2 * MiB);
+	CHECK_EQ_U64(intents[150].addr, 0x40000000);
+	CHECK_EQ_U64(intents[203].addr, 0x40000000 + 53 * 2 * MiB);
+	/* Then the room demotions: the lowest addresses of the heat-3 set. */
+	CHECK_EQ_U64(intents[204].addr, 0x800000000);
+	CHECK_EQ_INT(intents[204].kind, POLICY_DEMOTE);
+	CHECK_EQ_U64(intents[249].addr, 0x800000000 + 45 * 2 * MiB);
+
+	/* Without room demotion only the promotions remain. */
+	pp.demote_for_room = false;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 204);
+}
+
+/*
+ * Node 0 below its low watermark: coldest cold pages go down until the
+ * planned free reaches high; warm and hot pages stay.
+ */
+static void test_watermark_demotion(void)
+{
+	struct policy_params pp;
+
+	topo_reset();
+	/* 1000 MiB, low 10% = 100 MiB, high 20% = 200 MiB, 60 MiB free. */
+	topo_node(0, 0, true, 1000 * MiB, 60 * MiB);
+	topo_node(1, 1, false, 4 * GiB, 3 * GiB);
+	topo_wmarks(0, 10, 20);
+	topo_dist(0, 1, 20);
+	nr_pages = 0;
+	add_pages(40, 7, 0x200000, THP, 0, 50, -1);	/* cold: C = 50 */
+	add_pages(40, 7, 0x20000000, THP, 0, 0, -1);	/* coldest */
+	add_pages(40, 7, 0x40000000, THP, 0, 60, -1);	/* warm: stays */
+	add_pages(40, 7, 0x60000000, THP, 0, 200, -1);	/* hot: stays */
+	policy_params_default(&pp);
+	pp.hot_threshold = 100;
+
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	/* need = 200 - 60 = 140 MiB = 70 THPs: 40 at heat 0, 30 at heat 50. */
+	CHECK_EQ_INT(out.nr_intents, 70);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_WMARK, 1), 70);
+	CHECK_EQ_U64(intents[0].addr, 0x20000000);
+	CHECK_EQ_U64(intents[39].addr, 0x20000000 + 39 * 2 * MiB);
+	CHECK_EQ_U64(intents[40].addr, 0x200000);
+	CHECK_EQ_U64(intents[69].addr, 0x200000 + 29 * 2 * MiB);
+	CHECK_EQ_U64(out.stats.demote_bytes, 140 * MiB);
+
+	/* The lower node has room for only 20 MiB above its own high. */
+	topo.nodes[1].free_bytes = 20 * MiB;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 10);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_NO_ROOM], 70);
+}
+
+static void test_cooldown_and_pingpong(void)
+{
+	struct policy_params pp;
+
+	topo_reset();
+	topo_node(0, 0, true, 1 * GiB, 512 * MiB);
+	topo_node(1, 1, false, 1 * GiB, 512 * MiB);
+	topo_dist(0, 1, 20);
+	nr_pages = 0;
+	add_pages(4, 1, 0x1000, 1, 1, 500, -1);
+	policy_params_default(&pp);	/* cool-down 10 s, window 60 s, hold 300 s */
+	pp.hot_threshold = 100;
+	/* 0: demoted 5 s ago: cool-down. */
+	pages[0].last_demote_ns = 995 * SEC;
+	/* 1: promoted at 900 s, demoted at 930 s: ping-pong, held until 1230 s. */
+	pages[1].last_promote_ns = 900 * SEC;
+	pages[1].last_demote_ns = 930 * SEC;
+	/* 2: promoted at 100 s, demoted at 800 s: far apart, moves. */
+	pages[2].last_promote_ns = 100 * SEC;
+	pages[2].last_demote_ns = 800 * SEC;
+	/* 3: never moved. */
+
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 2);
+	CHECK_EQ_U64(intents[0].addr, 0x1000 + 2 * PG);
+	CHECK_EQ_U64(intents[1].addr, 0x1000 + 3 * PG);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_COOLDOWN], 1);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_PINGPONG], 1);
+
+	/* At 1230 s the ping-pong hold has run out. */
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1230 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 4);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_PINGPONG], 0);
+
+	/* A cold page promoted 20 s ago is past its cool-down but inside the
+	 * ping-pong window: demoting it now is allowed (the pair is only
+	 * complete after the move); its next promotion would be held. */
+	nr_pages = 0;
+	topo.nodes[0].free_bytes = 0;
+	topo_wmarks(0, 10, 20);
+	add_pages(1, 1, 0x1000, 1, 0, 0, -1);
+	pages[0].last_promote_ns = 980 * SEC;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_WMARK, 1), 1);
+	/* Demoted at 1000 s; back on node 1 and hot at 1100 s: held. */
+	pages[0].node = 1;
+	pages[0].heat = 500;
+	pages[0].last_demote_ns = 1000 * SEC;
+	topo.nodes[0].free_bytes = 512 * MiB;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1100 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 0);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_PINGPONG], 1);
+}
+
+static void test_cgroup_cap(void)
+{
+	struct policy_params pp;
+	struct policy_cgroup cgs[2] = {
+		{ .fast_bytes = 6 * PG, .fast_max_bytes = 10 * PG },
+		{ .fast_bytes = 100 * PG, .fast_max_bytes = 0 },
+	};
+
+	topo_reset();
+	topo_node(0, 0, true, 1 * GiB, 512 * MiB);
+	topo_node(1, 1, false, 1 * GiB, 512 * MiB);
+	topo_dist(0, 1, 20);
+	nr_pages = 0;
+	add_pages(8, 10, 0x100000, 1, 1, 300, 0);
+	add_pages(8, 11, 0x100000, 1, 1, 200, 1);
+	policy_params_default(&pp);
+	pp.hot_threshold = 100;
+
+	CHECK_EQ_INT(run(&pp, cgs, 2, NULL, NULL, 0, 1000 * SEC), 0);
+	/* Cgroup 0 has room for 4 pages under its cap; cgroup 1 for all 8. */
+	CHECK_EQ_INT(out.nr_intents, 12);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_CGROUP_CAP], 4);
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ_INT(intents[i].pid, 10);
+	for (int i = 4; i < 12; i++)
+		CHECK_EQ_INT(intents[i].pid, 11);
+
+	/* Over the cap by 3 pages: its 3 coldest fast-tier pages go down,
+	 * and nothing of it is promoted. */
+	cgs[0].fast_bytes = 13 * PG;
+	nr_pages = 0;
+	add_pages(4, 10, 0x100000, 1, 1, 300, 0);
+	add_pages(5, 10, 0x900000, 1, 0, 20, 0);
+	pages[8].heat = 1;
+	pages[6].heat = 2;
+	CHECK_EQ_INT(run(&pp, cgs, 2, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 3);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_CAP, 1), 3);
+	CHECK_EQ_U64(intents[0].addr, 0x900000 + 4 * PG);
+	CHECK_EQ_U64(intents[1].addr, 0x900000 + 2 * PG);
+	CHECK_EQ_U64(intents[2].addr, 0x900000);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_CGROUP_CAP], 4);
+}
+
+static void test_rates(void)
+{
+	struct policy_params pp;
+	struct bucket cg_rate, global;
+	struct policy_cgroup cgs[1] = { { .rate = &cg_rate } };
+
+	topo_reset();
+	topo_node(0, 0, true, 1 * GiB, 512 * MiB);
+	topo_node(1, 1, false, 1 * GiB, 512 * MiB);
+	topo_dist(0, 1, 20);
+	nr_pages = 0;
+	add_pages(10, 10, 0x100000, 1, 1, 300, 0);
+	add_pages(10, 11, 0x100000, 1, 1, 200, -1);
+	policy_params_default(&pp);
+	pp.hot_threshold = 100;
+	/* Cgroup: 8 pages a second; global: 12 pages a second. */
+	bucket_init(&cg_rate, 8 * PG, 8 * PG, 1000 * SEC);
+	bucket_init(&global, 12 * PG, 12 * PG, 1000 * SEC);
+
+	CHECK_EQ_INT(run(&pp, cgs, 1, NULL, &global, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 12);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_CGROUP_RATE], 2);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_GLOBAL_RATE], 6);
+	CHECK_EQ_INT(intents[7].pid, 10);
+	CHECK_EQ_INT(intents[8].pid, 11);
+	CHECK_EQ_U64(bucket_avail(&global, 1000 * SEC), 0);
+
+	/* Half a second later: 4 cgroup pages and 6 global pages refilled. */
+	CHECK_EQ_INT(run(&pp, cgs, 1, NULL, &global, 0, 1000 * SEC + SEC / 2), 0);
+	CHECK_EQ_INT(out.nr_intents, 6);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 6);
+	CHECK_EQ_INT(intents[3].pid, 10);
+	CHECK_EQ_INT(intents[4].pid, 11);
+}
+
+/*
+ * Node 2 is GPU HBM, nearer to node 0 than node 1 is: demotion never picks
+ * it, and only the rule's cgroup is placed there, up to the cap.
+ */
+static void test_gpu_rules(void)
+{
+	struct policy_params pp;
+	uint64_t used[1] = { 1 * PG };
+
+	topo_reset();
+	topo_node(0, 0, true, 1 * GiB, 512 * MiB);
+	topo_node(1, 1, false, 4 * GiB, 2 * GiB);
+	topo_node(2, 1, false, 1 * GiB, 512 * MiB);
+	topo.nodes[2].gpu = true;
+	topo_wmarks(0, 10, 20);
+	topo_dist(0, 1, 20);
+	topo_dist(0, 2, 15);
+	topo_dist(1, 2, 40);
+	policy_params_default(&pp);
+	pp.hot_threshold = 100;
+	pp.nr_rules = 1;
+	pp.rules[0].nr_allow = 1;
+	strcpy(pp.rules[0].allow[0], "/gpu.slice");
+	pp.rules[0].node = 2;
+	pp.rules[0].max_bytes = 4 * PG;
+	CHECK_EQ_INT(policy_rule_match(&pp, "/gpu.slice/train", "python3"), 0);
+	CHECK_EQ_INT(policy_rule_match(&pp, "/gpu.slice2", "python3"), -1);
+
+	nr_pages = 0;
+	add_pages(5, 20, 0x100000, 1, 1, 300, 0);	/* the rule's */
+	add_pages(5, 21, 0x100000, 1, 1, 200, 1);	/* not */
+	add_pages(2, 22, 0x100000, 1, 0, 250, 0);	/* the rule's, on DRAM */
+	for (int i = 0; i < 5; i++)
+		pages[i].rule = 0;
+	pages[10].rule = pages[11].rule = 0;
+	struct policy_cgroup cgs[2] = { { 0 }, { 0 } };
+
+	CHECK_EQ_INT(run(&pp, cgs, 2, used, NULL, 0, 1000 * SEC), 0);
+	/* 3 pages fit under the cap (1 used): the 3 hottest of the rule's. */
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_GPU, 2), 3);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 7);
+	CHECK_EQ_INT(out.nr_intents, 10);
+	for (size_t i = 0; i < out.nr_intents; i++)
+		if (intents[i].to_node == 2)
+			CHECK_EQ_INT(intents[i].pid, 20);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_GPU_CAP], 2);	/* pid 22 on DRAM */
+
+	/* DRAM under its low watermark: cold pages go to node 1, not node 2. */
+	topo.nodes[0].free_bytes = 50 * MiB;
+	nr_pages = 0;
+	add_pages(4, 23, 0x100000, THP, 0, 0, 1);
+	CHECK_EQ_INT(run(&pp, cgs, 2, used, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_WMARK, 1), 4);
+	CHECK_EQ_INT(out.nr_intents, 4);
+
+	/* Unless its rule makes the GPU node a demotion target: nearer. */
+	pp.rules[0].demotion_target = true;
+	CHECK_EQ_INT(run(&pp, cgs, 2, used, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_WMARK, 2), 4);
+
+	/* max_bytes 0: no limit, all 5 of the rule's node-1 pages and both
+	 * DRAM pages go to the GPU node. */
+	pp.rules[0].demotion_target = false;
+	pp.rules[0].max_bytes = 0;
+	topo.nodes[0].free_bytes = 512 * MiB;
+	nr_pages = 0;
+	add_pages(5, 20, 0x100000, 1, 1, 300, 0);
+	add_pages(2, 22, 0x100000, 1, 0, 250, 0);
+	for (int i = 0; i < 7; i++)
+		pages[i].rule = 0;
+	CHECK_EQ_INT(run(&pp, cgs, 2, used, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_GPU, 2), 7);
+}
+
+/* cold_age_ns: a cold page must also have gone unaccessed long enough;
+ * demote false: no watermark demotion at all. */
+static void test_cold_age_and_demote_off(void)
+{
+	struct policy_params pp;
+
+	topo_reset();
+	topo_node(0, 0, true, 1000 * MiB, 60 * MiB);
+	topo_node(1, 1, false, 4 * GiB, 3 * GiB);
+	topo_wmarks(0, 10, 20);
+	topo_dist(0, 1, 20);
+	nr_pages = 0;
+	add_pages(3, 7, 0x200000, THP, 0, 0, -1);
+	pages[0].last_access_ns = 990 * SEC;	/* 10 s ago */
+	pages[1].last_access_ns = 800 * SEC;	/* 200 s ago */
+	policy_params_default(&pp);
+	pp.hot_threshold = 100;
+	pp.cold_age_ns = 120 * SEC;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 2);
+	CHECK_EQ_U64(intents[0].addr, 0x200000 + 2 * MiB);
+	CHECK_EQ_U64(intents[1].addr, 0x200000 + 4 * MiB);
+	pp.demote = false;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 0);
+}
+
+/* Three tiers: nearest upper node with room; blocked nodes are skipped. */
+static void test_nearest_and_blocked(void)
+{
+	struct policy_params pp;
+
+	topo_reset();
+	topo_node(0, 0, true, 1 * GiB, 512 * MiB);
+	topo_node(1, 0, true, 1 * GiB, 512 * MiB);
+	topo_node(2, 1, false, 1 * GiB, 512 * MiB);
+	topo_node(3, 2, false, 1 * GiB, 512 * MiB);
+	topo_dist(3, 0, 30);
+	topo_dist(3, 1, 21);
+	topo_dist(3, 2, 25);
+	topo_dist(2, 0, 20);
+	topo_dist(2, 1, 22);
+	policy_params_default(&pp);
+	pp.hot_threshold = 100;
+	nr_pages = 0;
+	add_pages(1, 1, 0x1000, 1, 3, 300, -1);
+	add_pages(1, 1, 0x2000, 1, 2, 300, -1);
+
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 2);
+	CHECK_EQ_INT(intents[0].to_node, 1);	/* from 3: node 1 at 21 */
+	CHECK_EQ_INT(intents[1].to_node, 0);	/* from 2: node 0 at 20 */
+
+	/* Node 1 backs off after ENOMEM: node 2 (25) before node 0 (30). */
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 1ull << 1, 1000 * SEC), 0);
+	CHECK_EQ_INT(intents[0].to_node, 2);
+	CHECK_EQ_INT(intents[1].to_node, 0);
+	/* Every upper node blocked: held for lack of room. */
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0x7, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 0);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_NO_ROOM], 2);
+}
+
+static void test_output_full_and_einval(void)
+{
+	struct policy_params pp;
+	struct policy *p;
+	struct policy_input in = { .topo = &topo };
+
+	topo_reset();
+	topo_node(0, 0, true, 1 * GiB, 512 * MiB);
+	topo_node(1, 1, false, 1 * GiB, 512 * MiB);
+	policy_params_default(&pp);
+	pp.hot_threshold = 100;
+	nr_pages = 0;
+	add_pages(5, 1, 0x1000, 1, 1, 300, -1);
+
+	CHECK_EQ_INT(policy_new(&pp, 4, 0, &p), 0);
+	in.pages = pages;
+	in.nr_pages = 5;
+	memset(&out, 0, sizeof(out));
+	out.intents = intents;
+	out.max_intents = 3;
+	CHECK_EQ_INT(policy_run(p, &in, &out), -EINVAL);	/* 5 > 4 */
+	in.nr_pages = 4;
+	CHECK_EQ_INT(policy_run(p, &in, &out), 0);
+	CHECK_EQ_INT(out.nr_intents, 3);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_OUTPUT_FULL], 1);
+	pages[0].cgroup = 0;	/* no cgroups passed */
+	CHECK_EQ_INT(policy_run(p, &in, &out), -EINVAL);
+	policy_free(p);
+
+	pp.min_hot_threshold = 0;
+	CHECK_EQ_INT(policy_new(&pp, 4, 0, &p), -EINVAL);
+	pp.min_hot_threshold = 1;
+	pp.cold_pct = 101;
+	CHECK_EQ_INT(policy_new(&pp, 4, 0, &p), -EINVAL);
+	policy_free(NULL);
+}
+
+static void test_rule_match(void)
+{
+	struct policy_params pp;
+
+	policy_params_default(&pp);
+	pp.nr_rules = 2;
+	pp.rules[0].node = 2;
+	pp.rules[0].nr_allow = 1;
+	strcpy(pp.rules[0].allow[0], "/a/b");
+	pp.rules[1].node = 3;
+	pp.rules[1].nr_allow = 2;
+	strcpy(pp.rules[1].allow[0], "llama-*");
+	strcpy(pp.rules[1].allow[1], "/c/");
+	CHECK_EQ_INT(policy_rule_match(&pp, "/a/b", "x"), 0);
+	CHECK_EQ_INT(policy_rule_match(&pp, "/a/b/c", NULL), 0);
+	CHECK_EQ_INT(policy_rule_match(&pp, "/a/bc", NULL), -1);
+	CHECK_EQ_INT(policy_rule_match(&pp, "/a", "llama-server"), 1);
+	CHECK_EQ_INT(policy_rule_match(&pp, "/c/d", "x"), 1);
+	CHECK_EQ_INT(policy_rule_match(&pp, NULL, "llama"), -1);
+	CHECK_EQ_INT(policy_rule_match(&pp, NULL, NULL), -1);
+	pp.rules[1].nr_allow = POLICY_RULE_ALLOW + 1;
+	struct policy *p;
+
+	CHECK_EQ_INT(policy_new(&pp, 1, 1, &p), -EINVAL);
+	CHECK_EQ_STR(policy_reason_name(POLICY_R_ROOM), "room");
+	CHECK_EQ_STR(policy_hold_name(POLICY_H_PINGPONG), "pingpong");
+}
+
+int main(void)
+{
+	RUN(test_threshold_from_hist);
+	RUN(test_worked_example);
+	RUN(test_watermark_demotion);
+	RUN(test_cooldown_and_pingpong);
+	RUN(test_cgroup_cap);
+	RUN(test_rates);
+	RUN(test_gpu_rules);
+	RUN(test_cold_age_and_demote_off);
+	RUN(test_nearest_and_blocked);
+	RUN(test_output_full_and_einval);
+	RUN(test_rule_match);
+	return TEST_EXIT();
+}
