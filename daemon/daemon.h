@@ -77,6 +77,9 @@ struct tierd_stats {
 	char sampler_reason[160]; /* why that source */
 	double sampler_cpu_seconds_total;
 	uint64_t sampler_samples_total;
+	/* Knobs tierd had set that someone else changed since: theirs now,
+	 * never written again; "name,name" (threads.c). */
+	char knobs_foreign[128];
 };
 
 struct tierd_module {

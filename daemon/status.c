@@ -108,8 +108,19 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 	for (int e = 0; e < NR_ERRC; e++)
 		fprintf(f, "%s\"%s\":%llu", e ? "," : "", errc_names[e],
 			(unsigned long long)s->migrate_errors_total[e]);
+	fputs("},\"knobs_left_alone\":[", f);
+	for (const char *k = s->knobs_foreign; *k;) {
+		size_t n = strcspn(k, ",");
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, k);
+		if (k != s->knobs_foreign)
+			fputc(',', f);
+		json_str(f, name);
+		k += n + (k[n] == ',');
+	}
 	fprintf(f,
-		"},\"copy_threads\":%u,\"copy_threads_mode\":\"%s\",\"cgroups\":%d}\n",
+		"],\"copy_threads\":%u,\"copy_threads_mode\":\"%s\",\"cgroups\":%d}\n",
 		s->copy_threads,
 		conf_copy_mode_name(d->conf->copy_threads.mode),
 		d->conf->nr_cgroups);
@@ -133,6 +144,9 @@ void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 	fprintf(f, "mode:     %s; kernel knobs %s\n",
 		d->dry_run ? "dry run (nothing moves)" : "active",
 		tierd_knobs_allowed(d) ? "managed" : "left alone");
+	if (s->knobs_foreign[0])
+		fprintf(f, "knobs:    changed by an administrator, left to them: %s\n",
+			s->knobs_foreign);
 	fprintf(f, "sampling: %s (%s)\n", s->sampler_source, s->sampler_reason);
 	fprintf(f, "tiers:    %d from %s%s\n", d->topo.nr_tiers,
 		tier_sources[d->topo.tier_source],

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +111,36 @@ static int threads_start(struct tierd *d, void **ret_priv)
 	return 0;
 }
 
+/*
+ * An administrator's write to a knob tierd set makes it theirs: said once,
+ * never written again, not restored at exit (sys/knobs.c), and listed in
+ * the status.  NUMA balancing is checked on every tick, not only while the
+ * copy-thread controller runs.
+ */
+static void check_foreign(struct tierd *d, struct threads *t)
+{
+	char *buf = d->stats.knobs_foreign;
+	size_t size = sizeof(d->stats.knobs_foreign);
+
+	if (knobs_check(&t->ks, KNOB_NUMA_BALANCING) == 1) {
+		long v = -1;
+
+		knobs_get(&t->ks, KNOB_NUMA_BALANCING, &v);
+		log_notice("kernel.numa_balancing was changed by someone else (now %ld): tierd leaves it alone and will not restore it",
+			   v);
+	}
+	if (t->active)
+		for (int k = KNOB_COPY_MT; k <= KNOB_COPY_PULL; k++)
+			if (knobs_check(&t->ks, k) == 1)
+				log_notice("%s was changed by someone else: tierd leaves the copy knobs alone",
+					   knob_name(k));
+	buf[0] = '\0';
+	for (int k = 0; k < KNOB_NR; k++)
+		if (t->ks.k[k].foreign)
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s%s",
+				 buf[0] ? "," : "", knob_name(k));
+}
+
 static int threads_tick(struct tierd *d, void *priv, uint64_t now_ns)
 {
 	struct threads *t = priv;
@@ -119,14 +150,11 @@ static int threads_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	struct ct_decision dec;
 	int r;
 
+	check_foreign(d, t);
 	if (!t->active) {
 		d->stats.copy_threads = 0;
 		return 0;
 	}
-	for (int k = KNOB_COPY_MT; k <= KNOB_COPY_PULL; k++)
-		if (knobs_check(&t->ks, k) == 1)
-			log_notice("%s was changed by someone else: tierd leaves the copy knobs alone",
-				   knob_name(k));
 	t->cur ^= 1;
 	cur = &t->times[t->cur];
 	prev = &t->times[t->cur ^ 1];
@@ -154,6 +182,7 @@ static int threads_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	if (r == -EBUSY) {
 		t->active = false;
 		d->stats.copy_threads = 0;
+		check_foreign(d, t);
 		return 0;
 	}
 	if (r < 0)

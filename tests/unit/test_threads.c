@@ -168,6 +168,7 @@ static void test_controller_writes_knobs(void)
 	CHECK_EQ_INT(threads_module.tick(&d, priv, 5 * SEC), 0);
 	CHECK_EQ_STR(get(THREADS), "6\n");
 	CHECK_EQ_INT(d.stats.copy_threads, 0);
+	CHECK_EQ_STR(d.stats.knobs_foreign, "vm.migrate_copy_threads");
 	advance_cpus(100);
 	psi("90.00");
 	CHECK_EQ_INT(threads_module.tick(&d, priv, 6 * SEC), 0);
@@ -228,6 +229,33 @@ static void test_vanilla(void)
 	threads_module.stop(&d, priv);
 }
 
+/* Vanilla kernel (controller off), takeover: an administrator turns NUMA
+ * balancing back on; tierd notices on its next tick, lists it, never
+ * writes it again, and leaves it at exit. */
+static void test_admin_numa_balancing(void)
+{
+	struct tierd d;
+	void *priv;
+
+	setup(&d, fixtures, "threads");
+	remove(strcat(strcpy((char[PATH_MAX * 2]){ 0 }, tree), MT));
+	conf.kernel.numa_balancing = CONF_NUMAB_TAKEOVER;
+	CHECK_EQ_INT(threads_module.start(&d, &priv), 0);
+	CHECK_EQ_STR(get("/proc/sys/kernel/numa_balancing"), "0");
+	CHECK_EQ_INT(threads_module.tick(&d, priv, 1 * SEC), 0);
+	CHECK_EQ_STR(d.stats.knobs_foreign, "");
+	put("/proc/sys/kernel/numa_balancing", "1\n");
+	CHECK_EQ_INT(threads_module.tick(&d, priv, 2 * SEC), 0);
+	CHECK_EQ_STR(d.stats.knobs_foreign, "kernel.numa_balancing");
+	CHECK_EQ_INT(threads_module.tick(&d, priv, 3 * SEC), 0);
+	CHECK_EQ_STR(get("/proc/sys/kernel/numa_balancing"), "1\n");
+	threads_module.restore_knobs(&d, priv);
+	CHECK_EQ_STR(get("/proc/sys/kernel/numa_balancing"), "1\n");
+	CHECK_EQ_STR(get("/run/knobs.state"), "(missing)");
+	threads_module.stop(&d, priv);
+	conf.kernel.numa_balancing = CONF_NUMAB_COEXIST;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -238,6 +266,7 @@ int main(int argc, char **argv)
 	RUN(test_controller_writes_knobs);
 	RUN(test_takeover_no_knobs_and_crash);
 	RUN(test_vanilla);
+	RUN(test_admin_numa_balancing);
 	nftw(tree, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return TEST_EXIT();
 }
