@@ -2,17 +2,53 @@
 #include <errno.h>
 #include <numa.h>
 #include <numaif.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "migrate.h"
+
+#define PF_EXITING 0x00000004	/* include/linux/sched.h */
+
+/*
+ * Has @pid exited?  Gone from /proc, a zombie or dead, or past the point
+ * of exit where its memory is let go (PF_EXITING in the stat flags).
+ */
+static bool pid_exited(int pid)
+{
+	char path[64], buf[1024], state;
+	unsigned long flags;
+	const char *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT || errno == ESRCH;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* comm may hold spaces and parentheses */
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+		return false;
+	return state == 'Z' || state == 'X' || (flags & PF_EXITING);
+}
 
 static int real_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
 			   const int *nodes, int *status, int flags)
 {
 	long r = numa_move_pages(pid, count, addrs, nodes, status, flags);
 
-	return r < 0 ? -errno : (int)r;
+	if (r >= 0)
+		return (int)r;
+	r = -errno;
+	/* A process that exited but is not reaped yet has no mm, and the
+	 * kernel answers EINVAL (find_mm_struct()): for tierd it is gone,
+	 * as with ESRCH once it is reaped. */
+	if (r == -EINVAL && pid > 0 && count && pid_exited(pid))
+		return -ESRCH;
+	return (int)r;
 }
 
 static uint64_t real_now_ns(void *ctx)
