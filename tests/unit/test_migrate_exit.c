@@ -2,9 +2,9 @@
 /*
  * sys/migrate.c's real move_pages(2) for a process that has exited but is
  * not reaped: the kernel says EINVAL (no mm); tierd must see -ESRCH, so the
- * pages are counted as gone, not as an unexplained error.  A live process
- * still gets its pages moved (or a per-page status), a bad address range
- * still EINVAL-free.  Needs move_pages(2) (CONFIG_NUMA): skipped without.
+ * pages are counted as gone, not as an unexplained error; reaped, it is the
+ * kernel's own -ESRCH.  Our own live page still moves.  Needs move_pages(2)
+ * (CONFIG_NUMA): skipped without.
  */
 #include <errno.h>
 #include <signal.h>
