@@ -33,7 +33,10 @@ int sampler_pick(struct sampler *const *cands, size_t n, char *why, size_t why_l
 		if (r == 0)
 			r = sampler_start(cands[i], reason, sizeof(reason));
 		if (r == 0) {
-			why_append(why, why_len, "using %s", name);
+			/* A started source may have a note (e.g. what a crashed
+			 * tierd left and it cleaned up). */
+			why_append(why, why_len, "using %s%s%s%s", name, reason[0] ? " (" : "",
+				   reason, reason[0] ? ")" : "");
 			return (int)i;
 		}
 		why_append(why, why_len, "%s: %s; ", name,

@@ -364,6 +364,8 @@ static int damon_start(struct sampler *s, char *why, size_t len)
 		return r;
 	}
 	d->st.running = true;
+	/* Said once, in the daemon's "Hotness source" line (sampler_pick()). */
+	snprintf(why, len, "%s", d->stale_note[0] ? d->stale_note + 2 : "");
 	snprintf(d->st.why, sizeof(d->st.why), "kdamond %d, vaddr, %llu us sampling, "
 		 "%llu us aggregation, no targets yet%s", d->idx,
 		 (unsigned long long)d->p.sample_us, (unsigned long long)d->p.aggr_us,
