@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Fill a NUMA node with locked memory until only LEAVE_MIB of it is free,
+ * then hold it until SIGTERM: the "fast tier is full" fault.  The pages are
+ * bound to NODE and mlock'd, so reclaim can neither swap nor demote them.
+ *
+ *   fault-fill NODE LEAVE_MIB
+ *
+ * Prints "# filled M MiB on node N, its free memory now F MiB" once done.
+ */
+#include <errno.h>
+#include <numaif.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define MiB (1ul << 20)
+#define CHUNK (8 * MiB)
+
+static long node_free_mib(int node)
+{
+	char path[96], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node %*d MemFree: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb / 1024;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long mask, filled = 0;
+	long leave, fr;
+	sigset_t set;
+	int node, sig;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: fault-fill NODE LEAVE_MIB\n");
+		return 2;
+	}
+	node = atoi(argv[1]);
+	leave = atol(argv[2]);
+	mask = 1ul << node;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* Chunk by chunk, re-reading the free memory: reclaim of the page
+	 * cache gives some back on the way. */
+	while ((fr = node_free_mib(node)) >= 0 && fr > leave) {
+		size_t len = (size_t)(fr - leave) * MiB;
+		void *p;
+
+		if (len > CHUNK)
+			len = CHUNK;
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			perror("fault-fill: mmap");
+			return 1;
+		}
+		if (mbind(p, len, MPOL_BIND, &mask, 64, 0) < 0 || mlock(p, len) < 0) {
+			fprintf(stderr, "fault-fill: mbind/mlock: %s\n", strerror(errno));
+			return 1;
+		}
+		memset(p, 0x5a, len);
+		filled += len / MiB;
+	}
+	printf("# filled %lu MiB on node %d, its free memory now %ld MiB\n", filled, node,
+	       node_free_mib(node));
+	fflush(stdout);
+	sigwait(&set, &sig);
+	return 0;
+}
