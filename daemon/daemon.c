@@ -90,6 +90,70 @@ static int apply_to_machine(const struct tierd_conf *c, struct topology *topo,
 	return 0;
 }
 
+static bool is_memory_node(const struct topology *topo, int id)
+{
+	int idx = topo_node_index(topo, id);
+
+	return idx >= 0 && topo->nodes[idx].has_memory;
+}
+
+/*
+ * At start, a node the config names that is not a memory node now (a GPU
+ * whose driver has not brought its memory online, a CXL device gone since
+ * the file was written) is left out, with a warning that says where the
+ * file names it, and the rest runs: refusing to start would leave the
+ * machine with no tiering at all.  A tier left without nodes goes too.  A
+ * reload still refuses such a file: tierctl shows the error, the running
+ * policy stays.
+ */
+static void drop_missing_nodes(struct tierd_conf *c, const struct topology *topo)
+{
+	int nt = 0, ng = 0;
+
+	for (int t = 0; t < c->nr_tiers; t++) {
+		struct conf_tier *ct = &c->tiers[t];
+		int k = 0;
+
+		for (int i = 0; i < ct->spec.nr_nodes; i++) {
+			const struct conf_mark *m = &ct->node_marks[i];
+
+			if (is_memory_node(topo, ct->spec.nodes[i])) {
+				ct->node_marks[k] = *m;
+				ct->spec.nodes[k++] = ct->spec.nodes[i];
+				continue;
+			}
+			log_warn("%s:%u:%u: tiers: node %d is not a memory node of this machine: tier '%s' runs without it",
+				 c->path, m->line, m->column, ct->spec.nodes[i], ct->spec.name);
+		}
+		ct->spec.nr_nodes = k;
+		if (!k) {
+			log_warn("%s:%u:%u: tiers: tier '%s' has no memory node left: left out",
+				 c->path, ct->mark.line, ct->mark.column, ct->spec.name);
+			continue;
+		}
+		if (nt != t)
+			c->tiers[nt] = *ct;
+		nt++;
+	}
+	if (c->nr_tiers && !nt)
+		log_warn("%s: no configured tier has a memory node: tiers come from the kernel",
+			 c->path);
+	c->nr_tiers = nt;
+	for (int g = 0; g < c->nr_gpu_nodes; g++) {
+		const struct conf_gpu_node *gn = &c->gpu_nodes[g];
+
+		if (!is_memory_node(topo, gn->node)) {
+			log_warn("%s:%u:%u: gpu_nodes: node %d is not a memory node of this machine: its placement rule is left out",
+				 c->path, gn->mark.line, gn->mark.column, gn->node);
+			continue;
+		}
+		if (ng != g)
+			c->gpu_nodes[ng] = *gn;
+		ng++;
+	}
+	c->nr_gpu_nodes = ng;
+}
+
 static void log_lines(int level, const char *text)
 {
 	while (*text) {
@@ -167,6 +231,7 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 			d->root, strerror(-r));
 		return r;
 	}
+	drop_missing_nodes(d->conf, &d->topo);
 	r = apply_to_machine(d->conf, &d->topo, &d->control_gid, why,
 			     sizeof(why));
 	if (r < 0) {

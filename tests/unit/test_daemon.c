@@ -281,6 +281,35 @@ static void test_missing_default(void)
 	tierd_fini(&d);
 }
 
+/* Start with nodes the machine lacks: left out (tier 'gone' entirely, the
+ * GPU rule too), the rest runs.  A reload of the same file is refused. */
+static void test_missing_node_at_start(void)
+{
+	static struct tierd d;
+	char root[4096], why[4096], want[1024];
+
+	snprintf(root, sizeof(root), "%s/topology/dram-cxl", fixtures_dir);
+	d.root = root;
+	snprintf(d.config_path, sizeof(d.config_path), "%s", conf_path);
+	d.no_knobs = true;
+	write_conf("tiers:\n  - name: fast\n    nodes: [0]\n  - name: slow\n    nodes: [7, 1]\n"
+		   "  - name: gone\n    nodes: [9]\ngpu_nodes:\n  - node: 5\n");
+	CHECK_EQ_INT(tierd_init(&d, (const struct tierd_module *const[]){ NULL }), 0);
+	CHECK_EQ_INT(d.topo.nr_tiers, 2);
+	CHECK_EQ_INT(d.conf->nr_tiers, 2);
+	CHECK_EQ_STR(d.topo.tiers[1].name, "slow");
+	CHECK_EQ_INT(d.topo.tiers[1].nr_nodes, 1);
+	CHECK_EQ_INT(d.topo.tiers[1].nodes[0], 1);
+	CHECK_EQ_INT(d.conf->tiers[1].node_marks[0].line, 5);
+	CHECK_EQ_INT(d.conf->nr_gpu_nodes, 0);
+	CHECK_EQ_INT(tierd_reload(&d, why, sizeof(why)), -ENODEV);
+	snprintf(want, sizeof(want),
+		 "%s:9:5: gpu_nodes: node 5 is not a memory node of this machine\n", conf_path);
+	CHECK_EQ_STR(why, want);
+	CHECK_EQ_INT(d.topo.nr_tiers, 2);
+	tierd_fini(&d);
+}
+
 int main(int argc, char **argv)
 {
 	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures";
@@ -291,6 +320,7 @@ int main(int argc, char **argv)
 	fixtures_dir = fixtures;
 	RUN(test_lifecycle);
 	RUN(test_missing_default);
+	RUN(test_missing_node_at_start);
 	unlink(conf_path);
 	rmdir(tmpdir);
 	return TEST_EXIT();
