@@ -97,6 +97,14 @@ int mig_run_plan(struct migrator *m, struct account *a, const struct topology *t
 		uint64_t t0, t1;
 		int flags = MPOL_MF_MOVE, r;
 
+		/* A node that said ENOMEM earlier in this plan is in back-off:
+		 * its other batches would only fail again, each after the
+		 * kernel's direct reclaim.  They are left for a later tick. */
+		if (!m->dry_run && b->node >= 0 && b->node < TOPO_MAX_NODES &&
+		    a->nomem_until_ns[b->node] > now_ns) {
+			ret->skipped_batches++;
+			continue;
+		}
 		if (b->promote && m->has_promote)
 			flags |= MPOL_MF_PROMOTE;
 		t0 = m->ops->now_ns(m->ctx);

@@ -61,6 +61,7 @@ int mig_query(struct migrator *m, int pid, size_t count, void **addrs, int *stat
 struct mig_run_result {
 	size_t calls;
 	size_t failed_calls;	/* whole call failed; pages accounted with that errno */
+	size_t skipped_batches;	/* to a node that said ENOMEM earlier in the plan */
 	uint64_t moved_bytes;	/* reached their target */
 	uint64_t elapsed_ns;	/* summed over calls */
 	uint64_t would_pages;	/* dry run */
@@ -71,7 +72,8 @@ struct mig_run_result {
  * Carry out every batch of @pl in order and account each through @a.
  * @now_ns is the tick's time, for back-off and retry scheduling.
  * Returns 0; per-call failures are accounted, counted in @ret and the
- * first one kept there.
+ * first one kept there.  Once a node is in -ENOMEM back-off, the plan's
+ * remaining batches to it are skipped (not accounted).
  */
 int mig_run_plan(struct migrator *m, struct account *a, const struct topology *topo,
 		 const struct batch_plan *pl, const struct policy_intent *intents, uint64_t now_ns,

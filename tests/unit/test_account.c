@@ -138,7 +138,9 @@ static void test_statuses(void)
 	f.nr_calls = 0;
 	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
 	CHECK(!m.has_promote);
-	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 100 * SEC, &res), 0);
+	/* (After node 1's back-off: a batch to a node in back-off is skipped.) */
+	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 106 * SEC, &res), 0);
+	CHECK_EQ_INT(f.nr_calls, 2);
 	CHECK_EQ_INT(f.calls[1].flags, MPOL_MF_MOVE);
 	/* A probe failing otherwise is returned. */
 	f.probe_result = -EPERM;
@@ -241,6 +243,21 @@ static void test_call_failed_and_dry_run(void)
 	CHECK_EQ_U64(a->class_pages[ACCT_GONE], 513);
 	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 1);
 	CHECK_EQ_U64(res.moved_bytes, PG);
+
+	/* Node 0 full: pid 11's call fails with ENOMEM; pid 12's batch to
+	 * the same node is not tried in this plan (it would only fail). */
+	account_free(a);
+	CHECK_EQ_INT(account_new(&ap, 0, 8, &a), 0);
+	f = (struct fake_mig){ .probe_result = -EINVAL, .nr_steps = 1 };
+	f.steps[0].call_err = -ENOMEM;
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, SEC, &res), 0);
+	CHECK_EQ_INT(f.nr_calls, 1);
+	CHECK_EQ_INT(res.calls, 1);
+	CHECK_EQ_INT(res.skipped_batches, 1);
+	CHECK_EQ_U64(a->class_pages[ACCT_NOMEM], 513);
+	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 0);
+	CHECK_EQ_U64(a->nomem_until_ns[0], SEC + 5 * SEC);
 
 	/* Dry run: queries only; counts what would have moved. */
 	account_free(a);
