@@ -217,7 +217,7 @@ int knobs_check(struct knobs *ks, enum knob_id id)
 	long cur;
 	int r;
 
-	if (!k->owned || k->foreign)
+	if (!k->managed || k->foreign)
 		return 0;
 	r = read_knob(ks, id, &cur);
 	if (r < 0)
@@ -246,13 +246,19 @@ int knobs_set(struct knobs *ks, enum knob_id id, long v)
 	r = read_knob(ks, id, &cur);
 	if (r < 0)
 		return r;
-	if (k->owned && cur != k->set) {
+	/* Managed, not only owned: a knob tierd wanted at the value it
+	 * already held is just as much the administrator's once they
+	 * change it. */
+	if (k->managed && cur != k->set) {
 		k->foreign = true;
 		save_state(ks);
 		return -EBUSY;
 	}
-	if (cur == v)
+	if (cur == v) {
+		k->managed = true;
+		k->set = v;
 		return 0;
+	}
 	if (!k->owned) {
 		/* Record before writing: a crash between the two must still
 		 * leave the original on disk. */
@@ -268,13 +274,16 @@ int knobs_set(struct knobs *ks, enum knob_id id, long v)
 		if (r < 0) {
 			k->owned = false;
 			save_state(ks);
+			return r;
 		}
-		return r;
+		k->managed = true;
+		return 0;
 	}
 	r = write_knob(ks, id, v);
 	if (r < 0)
 		return r;
 	k->set = v;
+	k->managed = true;
 	return save_state(ks);
 }
 

@@ -43,6 +43,7 @@ extern const struct knob_ops knob_file_ops;
 struct knob {
 	bool present;
 	bool owned;	/* tierd changed it and will restore it */
+	bool managed;	/* tierd chose its value (k.set), written or already there */
 	bool foreign;	/* changed by someone else after tierd: theirs now */
 	long orig;
 	long set;
@@ -91,7 +92,8 @@ int knobs_get(struct knobs *ks, enum knob_id id, long *ret);
 int knobs_set(struct knobs *ks, enum knob_id id, long v);
 
 /*
- * Has someone else changed a knob tierd set?  Returns 1 the first time a
+ * Has someone else changed a knob tierd set (or chose to leave at the value
+ * it held)?  Returns 1 the first time a
  * change is seen (the knob becomes foreign; report it once), 0 otherwise,
  * or a negative errno.
  */

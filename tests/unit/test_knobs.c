@@ -173,9 +173,17 @@ static void test_foreign_change(void)
 	CHECK_EQ_STR(knob_file(MT), "0\n");
 	CHECK_EQ_STR(knob_file(THREADS), "6\n");
 	CHECK_EQ_STR(state_file(), "(missing)");
-	/* Setting a knob to what it already holds owns nothing. */
+	/* Setting a knob to what it already holds owns nothing... */
 	CHECK_EQ_INT(knobs_set(&ks, KNOB_COPY_PULL, 0), 0);
 	CHECK(!ks.k[KNOB_COPY_PULL].owned);
+	/* ...but tierd chose that value: an administrator's change is
+	 * noticed, and tierd does not write over it later. */
+	admin_writes("/proc/sys/vm/migrate_copy_pull", "1\n");
+	CHECK_EQ_INT(knobs_check(&ks, KNOB_COPY_PULL), 1);
+	CHECK_EQ_INT(knobs_set(&ks, KNOB_COPY_PULL, 0), -EBUSY);
+	CHECK_EQ_STR(knob_file("/proc/sys/vm/migrate_copy_pull"), "1\n");
+	CHECK_EQ_INT(knobs_restore(&ks), 0);
+	CHECK_EQ_STR(knob_file("/proc/sys/vm/migrate_copy_pull"), "1\n");
 }
 
 static void test_crash_recovery(void)
