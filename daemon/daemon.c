@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -249,8 +250,18 @@ static void write_textfile(struct tierd *d, uint64_t now_ns)
 	metrics_free(m);
 }
 
+static uint64_t clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
 int tierd_tick(struct tierd *d, uint64_t now_ns)
 {
+	uint64_t t0, c0;
 	char status[256];
 	int r, ret = 0;
 
@@ -264,7 +275,11 @@ int tierd_tick(struct tierd *d, uint64_t now_ns)
 
 		if (!mod->tick)
 			continue;
+		t0 = clock_ns(CLOCK_MONOTONIC);
+		c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		r = mod->tick(d, d->module_priv[i], now_ns);
+		d->module_tick_cpu_ns[i] += clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		d->module_tick_ns[i] += clock_ns(CLOCK_MONOTONIC) - t0;
 		if (r < 0 && r != d->module_last_error[i])
 			log_warn("%s: %s (logged once until it changes)",
 				 mod->name, strerror(-r));

@@ -118,6 +118,9 @@ struct tierd {
 	bool module_started[TIERD_MAX_MODULES];
 	int nr_modules;
 	int module_last_error[TIERD_MAX_MODULES]; /* to log each new error once */
+	/* Time in each module's tick: wall clock and this thread's CPU. */
+	uint64_t module_tick_ns[TIERD_MAX_MODULES];
+	uint64_t module_tick_cpu_ns[TIERD_MAX_MODULES];
 
 	struct pipeline *pipe; /* shared by the pipeline modules (pipeline.h) */
 	struct tierd_stats stats;
