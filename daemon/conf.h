@@ -74,6 +74,8 @@ struct tierd_conf {
 		double cpu_budget_pct;
 		uint32_t damon_sample_us;
 		uint32_t damon_aggr_us;
+		uint32_t damon_min_regions;
+		uint32_t damon_max_regions;
 		struct conf_strlist target_cgroups;
 		struct conf_strlist target_comms;
 		uint64_t target_min_rss_bytes;
