@@ -228,6 +228,8 @@ static void pid_put(struct hot_table *t, uint32_t ps)
 }
 
 static void hot_drop_slot(struct hot_table *t, uint32_t ps, size_t *ret_n);
+static void hot_remove_at(struct hot_table *t, uint32_t pos);
+static uint32_t hot_victim(struct hot_table *t);
 
 /*
  * The slot of @pid, made when it has none, pinned (nents + 1) so that no
@@ -241,6 +243,13 @@ static uint32_t pid_get(struct hot_table *t, pid_t pid, uint32_t tick)
 	if (t->cache_slot && t->cache_pid == pid) {
 		ps = t->cache_slot - 1;
 	} else if ((ps = pid_find(t, pid)) == PID_NONE) {
+		if (t->pid_free == PID_NONE && t->max_pids == t->params.max_entries) {
+			/* As many process slots as entries, all taken: the
+			 * table is full, one entry each, and the eviction the
+			 * insert would do anyway frees a slot. */
+			hot_remove_at(t, hot_victim(t));
+			t->st.evictions++;
+		}
 		if (t->pid_free == PID_NONE) {
 			/* Every slot is taken: give up the process that has gone
 			 * longest without a record (it most likely exited). */
