@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Cost of the hotness table: CPU time per million samples on each path, and
- * memory per million tracked pages, in CPU time (not wall time, so other
- * load on the machine does not count, though it still pollutes the caches).
- * Not a test (timings depend on the machine); run it by hand:
+ * Cost of the hotness table: CPU time per million samples on each path,
+ * memory per million tracked pages and this process's peak RSS with a full
+ * table, and how much of a Zipf-skewed hot set the bounded table keeps.
+ * Times are CPU time (not wall time, so other load on the machine does not
+ * count, though it still pollutes the caches).  Not a test (timings depend
+ * on the machine); run it by hand:
  *
  *   build/tests/hotness_bench [MAX_ENTRIES]   (default 1048576)
  *
  * The table's memory is 2 MiB aligned and MADV_HUGEPAGE (BENCH_NO_THP=1 in
- * the environment: not).
+ * the environment: not).  The retention part uses only the public API, so
+ * the same file builds against an older hotness.c for comparison.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -98,6 +103,113 @@ static uint64_t addr_new(uint64_t i)
 	return (1ull << 30) + fresh++ * HOT_PAGE_SIZE;
 }
 
+/* "VmHWM:   1234 kB" of /proc/self/status, in KiB; 0 when unreadable. */
+static unsigned long status_kib(const char *key)
+{
+	char line[256];
+	unsigned long kib = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
+			kib = strtoul(line + strlen(key) + 1, NULL, 10);
+	fclose(f);
+	return kib;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * Retention: a 64 Ki-entry table fed a Zipf(@s) stream over @span times as
+ * many pages (2048 samples per 100 ms tick for 60 s, half-life 10 s), the
+ * page ranks shuffled halfway through when @move (the hot set moves).  The
+ * exact decayed heat of every page is kept beside it; printed: the share of
+ * the truly hottest N/16, N/4 and N/2 pages that the table holds at the end.
+ */
+static void retention(uint32_t span, double s, int move)
+{
+	const uint32_t n = 65536, f = span * n, ticks = 600;
+	struct hot_params p = { .half_life_ns = 10 * SEC, .max_entries = n };
+	size_t need = hot_mem_size(n);
+	void *mem = aligned_alloc(64, (need + 63) & ~(size_t)63);
+	double *cdf = malloc(f * sizeof(double)), *truth = calloc(f, sizeof(double));
+	double *sorted = malloc(f * sizeof(double)), sum = 0.0;
+	uint32_t *perm = malloc(f * sizeof(uint32_t));
+	const uint32_t ks[] = { n / 16, n / 4, n / 2 };
+	struct hot_table t;
+	uint64_t clk = 0;
+
+	if (!mem || !cdf || !truth || !sorted || !perm || hot_init(&t, &p, mem, need, 0) < 0) {
+		fprintf(stderr, "hotness_bench: out of memory\n");
+		exit(1);
+	}
+	for (uint32_t i = 0; i < f; i++) {
+		sum += pow(i + 1, -s);
+		cdf[i] = sum;
+		perm[i] = i;
+	}
+	for (uint32_t k = 0; k < ticks; k++) {
+		/* Heat scaled to time 0, as the table stores it: 60 s is 6
+		 * half-lives, far from overflowing a double. */
+		double w = exp2((double)k / 100.0);
+
+		clk += SEC / 10;
+		if (k == 0 || (move && k == ticks / 2))
+			for (uint32_t i = f - 1; i > 0; i--) {
+				uint32_t j = next_rand() % (i + 1), x = perm[i];
+
+				perm[i] = perm[j];
+				perm[j] = x;
+			}
+		for (int q = 0; q < 2048; q++) {
+			double u = (double)(next_rand() >> 11) * 0x1p-53 * sum;
+			uint32_t lo = 0, hi = f - 1, pg;
+
+			while (lo < hi) {
+				uint32_t mid = (lo + hi) / 2;
+
+				if (cdf[mid] < u)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			pg = perm[lo];
+			truth[pg] += w;
+			hot_record(&t, 1, (uint64_t)pg * HOT_PAGE_SIZE, HOT_PAGE_SIZE, 1.0, clk);
+		}
+	}
+	memcpy(sorted, truth, f * sizeof(double));
+	qsort(sorted, f, sizeof(double), cmp_desc);
+	printf("retention, Zipf %.1f over %2ux the table%s:", s, span,
+	       move ? ", hot set moved at 30 s" : "                       ");
+	for (int q = 0; q < 3; q++) {
+		double thr = sorted[ks[q] - 1];
+		uint32_t in = 0, tot = 0;
+
+		for (uint32_t i = 0; i < f; i++) {
+			if (truth[i] < thr || truth[i] == 0.0)
+				continue;
+			tot++;
+			if (hot_heat(&t, 1, (uint64_t)i * HOT_PAGE_SIZE, clk) > 0.0)
+				in++;
+		}
+		printf(" top %u %.2f%%", ks[q], 100.0 * in / tot);
+	}
+	printf("\n");
+	free(mem);
+	free(cdf);
+	free(truth);
+	free(sorted);
+	free(perm);
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t max = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 1u << 20;
@@ -107,9 +219,10 @@ int main(int argc, char **argv)
 	size_t n;
 	void *mem;
 
-	printf("hotness table, max_entries %u: %zu bytes per entry, %.1f MiB per million "
-	       "tracked pages\n", max, hot_mem_size(max) / max,
+	printf("hotness table, max_entries %u: %zu bytes, %.2f bytes per entry, %.1f MiB per "
+	       "million tracked pages\n", max, hot_mem_size(max), (double)hot_mem_size(max) / max,
 	       (double)hot_mem_size(max) / max * MILLION / (1 << 20));
+	printf("peak RSS before any table: %.1f MiB\n", status_kib("VmHWM") / 1024.0);
 
 	mem = table(&t, max);
 	hot_set = 65536;
@@ -122,6 +235,8 @@ int main(int argc, char **argv)
 	run("insert: 1M new pages, empty table", &t, addr_seq, HOT_PAGE_SIZE, &clk);
 	run("update: hot set = the whole (full) table", &t, addr_hot, HOT_PAGE_SIZE, &clk);
 	run("evict: 1M new pages into the full table", &t, addr_new, HOT_PAGE_SIZE, &clk);
+	printf("peak RSS with the table full (%u entries): %.1f MiB, now %.1f MiB\n",
+	       (unsigned)t.nused, status_kib("VmHWM") / 1024.0, status_kib("VmRSS") / 1024.0);
 
 	t0 = now();
 	n = hot_select_hottest(&t, 0, 0.0, clk, out, 4096);
@@ -143,5 +258,8 @@ int main(int argc, char **argv)
 	run("fold: 4 KiB samples into 1024 2 MiB entries", &t, addr_hot, HOT_PAGE_SIZE, &clk);
 	free(mem);
 	free(out);
+	retention(4, 0.8, 0);
+	retention(16, 0.8, 0);
+	retention(16, 0.6, 1);
 	return 0;
 }
