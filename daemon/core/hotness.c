@@ -19,24 +19,77 @@
  * epoch) / half_life), and that factor is the same for every entry.  So the
  * order of the stored values IS the order of the current heats; a sample of
  * weight w at time t adds w * 2^((t - epoch) / half_life) to v, and sums of
- * entries (THP folding) are plain additions.  The values grow exponentially
- * with time, so after REBASE_HALF_LIVES half-lives the epoch moves to now and
- * every value is multiplied by the same factor (order kept), once per ~8
- * minutes with a 1 s half-life: the one O(n) step, and rare.
+ * entries (THP folding) are plain additions.  v is a float (24-bit mantissa:
+ * a heat is good to 6e-8 per addition, far finer than the sampling noise;
+ * 8-bit exponent: values up to 2^128).  The values grow exponentially with
+ * time, so after REBASE_HALF_LIVES = 64 half-lives the epoch moves to now and
+ * every value is multiplied by the same factor (order kept): once every 64 s
+ * with a 1 s half-life, every 10.7 minutes at the default 10 s, the one O(n)
+ * step (a pass over the slots, 4-6 ms for a million entries).  A heat below
+ * 2^-126 of the epoch's becomes 0 there: such an entry is 64 half-lives
+ * cold and is evicted first anyway.
  *
  * Granularity (THP awareness).  An entry covers a 4 KiB page or a 2 MiB
  * range.  A 2 MiB entry stands for a PMD folio (the sampler says so by
  * recording len = 2 MiB) or for the part of a DAMON region inside that range;
  * once it exists, 4 KiB samples inside it fold into it, and when it is created
- * it absorbs the 4 KiB entries it covers (512 hash probes, only on creation).
- * So a hot THP is one entry that the policy moves as one folio, not 512.
+ * it first absorbs the 4 KiB entries it covers (up to 512 probes, only on
+ * creation and only while the process has 4 KiB entries), so a full table
+ * need not evict for it.  So a hot THP is one entry that the policy moves as
+ * one folio, not 512.
  *
- * Bounded memory.  All memory comes in at init: an entry array (40 bytes per
- * entry), a bucket array (a power of two >= max_entries, 4 bytes each) and a
- * min-heap of entry indices ordered by v (4 bytes per entry) -- 48 to 52 bytes
- * per entry, ~50 MB for a million tracked pages.  When the table is full the
- * heap's root, the coldest entry, is evicted to make room; the newcomer is
- * inserted even when it is colder still, because it is the newest evidence.
+ * Layout: 16 bytes per slot, 20 per tracked page.  Issue 6 asks for tierd
+ * under 32 MiB with a million tracked pages; at 48 bytes per entry (a 40-byte
+ * entry, a bucket and a heap slot) the table alone took 45.8 MiB.  Now one
+ * array of slots is the whole table, an open-addressed hash (linear probing:
+ * a lookup reads neighbouring slots, usually in one cache line) of
+ *
+ *	key   64 bits: page number (45 bits: 57-bit addresses, 5-level paging)
+ *	             | huge (1) | process slot + 1 (16; 0 = empty slot)
+ *	v     32-bit float, as above
+ *	tail  32 bits: time of the last record in 2^27 ns = 134 ms ticks (20
+ *	             bits, a 39 h window) | samples, saturating at 4095 (12)
+ *
+ * A pid (32 bits, up to 2^22 in Linux) would not fit beside 45 bits of page;
+ * a table-wide process slot does: min(max_entries, HOT_MAX_PIDS = 4096)
+ * slots of 16 bytes (pid, entry count, 2 MiB count, last record) plus a
+ * 2-byte pid index at load <= 0.5; a slot frees with its process's last entry.
+ * The slot array is max_entries * 5/4 + 1 long, so the load stays <= 0.8
+ * (at 0.8 a hit reads 3 slots on average, a miss 13: still a cache line or
+ * two) and there is always an empty slot to stop a probe.  Deletion shifts
+ * the later entries of the run back into the hole (no tombstones, so probes
+ * do not lengthen with churn).  For max_entries = 2^20: 1310721 slots *
+ * 16 + 4096 * 16 + 8192 * 2 = 21053456 bytes = 20.08 bytes per tracked page,
+ * 19.1 MiB per million (tests/bench/hotness_bench.c prints it).  The 20-bit
+ * ticks: when 15/16 of the window has passed since the time base (36.7 h),
+ * the rebase pass moves the base so that the window is 11/16 full; an entry
+ * older than the new base then reads as recorded at the base, 26.9 h ago,
+ * still older than any cold_age_s (at most 24 h) can ask for.
+ *
+ * Eviction: the coldest of a sample, not the exact coldest.  A heap ordered
+ * by v would give the exact coldest, but needs 8 bytes per entry (a 4-byte
+ * heap slot and the entry's 4-byte place in it) -- 28 bytes per tracked page
+ * with the slots above, over the budget -- and a sift on every update.
+ * Instead a full table samples EVICT_LINES = 8 random groups of 4 slots (one
+ * 64-byte cache line each; slots are placed by hash, so neighbours are
+ * unrelated) and offers the ~26 entries found to a pool of the
+ * HOT_EVICT_POOL = 16 coldest candidates seen so far (key, v, slot: in the
+ * table struct, not per entry).  The victim is the pool's coldest whose
+ * entry still holds the v the pool saw: v only grows (rebases scale the pool
+ * too), so a stored v is a lower bound, and a candidate whose v grew is
+ * re-sorted, one whose entry went (forgotten, folded, moved by a deletion) is
+ * found again by key or dropped.  A table of at most 64 slots (max_entries
+ * <= 50) scans all of them and evicts the exact coldest.  How close it gets
+ * (hotness_bench, and test_eviction_near_coldest on a smaller table: 64 Ki
+ * entries with heats 1..65536 in random order, then 4096 far hotter
+ * newcomers): the victim's rank among the entries present, 0 for an exact
+ * heap, is 1.9-2.0% on average over ten seeds, 99 in 100 victims are among
+ * the coldest 4.2%, the worst of all 41 thousand 7.8%.  What matters more,
+ * how much of the hot set stays tracked (hotness_bench, a 64 Ki-entry table
+ * fed Zipf streams over 4x and 16x as many pages, and a hot set that moves):
+ * 99.26%, 94.26% and 85.49% of the truly hottest 32 Ki pages, against
+ * 99.32%, 94.19% and 85.58% for the exact heap of 45cdbbc built into the
+ * same bench; the hottest 4 Ki pages stay 100% in both.
  *
  * Worked example, half_life = 10 s.  Page A gets 50 samples at t = 0 and none
  * after; page B gets 10 samples every second from t = 0.  At t = 10 s A has
@@ -45,20 +98,35 @@
  * approaches its steady state 10 / (1 - 2^(-0.1)) = 149.3.  A promotion
  * threshold of, say, 100 picks B from t = 15 s on and never picks
  * A; A leaves the table first when room is needed.  With max_entries = 2 and a
- * third page C sampled once at t = 30, A (6.25) is evicted, not B.
+ * third page C sampled once at t = 30, A (6.25) is evicted, not B.  The
+ * stored values (epoch 0) say the same: A's v = 50, B's v = 10 * sum_{k=0..30}
+ * 2^(k/10) = 1055.3, C's v = 1 * 2^(30/10) = 8.  C, colder than the A it
+ * replaced, still goes in: it is the newest evidence.  (Two entries make a
+ * 3-slot table, small enough to evict the exact coldest.)
  *
- * Cost.  hot_record() of a 4 KiB sample is one or two hash probes (the 2 MiB
- * entry that may cover the page, then the page) plus an O(log n) heap sift
- * when v grows; no allocation, no clock read.  tests/bench/hotness_bench.c
- * measures it per million samples.  The selectors scan every entry: O(n log k) for k
- * results, a few milliseconds for a million entries, so call them once per
- * tick, not per sample.  hot_drop_pid() scans every slot: batch exits.
+ * Cost (hotness_bench, 1 Mi-entry table, uniform random pages, on a loaded
+ * 2-vCPU VM; the README has the ranges).  hot_record() of a 4 KiB sample is
+ * one probe, two when the process has 2 MiB entries (the range that may
+ * cover the page first), and a float add: 0.1-0.2 us, most of it the cache
+ * miss on the slot; no allocation, no clock read.  A record that must evict
+ * adds the 8 cache lines of the sample: 0.3-0.5 us.  The selectors and
+ * hot_drop_pid() scan every slot (21 MB sequentially): 12-22 ms for a
+ * million entries, so call them once per tick, not per sample.
  *
  * How it fails.
  *  - A hot set larger than max_entries: new pages evict each other (the
  *    one-sample newcomers are the coldest), the truly hot ones survive because
  *    they are re-sampled, but medium-hot pages flicker in and out.  The
  *    evictions counter grows as fast as inserts; raise max_entries.
+ *  - The sampled eviction can take an entry up to a few percent of ranks
+ *    above the coldest (see above); a page just above the coldest may leave
+ *    before one just below.  A hot entry never goes in practice: one in the
+ *    hotter half is evicted only if the ~26 samples of an eviction and the
+ *    pool all are in the hotter half, 2^-26 or less.
+ *  - More than HOT_MAX_PIDS processes with entries: the one whose last
+ *    record is oldest loses all its entries at once (O(n) scan), counted in
+ *    pid_evictions.  tierd tracks at most 1024 processes and drops exited
+ *    ones, so this takes late samples of many processes that already left.
  *  - Pages never sampled have no entry: the coldest entries are pages that
  *    were hot once and cooled, not the coldest pages of the process.  Demotion
  *    needs a source that reports cold memory too (DAMON regions with
@@ -68,6 +136,9 @@
  *    pages where fewer would do.  Memory unmapped and remapped at the same
  *    address inherits the old heat until it decays; a pid reused after an exit
  *    would too, which is why the caller must hot_drop_pid() exited processes.
+ *  - Addresses at or above 2^57 (no Linux user address is) are refused with
+ *    -ERANGE.  last_ns is 134 ms coarse (rounded down), and the sample count
+ *    stops at 4095: both only inform the policy (cold_age_s is whole seconds).
  *  - A sample stamped before the current epoch counts as arriving at the
  *    epoch; older stamps after it are honoured (a late sample weighs less,
  *    as it should).  Weights from
@@ -403,12 +474,12 @@ static void pool_offer(struct hot_table *t, uint32_t pos)
  */
 static uint32_t pool_sample(struct hot_table *t, uint32_t lines)
 {
-	uint32_t ngroups = t->nslots / EVICT_GROUP, got = 0;
+	uint32_t ngroups = (t->nslots + EVICT_GROUP - 1) / EVICT_GROUP, got = 0;
 
 	for (uint32_t l = 0; l < lines; l++) {
 		uint32_t pos = hot_rand_below(t, ngroups) * EVICT_GROUP;
 
-		for (uint32_t k = 0; k < EVICT_GROUP; k++, pos++) {
+		for (uint32_t k = 0; k < EVICT_GROUP && pos < t->nslots; k++, pos++) {
 			if (t->slots[pos].key) {
 				pool_offer(t, pos);
 				got++;

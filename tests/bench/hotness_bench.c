@@ -146,6 +146,7 @@ static void retention(uint32_t span, double s, int move)
 	struct hot_table t;
 	uint64_t clk = 0;
 
+	rng = 0x9e3779b97f4a7c15ull;	/* the same stream whatever ran before */
 	if (!mem || !cdf || !truth || !sorted || !perm || hot_init(&t, &p, mem, need, 0) < 0) {
 		fprintf(stderr, "hotness_bench: out of memory\n");
 		exit(1);
@@ -210,11 +211,104 @@ static void retention(uint32_t span, double s, int move)
 	free(perm);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Eviction quality, as tests/unit/test_hotness.c measures it but larger and
+ * over @seeds seeds: a table of @n entries with heats 1..n in random order,
+ * then n/16 newcomers far hotter than all, each evicting one; the victim's
+ * rank among the entries present (0 = the coldest, which an exact heap
+ * always takes).
+ */
+static void eviction_quality(uint32_t n, int seeds)
+{
+	const uint32_t m = n / 16;
+	struct hot_params p = { .half_life_ns = 10 * SEC, .max_entries = n };
+	size_t need = hot_mem_size(n);
+	void *mem = aligned_alloc(64, (need + 63) & ~(size_t)63);
+	uint32_t *heat_at = malloc(n * sizeof(uint32_t));
+	uint32_t *page_of = malloc((n + 1) * sizeof(uint32_t));
+	uint32_t *ranks = malloc(m * sizeof(uint32_t));
+	unsigned char *present = malloc(n + 1);
+	double mean_lo = 100, mean_hi = 0, p99_lo = 100, p99_hi = 0, worst = 0;
+	struct hot_table t;
+
+	if (!mem || !heat_at || !page_of || !ranks || !present) {
+		fprintf(stderr, "hotness_bench: out of memory\n");
+		exit(1);
+	}
+	for (int seed = 1; seed <= seeds; seed++) {
+		uint64_t sum = 0;
+		uint32_t lo = 1;
+		double mean, p99;
+
+		rng = 0x9e3779b97f4a7c15ull * (uint64_t)seed;
+		hot_init(&t, &p, mem, need, 0);
+		for (uint32_t i = 0; i < n; i++)
+			heat_at[i] = i + 1;
+		for (uint32_t i = n - 1; i > 0; i--) {
+			uint32_t j = next_rand() % (i + 1), x = heat_at[i];
+
+			heat_at[i] = heat_at[j];
+			heat_at[j] = x;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			hot_record(&t, 1, (uint64_t)i * HOT_PAGE_SIZE, HOT_PAGE_SIZE, heat_at[i], 0);
+			page_of[heat_at[i]] = i;
+			present[heat_at[i]] = 1;
+		}
+		for (uint32_t e = 0; e < m; e++) {
+			uint32_t rank = 0, h;
+
+			hot_record(&t, 2, (uint64_t)e * HOT_PAGE_SIZE, HOT_PAGE_SIZE, 1e12, 0);
+			for (h = lo; h <= n; h++) {
+				if (!present[h])
+					continue;
+				if (hot_heat(&t, 1, (uint64_t)page_of[h] * HOT_PAGE_SIZE, 0) == 0.0)
+					break;
+				rank++;
+			}
+			if (h > n) {
+				fprintf(stderr, "hotness_bench: a newcomer was evicted\n");
+				exit(1);
+			}
+			present[h] = 0;
+			while (lo <= n && !present[lo])
+				lo++;
+			ranks[e] = rank;
+			sum += rank;
+		}
+		qsort(ranks, m, sizeof(uint32_t), cmp_u32);
+		mean = 100.0 * sum / m / n;
+		p99 = 100.0 * ranks[m * 99 / 100] / n;
+		mean_lo = mean < mean_lo ? mean : mean_lo;
+		mean_hi = mean > mean_hi ? mean : mean_hi;
+		p99_lo = p99 < p99_lo ? p99 : p99_lo;
+		p99_hi = p99 > p99_hi ? p99 : p99_hi;
+		if (100.0 * ranks[m - 1] / n > worst)
+			worst = 100.0 * ranks[m - 1] / n;
+	}
+	printf("eviction of %u from %u entries, %d seeds: victim rank mean %.2f-%.2f%%, "
+	       "99th percentile %.2f-%.2f%%, worst %.2f%% (exact: 0)\n", m, n, seeds, mean_lo,
+	       mean_hi, p99_lo, p99_hi, worst);
+	free(mem);
+	free(heat_at);
+	free(page_of);
+	free(ranks);
+	free(present);
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t max = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 1u << 20;
 	struct hot_entry_view *out = malloc(4096 * sizeof(*out));
 	struct hot_table t;
+	struct hot_stats st;
 	uint64_t clk = 0, t0;
 	size_t n;
 	void *mem;
@@ -237,6 +331,11 @@ int main(int argc, char **argv)
 	run("evict: 1M new pages into the full table", &t, addr_new, HOT_PAGE_SIZE, &clk);
 	printf("peak RSS with the table full (%u entries): %.1f MiB, now %.1f MiB\n",
 	       (unsigned)t.nused, status_kib("VmHWM") / 1024.0, status_kib("VmRSS") / 1024.0);
+	t0 = now();
+	hot_record(&t, 1, 0, HOT_PAGE_SIZE, 1.0, clk + 64 * 10 * SEC);	/* 64 half-lives */
+	printf("%-46s %7.1f ms (%llu rebases so far)\n", "a record that rebases the full table",
+	       (now() - t0) / 1e6, (unsigned long long)(hot_get_stats(&t, &st), st.rebases));
+	clk += 64 * 10 * SEC;
 
 	t0 = now();
 	n = hot_select_hottest(&t, 0, 0.0, clk, out, 4096);
@@ -258,6 +357,7 @@ int main(int argc, char **argv)
 	run("fold: 4 KiB samples into 1024 2 MiB entries", &t, addr_hot, HOT_PAGE_SIZE, &clk);
 	free(mem);
 	free(out);
+	eviction_quality(65536, 10);
 	retention(4, 0.8, 0);
 	retention(16, 0.8, 0);
 	retention(16, 0.6, 1);
