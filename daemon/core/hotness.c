@@ -25,7 +25,7 @@
  * time, so after REBASE_HALF_LIVES = 64 half-lives the epoch moves to now and
  * every value is multiplied by the same factor (order kept): once every 64 s
  * with a 1 s half-life, every 10.7 minutes at the default 10 s, the one O(n)
- * step (a pass over the slots, 4-6 ms for a million entries).  A heat below
+ * step (a pass over the slots, 4-5 ms for a million entries).  A heat below
  * 2^-126 of the epoch's becomes 0 there: such an entry is 64 half-lives
  * cold and is evicted first anyway.
  *
@@ -84,10 +84,10 @@
  * entries with heats 1..65536 in random order, then 4096 far hotter
  * newcomers): the victim's rank among the entries present, 0 for an exact
  * heap, is 1.9-2.0% on average over ten seeds, 99 in 100 victims are among
- * the coldest 4.2%, the worst of all 41 thousand 7.8%.  What matters more,
+ * the coldest 4.2%, the worst of all 41 thousand 9.9%.  What matters more,
  * how much of the hot set stays tracked (hotness_bench, a 64 Ki-entry table
  * fed Zipf streams over 4x and 16x as many pages, and a hot set that moves):
- * 99.26%, 94.26% and 85.49% of the truly hottest 32 Ki pages, against
+ * 99.24%, 94.19% and 85.46% of the truly hottest 32 Ki pages, against
  * 99.32%, 94.19% and 85.58% for the exact heap of 45cdbbc built into the
  * same bench; the hottest 4 Ki pages stay 100% in both.
  *
@@ -109,7 +109,7 @@
  * one probe, two when the process has 2 MiB entries (the range that may
  * cover the page first), and a float add: 0.1-0.2 us, most of it the cache
  * miss on the slot; no allocation, no clock read.  A record that must evict
- * adds the 8 cache lines of the sample: 0.3-0.5 us.  The selectors and
+ * adds the 8 cache lines of the sample: 0.3-0.4 us.  The selectors and
  * hot_drop_pid() scan every slot (21 MB sequentially): 12-22 ms for a
  * million entries, so call them once per tick, not per sample.
  *
