@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Hotness table: decayed access heat per (pid, page or 2 MiB range), bounded
- * memory, coldest-first eviction.  Pure: time comes in as now_ns, memory comes
+ * memory, near-coldest eviction.  Pure: time comes in as now_ns, memory comes
  * in at init, nothing allocates afterwards.  The model and its costs are
  * described at the top of hotness.c.
  */
