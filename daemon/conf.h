@@ -61,6 +61,7 @@ struct tierd_conf {
 	char path[CONF_PATH_MAX]; /* the file it came from, "" for defaults */
 
 	uint32_t interval_ms;
+	uint32_t idle_interval_ms; /* never below interval_ms in effect */
 
 	int nr_tiers; /* 0: tiers come from the kernel and HMAT */
 	struct conf_tier tiers[TOPO_MAX_TIERS];
