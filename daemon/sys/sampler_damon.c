@@ -34,6 +34,24 @@
  * still runs with the recorded kdamond pid is turned off and removed.  A
  * kdamond keeps running after its creator dies, so this is what cleans up
  * after a kill -9.
+ *
+ * How it fails.
+ *  - A target DAMON sees no access in: the vaddr check clears a page's
+ *    accessed bit without a TLB flush (mm/damon/ops-common.c:
+ *    damon_ptep_mkold() -> ptep_clear_young_notify(); x86 relies on "a context
+ *    switch or a VM operation" to flush) and counts an access only when the
+ *    CPU sets the bit again on a TLB refill.  While a process's hot pages stay
+ *    TLB-resident -- it has a CPU to itself and the TLB never evicts them --
+ *    every one of its regions reads nr_accesses 0 and nothing here turns hot.
+ *    QEMU TCG's soft TLB (up to 2^20 entries, emptied only on a CR3 reload or
+ *    a flush) does this to a busy process that owns a vCPU.  Hardware TLBs
+ *    evict, so this should be rare there, but with PCID (entries survive
+ *    context switches) and 2 MiB pages a small hot set may stay resident too
+ *    (not measured).  tierd has no side-effect-free way to flush another
+ *    process's TLB, so it lives with it; the lab test keeps a sleeper on every
+ *    vCPU (tests/lab/damon-hot-region).
+ *  - -EBUSY from DAMON's trylocked sysfs files (see busy_backoff()): retried
+ *    for up to DAMON_BUSY_WAIT_US, then the drain fails with -EBUSY.
  */
 #include <dirent.h>
 #include <errno.h>
