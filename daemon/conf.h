@@ -61,6 +61,7 @@ struct tierd_conf {
 	char path[CONF_PATH_MAX]; /* the file it came from, "" for defaults */
 
 	uint32_t interval_ms;
+	uint32_t idle_interval_ms; /* never below interval_ms in effect */
 
 	int nr_tiers; /* 0: tiers come from the kernel and HMAT */
 	struct conf_tier tiers[TOPO_MAX_TIERS];
@@ -74,6 +75,8 @@ struct tierd_conf {
 		double cpu_budget_pct;
 		uint32_t damon_sample_us;
 		uint32_t damon_aggr_us;
+		uint32_t damon_min_regions;
+		uint32_t damon_max_regions;
 		struct conf_strlist target_cgroups;
 		struct conf_strlist target_comms;
 		uint64_t target_min_rss_bytes;

@@ -167,6 +167,11 @@ static void check_damon(struct conf_ctx *ctx, void *base,
 			   "%u is below sample_interval_us %u",
 			   c->sampling.damon_aggr_us,
 			   c->sampling.damon_sample_us);
+	if (c->sampling.damon_max_regions < c->sampling.damon_min_regions)
+		conf_error(ctx, marks[3].line ? marks[3] : marks[0], path,
+			   "max_nr_regions", "%u is below min_nr_regions %u",
+			   c->sampling.damon_max_regions,
+			   c->sampling.damon_min_regions);
 }
 
 static const struct conf_key damon_keys[] = {
@@ -174,6 +179,8 @@ static const struct conf_key damon_keys[] = {
 	    5000),
 	U32("aggr_interval_us", OFF(sampling.damon_aggr_us), 1000, 60000000,
 	    100000),
+	U32("min_nr_regions", OFF(sampling.damon_min_regions), 3, 100000, 200),
+	U32("max_nr_regions", OFF(sampling.damon_max_regions), 3, 100000, 2000),
 };
 static const struct conf_table damon_table =
 	TABLE(damon_keys, .check = check_damon);
@@ -389,6 +396,7 @@ static void check_root(struct conf_ctx *ctx, void *base,
 
 static const struct conf_key root_keys[] = {
 	U32("interval_ms", OFF(interval_ms), 10, 60000, 1000),
+	U32("idle_interval_ms", OFF(idle_interval_ms), 10, 60000, 4000),
 	LIST("tiers", OFF(tiers), sizeof(struct conf_tier), &tier_table,
 	     OFF(nr_tiers), TOPO_MAX_TIERS),
 	LIST("gpu_nodes", OFF(gpu_nodes), sizeof(struct conf_gpu_node),

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -15,6 +16,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "notify.h"
+#include "pipeline.h"
 #include "status.h"
 #include "sys/topology.h"
 
@@ -249,8 +251,27 @@ static void write_textfile(struct tierd *d, uint64_t now_ns)
 	metrics_free(m);
 }
 
+uint32_t tierd_interval_ms(const struct tierd *d)
+{
+	uint32_t ms = d->conf->interval_ms, idle = d->conf->idle_interval_ms;
+
+	for (uint32_t i = 0; i < d->idle_ticks && ms < idle; i++)
+		ms = ms > idle / 2 ? idle : 2 * ms;
+	return ms;
+}
+
+static uint64_t clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
 int tierd_tick(struct tierd *d, uint64_t now_ns)
 {
+	uint64_t t0, c0;
 	char status[256];
 	int r, ret = 0;
 
@@ -264,7 +285,11 @@ int tierd_tick(struct tierd *d, uint64_t now_ns)
 
 		if (!mod->tick)
 			continue;
+		t0 = clock_ns(CLOCK_MONOTONIC);
+		c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		r = mod->tick(d, d->module_priv[i], now_ns);
+		d->module_tick_cpu_ns[i] += clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		d->module_tick_ns[i] += clock_ns(CLOCK_MONOTONIC) - t0;
 		if (r < 0 && r != d->module_last_error[i])
 			log_warn("%s: %s (logged once until it changes)",
 				 mod->name, strerror(-r));
@@ -273,6 +298,14 @@ int tierd_tick(struct tierd *d, uint64_t now_ns)
 		d->module_last_error[i] = r < 0 ? r : 0;
 	}
 	update_rates(d, now_ns);
+	/* Idle: nothing planned although the table holds heat, i.e. what is
+	 * hot is where it belongs.  An empty table (a sampler that has seen
+	 * nothing yet) is not idle: the first heat must not wait. */
+	if (d->pipe && d->pipe->hot && d->pipe->hot->nused &&
+	    !(d->pipe->plan && d->pipe->plan->nr_batches))
+		d->idle_ticks++;
+	else
+		d->idle_ticks = 0;
 	d->ticks_total++;
 	d->last_tick_ns = now_ns;
 	write_textfile(d, now_ns);

@@ -118,6 +118,9 @@ struct tierd {
 	bool module_started[TIERD_MAX_MODULES];
 	int nr_modules;
 	int module_last_error[TIERD_MAX_MODULES]; /* to log each new error once */
+	/* Time in each module's tick: wall clock and this thread's CPU. */
+	uint64_t module_tick_ns[TIERD_MAX_MODULES];
+	uint64_t module_tick_cpu_ns[TIERD_MAX_MODULES];
 
 	struct pipeline *pipe; /* shared by the pipeline modules (pipeline.h) */
 	struct tierd_stats stats;
@@ -127,10 +130,15 @@ struct tierd {
 	uint64_t start_ns, last_tick_ns, last_tick_duration_ns,
 		last_textfile_ns;
 	uint64_t ticks_total;
+	uint32_t idle_ticks; /* ticks in a row that planned no move, with heat seen */
 	uint64_t reloads_ok_total, reloads_failed_total;
 	bool ready; /* READY=1 sent */
 	int topo_error; /* last topology refresh error, logged once */
 };
+
+/* Milliseconds to the next tick: interval_ms, doubled for each idle tick in
+ * a row, at most idle_interval_ms. */
+uint32_t tierd_interval_ms(const struct tierd *d);
 
 /* The built-in module list (modules.c), NULL-terminated. */
 extern const struct tierd_module *const tierd_modules[];

@@ -86,6 +86,21 @@ void tierd_metrics(struct tierd *d, struct metrics *m)
 	metrics_add(m, MET_SAMPLER_INFO, 1, "source", s->sampler_source, NULL);
 	metrics_add(m, MET_SAMPLER_CPU, s->sampler_cpu_seconds_total, NULL);
 	metrics_add(m, MET_SAMPLER_SAMPLES, s->sampler_samples_total, NULL);
+	metrics_add(m, MET_MIGRATE_BYTES, s->migrate_bytes_total, NULL);
+	metrics_add(m, MET_MIGRATE_SECONDS, s->migrate_ns_total / NSEC_PER_SEC,
+		    NULL);
+	for (int i = 0; i < d->nr_modules; i++) {
+		const char *step = d->modules[i]->name;
+
+		if (!d->modules[i]->tick)
+			continue;
+		metrics_add(m, MET_STEP_SECONDS,
+			    d->module_tick_ns[i] / NSEC_PER_SEC, "step", step,
+			    NULL);
+		metrics_add(m, MET_STEP_CPU_SECONDS,
+			    d->module_tick_cpu_ns[i] / NSEC_PER_SEC, "step",
+			    step, NULL);
+	}
 	for (int i = 0; i < d->nr_modules; i++)
 		if (d->modules[i]->metrics)
 			d->modules[i]->metrics(d, d->module_priv[i], m);

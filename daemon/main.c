@@ -88,8 +88,9 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	d->last_tick_duration_ns =
 		(b.tv_sec - a.tv_sec) * 1000000000ull + b.tv_nsec - a.tv_nsec;
 
-	/* Fixed rate; after a stall, start again from now rather than catch up. */
-	l->interval_usec = d->conf->interval_ms * USEC_PER_MSEC;
+	/* Fixed rate (slower while idle); after a stall, start again from
+	 * now rather than catch up. */
+	l->interval_usec = tierd_interval_ms(d) * USEC_PER_MSEC;
 	next = usec + l->interval_usec;
 	sd_event_now(d->event, CLOCK_MONOTONIC, &now_usec);
 	if (next <= now_usec)
@@ -201,11 +202,15 @@ static int run(struct tierd *d)
 					strerror(-r));
 		goto out;
 	}
-	if (sd_watchdog_enabled(0, &wd_usec) > 0 &&
-	    d->conf->interval_ms * USEC_PER_MSEC * 2 > wd_usec)
-		log_warn(
-			"interval_ms %u is more than half of WatchdogSec: systemd may kill tierd",
-			d->conf->interval_ms);
+	if (sd_watchdog_enabled(0, &wd_usec) > 0) {
+		uint32_t ms = d->conf->interval_ms > d->conf->idle_interval_ms ?
+				      d->conf->interval_ms :
+				      d->conf->idle_interval_ms;
+
+		if (ms * USEC_PER_MSEC * 2 > wd_usec)
+			log_warn("interval_ms or idle_interval_ms %u is more than half of WatchdogSec: systemd may kill tierd",
+				 ms);
+	}
 	r = sd_event_add_signal(d->event, NULL, SIGTERM, on_signal, d);
 	if (r >= 0)
 		r = sd_event_add_signal(d->event, NULL, SIGINT, on_signal, d);

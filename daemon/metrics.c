@@ -65,6 +65,14 @@ static const struct family families[NR_METRICS] = {
 			      "CPU time spent sampling" },
 	[MET_SAMPLER_SAMPLES] = { "tierd_sampler_samples_total", "counter",
 				  "Access samples taken" },
+	[MET_MIGRATE_BYTES] = { "tierd_migrated_bytes_total", "counter",
+				"Bytes move_pages(2) put on their target node" },
+	[MET_MIGRATE_SECONDS] = { "tierd_move_pages_seconds_total", "counter",
+				  "Time spent in move_pages(2) calls that move pages" },
+	[MET_STEP_SECONDS] = { "tierd_step_seconds_total", "counter",
+			       "Wall-clock time of each pipeline step's ticks" },
+	[MET_STEP_CPU_SECONDS] = { "tierd_step_cpu_seconds_total", "counter",
+				   "CPU time (user + system) of each pipeline step's ticks" },
 };
 
 struct metrics {

@@ -200,6 +200,8 @@ static int mod_sample_start(struct tierd *d, void **ret_priv)
 		dp.runtime_dir = d->runtime_dir;
 		dp.sample_us = c->sampling.damon_sample_us;
 		dp.aggr_us = c->sampling.damon_aggr_us;
+		dp.min_nr_regions = c->sampling.damon_min_regions;
+		dp.max_nr_regions = c->sampling.damon_max_regions;
 		if (dp.update_us < dp.aggr_us)
 			dp.update_us = dp.aggr_us;
 		dp.max_targets = DAMON_MAX_TARGETS;
@@ -296,7 +298,9 @@ static int mod_sample_reload_check(struct tierd *d, void *priv,
 	    next->sampling.max_tracked_pages != c->sampling.max_tracked_pages ||
 	    next->sampling.half_life_ms != c->sampling.half_life_ms ||
 	    next->sampling.damon_sample_us != c->sampling.damon_sample_us ||
-	    next->sampling.damon_aggr_us != c->sampling.damon_aggr_us) {
+	    next->sampling.damon_aggr_us != c->sampling.damon_aggr_us ||
+	    next->sampling.damon_min_regions != c->sampling.damon_min_regions ||
+	    next->sampling.damon_max_regions != c->sampling.damon_max_regions) {
 		snprintf(why, why_size,
 			 "sampling.source, max_tracked_pages, half_life_ms and damon take effect on restart");
 		return -EINVAL;

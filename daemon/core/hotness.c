@@ -19,24 +19,77 @@
  * epoch) / half_life), and that factor is the same for every entry.  So the
  * order of the stored values IS the order of the current heats; a sample of
  * weight w at time t adds w * 2^((t - epoch) / half_life) to v, and sums of
- * entries (THP folding) are plain additions.  The values grow exponentially
- * with time, so after REBASE_HALF_LIVES half-lives the epoch moves to now and
- * every value is multiplied by the same factor (order kept), once per ~8
- * minutes with a 1 s half-life: the one O(n) step, and rare.
+ * entries (THP folding) are plain additions.  v is a float (24-bit mantissa:
+ * a heat is good to 6e-8 per addition, far finer than the sampling noise;
+ * 8-bit exponent: values up to 2^128).  The values grow exponentially with
+ * time, so after REBASE_HALF_LIVES = 64 half-lives the epoch moves to now and
+ * every value is multiplied by the same factor (order kept): once every 64 s
+ * with a 1 s half-life, every 10.7 minutes at the default 10 s, the one O(n)
+ * step (a pass over the slots, 4-5 ms for a million entries).  A heat below
+ * 2^-126 of the epoch's becomes 0 there: such an entry is 64 half-lives
+ * cold and is evicted first anyway.
  *
  * Granularity (THP awareness).  An entry covers a 4 KiB page or a 2 MiB
  * range.  A 2 MiB entry stands for a PMD folio (the sampler says so by
  * recording len = 2 MiB) or for the part of a DAMON region inside that range;
  * once it exists, 4 KiB samples inside it fold into it, and when it is created
- * it absorbs the 4 KiB entries it covers (512 hash probes, only on creation).
- * So a hot THP is one entry that the policy moves as one folio, not 512.
+ * it first absorbs the 4 KiB entries it covers (up to 512 probes, only on
+ * creation and only while the process has 4 KiB entries), so a full table
+ * need not evict for it.  So a hot THP is one entry that the policy moves as
+ * one folio, not 512.
  *
- * Bounded memory.  All memory comes in at init: an entry array (40 bytes per
- * entry), a bucket array (a power of two >= max_entries, 4 bytes each) and a
- * min-heap of entry indices ordered by v (4 bytes per entry) -- 48 to 52 bytes
- * per entry, ~50 MB for a million tracked pages.  When the table is full the
- * heap's root, the coldest entry, is evicted to make room; the newcomer is
- * inserted even when it is colder still, because it is the newest evidence.
+ * Layout: 16 bytes per slot, 20 per tracked page.  Issue 6 asks for tierd
+ * under 32 MiB with a million tracked pages; at 48 bytes per entry (a 40-byte
+ * entry, a bucket and a heap slot) the table alone took 45.8 MiB.  Now one
+ * array of slots is the whole table, an open-addressed hash (linear probing:
+ * a lookup reads neighbouring slots, usually in one cache line) of
+ *
+ *	key   64 bits: page number (45 bits: 57-bit addresses, 5-level paging)
+ *	             | huge (1) | process slot + 1 (16; 0 = empty slot)
+ *	v     32-bit float, as above
+ *	tail  32 bits: time of the last record in 2^27 ns = 134 ms ticks (20
+ *	             bits, a 39 h window) | samples, saturating at 4095 (12)
+ *
+ * A pid (32 bits, up to 2^22 in Linux) would not fit beside 45 bits of page;
+ * a table-wide process slot does: min(max_entries, HOT_MAX_PIDS = 4096)
+ * slots of 16 bytes (pid, entry count, 2 MiB count, last record) plus a
+ * 2-byte pid index at load <= 0.5; a slot frees with its process's last entry.
+ * The slot array is max_entries * 5/4 + 1 long, so the load stays <= 0.8
+ * (at 0.8 a hit reads 3 slots on average, a miss 13: still a cache line or
+ * two) and there is always an empty slot to stop a probe.  Deletion shifts
+ * the later entries of the run back into the hole (no tombstones, so probes
+ * do not lengthen with churn).  For max_entries = 2^20: 1310721 slots *
+ * 16 + 4096 * 16 + 8192 * 2 = 21053456 bytes = 20.08 bytes per tracked page,
+ * 19.1 MiB per million (tests/bench/hotness_bench.c prints it).  The 20-bit
+ * ticks: when 15/16 of the window has passed since the time base (36.7 h),
+ * the rebase pass moves the base so that the window is 11/16 full; an entry
+ * older than the new base then reads as recorded at the base, 26.9 h ago,
+ * still older than any cold_age_s (at most 24 h) can ask for.
+ *
+ * Eviction: the coldest of a sample, not the exact coldest.  A heap ordered
+ * by v would give the exact coldest, but needs 8 bytes per entry (a 4-byte
+ * heap slot and the entry's 4-byte place in it) -- 28 bytes per tracked page
+ * with the slots above, over the budget -- and a sift on every update.
+ * Instead a full table samples EVICT_LINES = 8 random groups of 4 slots (one
+ * 64-byte cache line each; slots are placed by hash, so neighbours are
+ * unrelated) and offers the ~26 entries found to a pool of the
+ * HOT_EVICT_POOL = 16 coldest candidates seen so far (key, v, slot: in the
+ * table struct, not per entry).  The victim is the pool's coldest whose
+ * entry still holds the v the pool saw: v only grows (rebases scale the pool
+ * too), so a stored v is a lower bound, and a candidate whose v grew is
+ * re-sorted, one whose entry went (forgotten, folded, moved by a deletion) is
+ * found again by key or dropped.  A table of at most 64 slots (max_entries
+ * <= 50) scans all of them and evicts the exact coldest.  How close it gets
+ * (hotness_bench, and test_eviction_near_coldest on a smaller table: 64 Ki
+ * entries with heats 1..65536 in random order, then 4096 far hotter
+ * newcomers): the victim's rank among the entries present, 0 for an exact
+ * heap, is 1.9-2.0% on average over ten seeds, 99 in 100 victims are among
+ * the coldest 4.2%, the worst of all 41 thousand 9.9%.  What matters more,
+ * how much of the hot set stays tracked (hotness_bench, a 64 Ki-entry table
+ * fed Zipf streams over 4x and 16x as many pages, and a hot set that moves):
+ * 99.24%, 94.19% and 85.46% of the truly hottest 32 Ki pages, against
+ * 99.32%, 94.19% and 85.58% for the exact heap of 45cdbbc built into the
+ * same bench; the hottest 4 Ki pages stay 100% in both.
  *
  * Worked example, half_life = 10 s.  Page A gets 50 samples at t = 0 and none
  * after; page B gets 10 samples every second from t = 0.  At t = 10 s A has
@@ -45,20 +98,35 @@
  * approaches its steady state 10 / (1 - 2^(-0.1)) = 149.3.  A promotion
  * threshold of, say, 100 picks B from t = 15 s on and never picks
  * A; A leaves the table first when room is needed.  With max_entries = 2 and a
- * third page C sampled once at t = 30, A (6.25) is evicted, not B.
+ * third page C sampled once at t = 30, A (6.25) is evicted, not B.  The
+ * stored values (epoch 0) say the same: A's v = 50, B's v = 10 * sum_{k=0..30}
+ * 2^(k/10) = 1055.3, C's v = 1 * 2^(30/10) = 8.  C, colder than the A it
+ * replaced, still goes in: it is the newest evidence.  (Two entries make a
+ * 3-slot table, small enough to evict the exact coldest.)
  *
- * Cost.  hot_record() of a 4 KiB sample is one or two hash probes (the 2 MiB
- * entry that may cover the page, then the page) plus an O(log n) heap sift
- * when v grows; no allocation, no clock read.  tests/bench/hotness_bench.c
- * measures it per million samples.  The selectors scan every entry: O(n log k) for k
- * results, a few milliseconds for a million entries, so call them once per
- * tick, not per sample.  hot_drop_pid() scans every slot: batch exits.
+ * Cost (hotness_bench, 1 Mi-entry table, uniform random pages, on a loaded
+ * 2-vCPU VM; the README has the ranges).  hot_record() of a 4 KiB sample is
+ * one probe, two when the process has 2 MiB entries (the range that may
+ * cover the page first), and a float add: 0.1-0.2 us, most of it the cache
+ * miss on the slot; no allocation, no clock read.  A record that must evict
+ * adds the 8 cache lines of the sample: 0.3-0.4 us.  The selectors and
+ * hot_drop_pid() scan every slot (21 MB sequentially): 12-22 ms for a
+ * million entries, so call them once per tick, not per sample.
  *
  * How it fails.
  *  - A hot set larger than max_entries: new pages evict each other (the
  *    one-sample newcomers are the coldest), the truly hot ones survive because
  *    they are re-sampled, but medium-hot pages flicker in and out.  The
  *    evictions counter grows as fast as inserts; raise max_entries.
+ *  - The sampled eviction can take an entry up to a few percent of ranks
+ *    above the coldest (see above); a page just above the coldest may leave
+ *    before one just below.  A hot entry never goes in practice: one in the
+ *    hotter half is evicted only if the ~26 samples of an eviction and the
+ *    pool all are in the hotter half, 2^-26 or less.
+ *  - More than HOT_MAX_PIDS processes with entries: the one whose last
+ *    record is oldest loses all its entries at once (O(n) scan), counted in
+ *    pid_evictions.  tierd tracks at most 1024 processes and drops exited
+ *    ones, so this takes late samples of many processes that already left.
  *  - Pages never sampled have no entry: the coldest entries are pages that
  *    were hot once and cooled, not the coldest pages of the process.  Demotion
  *    needs a source that reports cold memory too (DAMON regions with
@@ -68,6 +136,9 @@
  *    pages where fewer would do.  Memory unmapped and remapped at the same
  *    address inherits the old heat until it decays; a pid reused after an exit
  *    would too, which is why the caller must hot_drop_pid() exited processes.
+ *  - Addresses at or above 2^57 (no Linux user address is) are refused with
+ *    -ERANGE.  last_ns is 134 ms coarse (rounded down), and the sample count
+ *    stops at 4095: both only inform the policy (cold_age_s is whole seconds).
  *  - A sample stamped before the current epoch counts as arriving at the
  *    epoch; older stamps after it are honoured (a late sample weighs less,
  *    as it should).  Weights from
@@ -80,23 +151,46 @@
 
 #include "hotness.h"
 
-#define HOT_NONE UINT32_MAX
-#define HOT_KEY_HUGE (1ull << 63)
+/* Key: page number (45 bits: 57-bit addresses) | huge | process slot + 1. */
+#define KEY_PAGE_BITS 45
+#define KEY_HUGE (1ull << KEY_PAGE_BITS)
+#define KEY_PID_SHIFT (KEY_PAGE_BITS + 1)
+#define KEY_PAGE(k) ((k) & (KEY_HUGE - 1))
+#define KEY_PSLOT(k) ((uint32_t)((k) >> KEY_PID_SHIFT) - 1)
 #define HOT_HUGE_PAGES (HOT_HUGE_SIZE / HOT_PAGE_SIZE)	/* 512 */
-#define REBASE_HALF_LIVES 512.0	/* values stay below w * 2^512 */
-#define SAMPLES_MAX UINT32_MAX
+
+/* Tail: time of the last record in ticks (20 bits) | samples (12 bits). */
+#define TAIL_SAMPLE_BITS 12
+#define TAIL_TICK(tl) ((tl) >> TAIL_SAMPLE_BITS)
+#define TAIL_SAMPLES(tl) ((tl) & HOT_SAMPLES_MAX)
+#define TICK_WINDOW (1u << (32 - TAIL_SAMPLE_BITS))	/* 2^20 ticks: 39 h */
+#define TICK_REBASE (TICK_WINDOW / 16 * 15)	/* shift the time base here ... */
+#define TICK_AFTER (TICK_WINDOW / 16 * 11)	/* ... back to this age (26.9 h) */
+
+#define REBASE_HALF_LIVES 64.0	/* float values stay below heat * 2^64 */
+#define FLT_MIN_NORMAL 1.17549435e-38	/* below it: 0, no slow subnormals */
+#define EVICT_SCAN_ALL 64	/* tables this small evict the exact coldest */
+#define EVICT_LINES 8		/* random slot groups sampled per eviction ... */
+#define EVICT_GROUP 4		/* ... of 4 slots, a 64-byte cache line */
+#define PID_NONE UINT32_MAX
 
 struct hot_entry {
-	uint64_t key;		/* addr >> HOT_PAGE_SHIFT, | HOT_KEY_HUGE for 2 MiB */
-	double v;		/* heat scaled to the epoch, see above */
-	uint64_t last_ns;
-	uint32_t samples;	/* saturates */
-	int32_t pid;
-	uint32_t next;		/* bucket chain, or free list */
-	uint32_t heap_idx;	/* HOT_NONE when the slot is free */
+	uint64_t key;		/* 0: empty slot */
+	float v;		/* heat scaled to the epoch, see above */
+	uint32_t tail;		/* TAIL_TICK, TAIL_SAMPLES */
 };
 
-_Static_assert(sizeof(struct hot_entry) == 40, "hot_entry grew: update the essay");
+struct hot_pid {
+	int32_t pid;		/* 0: free */
+	uint32_t nents;		/* its entries, +1 while pinned; next free when free */
+	uint32_t nhuge;		/* of which 2 MiB ranges */
+	uint32_t last_tick;	/* its last record, for choosing one to evict */
+};
+
+_Static_assert(sizeof(struct hot_entry) == 16, "hot_entry grew: update the essay");
+_Static_assert(sizeof(struct hot_pid) == 16, "hot_pid grew: update the essay");
+_Static_assert(HOT_MAX_PIDS < (1u << (64 - KEY_PID_SHIFT)), "process slot does not fit the key");
+_Static_assert(HOT_SAMPLES_MAX == (1u << TAIL_SAMPLE_BITS) - 1, "samples field width");
 
 /* ---- arithmetic without libm ---- */
 
@@ -140,261 +234,507 @@ static double hot_scale(const struct hot_table *t, uint64_t t_ns)
 	return hot_exp2((double)(t_ns - t->epoch_ns) / (double)t->params.half_life_ns);
 }
 
-/* ---- hash ---- */
-
-static uint32_t hot_hash(const struct hot_table *t, pid_t pid, uint64_t key)
+static uint32_t hot_tick(const struct hot_table *t, uint64_t now_ns)
 {
-	uint64_t h = (key ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+	uint64_t d;
 
-	h ^= h >> 29;
-	return (uint32_t)h & (t->nbuckets - 1);
+	if (now_ns <= t->time_base_ns)
+		return 0;
+	d = (now_ns - t->time_base_ns) >> HOT_TIME_SHIFT;
+	return d < TICK_WINDOW ? (uint32_t)d : TICK_WINDOW - 1;
 }
 
-static uint32_t hot_lookup(const struct hot_table *t, pid_t pid, uint64_t key)
+/* ---- process slots ---- */
+
+static uint32_t pid_home(const struct hot_table *t, pid_t pid)
 {
-	uint32_t i = t->buckets[hot_hash(t, pid, key)];
+	return (((uint32_t)pid * 2654435761u) >> 16) & t->pid_index_mask;
+}
 
-	while (i != HOT_NONE) {
-		const struct hot_entry *e = &t->ents[i];
+/* The slot of @pid, or PID_NONE. */
+static uint32_t pid_find(const struct hot_table *t, pid_t pid)
+{
+	uint32_t i = pid_home(t, pid);
+	uint16_t s;
 
-		if (e->key == key && e->pid == pid)
-			return i;
-		i = e->next;
+	while ((s = t->pid_index[i]) != 0) {
+		if (t->pids[s - 1].pid == pid)
+			return s - 1;
+		i = (i + 1) & t->pid_index_mask;
 	}
-	return HOT_NONE;
+	return PID_NONE;
 }
 
-static void hot_unhash(struct hot_table *t, uint32_t idx)
+static void pid_free(struct hot_table *t, uint32_t ps)
 {
-	struct hot_entry *e = &t->ents[idx];
-	uint32_t *link = &t->buckets[hot_hash(t, e->pid, e->key)];
+	uint32_t mask = t->pid_index_mask;
+	uint32_t hole = pid_home(t, t->pids[ps].pid), j;
 
-	while (*link != idx)
-		link = &t->ents[*link].next;
-	*link = e->next;
-}
+	while (t->pid_index[hole] != ps + 1)
+		hole = (hole + 1) & mask;
+	/* Backward-shift deletion: pull later members of the run into the hole
+	 * when the hole lies on their probe path. */
+	for (j = (hole + 1) & mask; t->pid_index[j]; j = (j + 1) & mask) {
+		uint32_t home = pid_home(t, t->pids[t->pid_index[j] - 1].pid);
 
-/* ---- min-heap of used entries by v ---- */
-
-static bool hot_heap_less(const struct hot_table *t, uint32_t a, uint32_t b)
-{
-	return t->ents[t->heap[a]].v < t->ents[t->heap[b]].v;
-}
-
-static void hot_heap_swap(struct hot_table *t, uint32_t a, uint32_t b)
-{
-	uint32_t ea = t->heap[a], eb = t->heap[b];
-
-	t->heap[a] = eb;
-	t->heap[b] = ea;
-	t->ents[eb].heap_idx = a;
-	t->ents[ea].heap_idx = b;
-}
-
-static void hot_sift_up(struct hot_table *t, uint32_t i)
-{
-	while (i > 0) {
-		uint32_t parent = (i - 1) / 2;
-
-		if (!hot_heap_less(t, i, parent))
-			break;
-		hot_heap_swap(t, i, parent);
-		i = parent;
+		if (((j - home) & mask) >= ((j - hole) & mask)) {
+			t->pid_index[hole] = t->pid_index[j];
+			hole = j;
+		}
 	}
+	t->pid_index[hole] = 0;
+	t->pids[ps].pid = 0;
+	t->pids[ps].nents = t->pid_free;
+	t->pid_free = ps;
+	t->npids--;
+	if (t->cache_slot == ps + 1)
+		t->cache_slot = 0;
 }
 
-static void hot_sift_down(struct hot_table *t, uint32_t i)
+/* One entry (or pin) of @ps fewer: the slot is freed with its last entry. */
+static void pid_put(struct hot_table *t, uint32_t ps)
 {
+	if (--t->pids[ps].nents == 0)
+		pid_free(t, ps);
+}
+
+static void hot_drop_slot(struct hot_table *t, uint32_t ps, size_t *ret_n);
+static void hot_remove_at(struct hot_table *t, uint32_t pos);
+static uint32_t hot_victim(struct hot_table *t);
+
+/*
+ * The slot of @pid, made when it has none, pinned (nents + 1) so that no
+ * eviction frees it while the caller works; the caller's insert keeps the
+ * pin as its entry's count, or pid_put() drops it.
+ */
+static uint32_t pid_get(struct hot_table *t, pid_t pid, uint32_t tick)
+{
+	uint32_t ps, i;
+
+	if (t->cache_slot && t->cache_pid == pid) {
+		ps = t->cache_slot - 1;
+	} else if ((ps = pid_find(t, pid)) == PID_NONE) {
+		if (t->pid_free == PID_NONE && t->max_pids == t->params.max_entries) {
+			/* As many process slots as entries, all taken: the
+			 * table is full, one entry each, and the eviction the
+			 * insert would do anyway frees a slot. */
+			hot_remove_at(t, hot_victim(t));
+			t->st.evictions++;
+		}
+		if (t->pid_free == PID_NONE) {
+			/* Every slot is taken: give up the process that has gone
+			 * longest without a record (it most likely exited). */
+			uint32_t old = 0;
+			size_t n = 0;
+
+			for (i = 1; i < t->max_pids; i++)
+				if (t->pids[i].last_tick < t->pids[old].last_tick)
+					old = i;
+			hot_drop_slot(t, old, &n);
+			t->st.evictions += n;
+			t->st.pid_evictions++;
+		}
+		ps = t->pid_free;
+		t->pid_free = t->pids[ps].nents;
+		t->pids[ps] = (struct hot_pid){ .pid = pid };
+		for (i = pid_home(t, pid); t->pid_index[i]; i = (i + 1) & t->pid_index_mask)
+			;
+		t->pid_index[i] = (uint16_t)(ps + 1);
+		t->npids++;
+	}
+	t->cache_pid = pid;
+	t->cache_slot = ps + 1;
+	t->pids[ps].nents++;
+	t->pids[ps].last_tick = tick;
+	return ps;
+}
+
+/* ---- the open-addressed table ---- */
+
+static uint32_t hot_home(const struct hot_table *t, uint64_t key)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(((h >> 32) * t->nslots) >> 32);
+}
+
+/* True with the slot of @key in *ret_pos, or false with the empty slot that
+ * ends its probe run (where it would go). */
+static bool hot_probe(const struct hot_table *t, uint64_t key, uint32_t *ret_pos)
+{
+	uint32_t i = hot_home(t, key);
+
 	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		uint64_t k = t->slots[i].key;
 
-		if (l < t->nused && hot_heap_less(t, l, m))
-			m = l;
-		if (r < t->nused && hot_heap_less(t, r, m))
-			m = r;
-		if (m == i)
+		if (k == key || k == 0) {
+			*ret_pos = i;
+			return k != 0;
+		}
+		if (++i == t->nslots)
+			i = 0;
+	}
+}
+
+/* Empty slot @hole, then pull back the entries of its run that may fill it,
+ * so lookups need no tombstones.  Entries move: positions are not kept. */
+static void hot_unlink(struct hot_table *t, uint32_t hole)
+{
+	uint32_t n = t->nslots, j = hole;
+
+	for (;;) {
+		uint32_t home;
+		uint64_t k;
+
+		if (++j == n)
+			j = 0;
+		k = t->slots[j].key;
+		if (!k)
 			break;
-		hot_heap_swap(t, i, m);
-		i = m;
+		home = hot_home(t, k);
+		/* Movable when the hole is on its path: home .. hole .. j. */
+		if ((j >= home ? j - home : j + n - home) >= (j >= hole ? j - hole : j + n - hole)) {
+			t->slots[hole] = t->slots[j];
+			hole = j;
+		}
 	}
+	t->slots[hole].key = 0;
 }
 
-/* ---- entries ---- */
-
-static void hot_remove(struct hot_table *t, uint32_t idx)
+static void hot_remove_at(struct hot_table *t, uint32_t pos)
 {
-	struct hot_entry *e = &t->ents[idx];
-	uint32_t hi = e->heap_idx, last = t->nused - 1;
+	uint64_t key = t->slots[pos].key;
+	uint32_t ps = KEY_PSLOT(key);
 
-	hot_unhash(t, idx);
-	if (hi != last) {
-		hot_heap_swap(t, hi, last);
-		t->nused--;
-		hot_sift_down(t, hi);
-		hot_sift_up(t, hi);
-	} else {
-		t->nused--;
-	}
-	if (e->key & HOT_KEY_HUGE)
+	if (key & KEY_HUGE) {
 		t->st.huge_entries--;
-	e->heap_idx = HOT_NONE;
-	e->next = t->free_head;
-	t->free_head = idx;
-}
-
-/* A new entry holding @v from @samples records (the newest is usually the
- * largest value, so the sift up stops at once). */
-static uint32_t hot_insert(struct hot_table *t, pid_t pid, uint64_t key, double v,
-			   uint32_t samples, uint64_t now_ns)
-{
-	uint32_t idx, b;
-	struct hot_entry *e;
-
-	if (t->free_head == HOT_NONE) {
-		hot_remove(t, t->heap[0]);
-		t->st.evictions++;
+		t->pids[ps].nhuge--;
 	}
-	idx = t->free_head;
-	e = &t->ents[idx];
-	t->free_head = e->next;
-
-	b = hot_hash(t, pid, key);
-	e->key = key;
-	e->pid = pid;
-	e->v = v;
-	e->samples = samples;
-	e->last_ns = now_ns;
-	e->next = t->buckets[b];
-	t->buckets[b] = idx;
-	e->heap_idx = t->nused;
-	t->heap[t->nused++] = idx;
-	hot_sift_up(t, e->heap_idx);
-	if (key & HOT_KEY_HUGE)
-		t->st.huge_entries++;
-	t->st.inserts++;
-	return idx;
+	hot_unlink(t, pos);
+	t->nused--;
+	pid_put(t, ps);
 }
 
-static void hot_add(struct hot_table *t, uint32_t idx, double dv, uint32_t samples,
-		    uint64_t now_ns)
-{
-	struct hot_entry *e = &t->ents[idx];
+/* ---- eviction ---- */
 
-	e->v += dv;
-	e->samples = e->samples > SAMPLES_MAX - samples ? SAMPLES_MAX : e->samples + samples;
-	if (now_ns > e->last_ns)
-		e->last_ns = now_ns;
-	hot_sift_down(t, e->heap_idx);	/* v only grows: toward the leaves */
+static uint32_t hot_rand_below(struct hot_table *t, uint32_t n)
+{
+	t->rng ^= t->rng << 13;
+	t->rng ^= t->rng >> 7;
+	t->rng ^= t->rng << 17;
+	return (uint32_t)(((t->rng >> 32) * n) >> 32);
+}
+
+/* Restore the pool's ascending order after pool[i] changed. */
+static void pool_fix(struct hot_table *t, uint32_t i)
+{
+	struct hot_cand c = t->pool[i];
+
+	while (i > 0 && t->pool[i - 1].v > c.v) {
+		t->pool[i] = t->pool[i - 1];
+		i--;
+	}
+	while (i + 1 < t->npool && t->pool[i + 1].v < c.v) {
+		t->pool[i] = t->pool[i + 1];
+		i++;
+	}
+	t->pool[i] = c;
+}
+
+static void pool_del(struct hot_table *t, uint32_t i)
+{
+	memmove(&t->pool[i], &t->pool[i + 1], (t->npool - i - 1) * sizeof(t->pool[0]));
+	t->npool--;
+}
+
+/* Offer the entry at @pos: the pool keeps the HOT_EVICT_POOL coldest seen. */
+static void pool_offer(struct hot_table *t, uint32_t pos)
+{
+	struct hot_cand c = { .key = t->slots[pos].key, .v = t->slots[pos].v, .pos = pos };
+	uint32_t i;
+
+	if (t->npool == HOT_EVICT_POOL && c.v >= t->pool[HOT_EVICT_POOL - 1].v)
+		return;	/* the common case once the pool is full */
+	for (i = 0; i < t->npool; i++)
+		if (t->pool[i].key == c.key)
+			break;
+	if (i == t->npool && t->npool < HOT_EVICT_POOL)
+		t->npool++;
+	else if (i == t->npool)
+		i--;	/* replaces the warmest */
+	t->pool[i] = c;
+	pool_fix(t, i);
+}
+
+/*
+ * Offer the used slots of @lines random groups of EVICT_GROUP slots: one
+ * cache miss brings a 64-byte line of four slots, and the entries in it are
+ * unrelated (placed by hash), so a group is as good a sample as four misses.
+ * Returns how many were offered.
+ */
+static uint32_t pool_sample(struct hot_table *t, uint32_t lines)
+{
+	uint32_t ngroups = (t->nslots + EVICT_GROUP - 1) / EVICT_GROUP, got = 0;
+
+	for (uint32_t l = 0; l < lines; l++) {
+		uint32_t pos = hot_rand_below(t, ngroups) * EVICT_GROUP;
+
+		for (uint32_t k = 0; k < EVICT_GROUP && pos < t->nslots; k++, pos++) {
+			if (t->slots[pos].key) {
+				pool_offer(t, pos);
+				got++;
+			}
+		}
+	}
+	return got;
+}
+
+/*
+ * The slot to evict from the full table.  A candidate's stored v is a lower
+ * bound of its entry's v (values only grow, and rebases scale both alike), so
+ * the first candidate whose entry still holds exactly its v is the coldest
+ * the pool knows of.
+ */
+static uint32_t hot_victim(struct hot_table *t)
+{
+	uint32_t best = PID_NONE;
+
+	if (t->nslots <= EVICT_SCAN_ALL) {
+		for (uint32_t i = 0; i < t->nslots; i++)
+			if (t->slots[i].key && (best == PID_NONE || t->slots[i].v < t->slots[best].v))
+				best = i;
+		return best;
+	}
+	pool_sample(t, EVICT_LINES);
+	for (;;) {
+		struct hot_cand *c = &t->pool[0];
+
+		if (!t->npool) {
+			pool_sample(t, 1);
+			continue;
+		}
+		if (t->slots[c->pos].key != c->key && !hot_probe(t, c->key, &c->pos)) {
+			pool_del(t, 0);	/* gone: forgotten, folded or moved away */
+			continue;
+		}
+		if (t->slots[c->pos].v != c->v) {
+			c->v = t->slots[c->pos].v;	/* sampled again since */
+			pool_fix(t, 0);
+			continue;
+		}
+		best = c->pos;
+		pool_del(t, 0);
+		return best;
+	}
+}
+
+/*
+ * A new entry for @key (absent; @pos: the empty slot hot_probe() gave),
+ * its process slot pinned by pid_get(): the pin becomes the entry's count.
+ */
+static void hot_insert(struct hot_table *t, uint64_t key, uint32_t pos, double v,
+		       uint32_t samples, uint32_t tick)
+{
+	if (t->nused == t->params.max_entries) {
+		hot_remove_at(t, hot_victim(t));
+		t->st.evictions++;
+		hot_probe(t, key, &pos);	/* entries moved */
+	}
+	t->slots[pos].key = key;
+	t->slots[pos].v = (float)v;
+	t->slots[pos].tail = tick << TAIL_SAMPLE_BITS |
+			     (samples < HOT_SAMPLES_MAX ? samples : HOT_SAMPLES_MAX);
+	t->nused++;
+	if (key & KEY_HUGE) {
+		t->st.huge_entries++;
+		t->pids[KEY_PSLOT(key)].nhuge++;
+	}
+	t->st.inserts++;
+}
+
+static void hot_add(struct hot_table *t, uint32_t pos, double dv, uint32_t samples,
+		    uint32_t tick)
+{
+	struct hot_entry *e = &t->slots[pos];
+	uint32_t n = TAIL_SAMPLES(e->tail) + samples;
+	uint32_t old = TAIL_TICK(e->tail);
+
+	e->v = (float)((double)e->v + dv);
+	e->tail = (tick > old ? tick : old) << TAIL_SAMPLE_BITS |
+		  (n < HOT_SAMPLES_MAX ? n : HOT_SAMPLES_MAX);
+}
+
+/* ---- rebasing: the one O(n) step ---- */
+
+static float hot_rescale(float v, double f)
+{
+	double r = (double)v * f;
+
+	return r < FLT_MIN_NORMAL ? 0.0f : (float)r;
 }
 
 static void hot_maybe_rebase(struct hot_table *t, uint64_t now_ns)
 {
 	double span = (double)t->params.half_life_ns * REBASE_HALF_LIVES;
-	double f;
+	bool heat = now_ns > t->epoch_ns && (double)(now_ns - t->epoch_ns) >= span;
+	uint64_t age = now_ns > t->time_base_ns ? (now_ns - t->time_base_ns) >> HOT_TIME_SHIFT : 0;
+	uint64_t shift = age >= TICK_REBASE ? age - TICK_AFTER : 0;
+	double f = heat ? 1.0 / hot_scale(t, now_ns) : 1.0;
 
-	if (now_ns <= t->epoch_ns || (double)(now_ns - t->epoch_ns) < span)
+	if (!heat && !shift)
 		return;
-	f = 1.0 / hot_scale(t, now_ns);
-	for (uint32_t i = 0; i < t->nused; i++)
-		t->ents[t->heap[i]].v *= f;
-	t->epoch_ns = now_ns;
-	t->scale = 0.0;	/* recompute against the new epoch */
+	for (uint32_t i = 0; i < t->nslots; i++) {
+		struct hot_entry *e = &t->slots[i];
+		uint32_t tick = TAIL_TICK(e->tail);
+
+		if (!e->key)
+			continue;
+		if (heat)
+			e->v = hot_rescale(e->v, f);
+		if (shift)
+			e->tail = (tick > shift ? tick - (uint32_t)shift : 0) << TAIL_SAMPLE_BITS |
+				  TAIL_SAMPLES(e->tail);
+	}
+	for (uint32_t i = 0; heat && i < t->npool; i++)
+		t->pool[i].v = hot_rescale(t->pool[i].v, f);
+	for (uint32_t i = 0; shift && i < t->max_pids; i++)
+		t->pids[i].last_tick = t->pids[i].last_tick > shift ?
+				       t->pids[i].last_tick - (uint32_t)shift : 0;
+	if (heat) {
+		t->epoch_ns = now_ns;
+		t->scale = 0.0;	/* recompute against the new epoch */
+	}
+	t->time_base_ns += shift << HOT_TIME_SHIFT;
 	t->st.rebases++;
+}
+
+/* ---- setup ---- */
+
+static uint32_t hot_nslots(uint32_t max_entries)
+{
+	return max_entries + max_entries / 4 + 1;	/* load <= 0.8, never 1 */
+}
+
+static uint32_t hot_max_pids(uint32_t max_entries)
+{
+	return max_entries < HOT_MAX_PIDS ? max_entries : HOT_MAX_PIDS;
+}
+
+static uint32_t hot_pid_index_size(uint32_t max_pids)
+{
+	uint32_t n = 1;
+
+	while (n < 2 * max_pids)
+		n <<= 1;
+	return n;
 }
 
 size_t hot_mem_size(uint32_t max_entries)
 {
-	uint64_t nb = 1;
+	uint32_t np = hot_max_pids(max_entries);
 
 	if (max_entries == 0 || max_entries >= (1u << 31))
 		return 0;
-	while (nb < max_entries)
-		nb <<= 1;
-	return (size_t)max_entries * (sizeof(struct hot_entry) + sizeof(uint32_t)) +
-	       (size_t)nb * sizeof(uint32_t);
+	return (size_t)hot_nslots(max_entries) * sizeof(struct hot_entry) +
+	       (size_t)np * sizeof(struct hot_pid) +
+	       (size_t)hot_pid_index_size(np) * sizeof(uint16_t);
 }
 
 int hot_init(struct hot_table *t, const struct hot_params *p, void *mem,
 	     size_t mem_bytes, uint64_t now_ns)
 {
 	size_t need = hot_mem_size(p->max_entries);
-	uint32_t n = p->max_entries;
+	uint32_t np = hot_max_pids(p->max_entries);
 
 	if (p->half_life_ns == 0 || need == 0 || !mem || mem_bytes < need ||
 	    ((uintptr_t)mem % sizeof(uint64_t)) != 0)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
 	t->params = *p;
-	t->ents = mem;
-	t->heap = (uint32_t *)(t->ents + n);
-	t->buckets = t->heap + n;
-	t->nbuckets = 1;
-	while (t->nbuckets < n)
-		t->nbuckets <<= 1;
-	memset(t->buckets, 0xff, (size_t)t->nbuckets * sizeof(uint32_t));
-	for (uint32_t i = 0; i < n; i++) {
-		t->ents[i].heap_idx = HOT_NONE;
-		t->ents[i].next = i + 1 < n ? i + 1 : HOT_NONE;
-	}
-	t->free_head = 0;
+	t->nslots = hot_nslots(p->max_entries);
+	t->max_pids = np;
+	t->pid_index_mask = hot_pid_index_size(np) - 1;
+	t->slots = mem;
+	t->pids = (struct hot_pid *)(t->slots + t->nslots);
+	t->pid_index = (uint16_t *)(t->pids + np);
+	memset(mem, 0, need);
+	for (uint32_t i = 0; i < np; i++)
+		t->pids[i].nents = i + 1 < np ? i + 1 : PID_NONE;
+	t->pid_free = 0;
 	t->epoch_ns = now_ns;
+	t->time_base_ns = now_ns;
+	t->rng = 0x9e3779b97f4a7c15ull;
 	t->mem_bytes = need;
-	t->st.max_entries = n;
+	t->st.max_entries = p->max_entries;
+	t->st.max_pids = np;
 	return 0;
 }
 
-static void hot_record_page(struct hot_table *t, pid_t pid, uint64_t addr, double dv,
-			    uint64_t now_ns)
-{
-	uint64_t key = addr >> HOT_PAGE_SHIFT;
-	uint32_t idx = HOT_NONE;
+/* ---- recording ---- */
 
-	if (t->st.huge_entries)
-		idx = hot_lookup(t, pid, (key & ~(HOT_HUGE_PAGES - 1)) | HOT_KEY_HUGE);
-	if (idx == HOT_NONE)
-		idx = hot_lookup(t, pid, key);
-	if (idx == HOT_NONE)
-		hot_insert(t, pid, key, dv, 1, now_ns);
-	else
-		hot_add(t, idx, dv, 1, now_ns);
+static void hot_record_page(struct hot_table *t, pid_t pid, uint64_t addr, double dv,
+			    uint32_t tick)
+{
+	uint32_t ps = pid_get(t, pid, tick), pos;
+	uint64_t slot_bits = (uint64_t)(ps + 1) << KEY_PID_SHIFT;
+	uint64_t page = addr >> HOT_PAGE_SHIFT;
+
+	if ((t->pids[ps].nhuge &&
+	     hot_probe(t, slot_bits | KEY_HUGE | (page & ~(HOT_HUGE_PAGES - 1)), &pos)) ||
+	    hot_probe(t, slot_bits | page, &pos)) {
+		hot_add(t, pos, dv, 1, tick);
+		pid_put(t, ps);
+		return;
+	}
+	hot_insert(t, slot_bits | page, pos, dv, 1, tick);
 }
 
 static void hot_record_huge(struct hot_table *t, pid_t pid, uint64_t base, double dv,
-			    uint64_t now_ns)
+			    uint32_t tick)
 {
+	uint32_t ps = pid_get(t, pid, tick), pos, samples = 1;
+	uint64_t slot_bits = (uint64_t)(ps + 1) << KEY_PID_SHIFT;
 	uint64_t first = base >> HOT_PAGE_SHIFT;
-	uint64_t key = first | HOT_KEY_HUGE;
-	uint32_t idx = hot_lookup(t, pid, key);
+	uint64_t key = slot_bits | KEY_HUGE | first;
+	struct hot_pid *pp = &t->pids[ps];
 
-	if (idx == HOT_NONE) {
-		idx = hot_insert(t, pid, key, 0.0, 0, now_ns);
-		/* Absorb the base pages this range covers; values share the epoch,
-		 * so their sum is the range's heat. */
-		for (uint64_t k = first; k < first + HOT_HUGE_PAGES &&
-		     t->nused > t->st.huge_entries; k++) {
-			uint32_t small = hot_lookup(t, pid, k);
-			struct hot_entry *s;
-
-			if (small == HOT_NONE)
-				continue;
-			s = &t->ents[small];
-			hot_add(t, idx, s->v, s->samples, s->last_ns);
-			hot_remove(t, small);
-			t->st.folded++;
-		}
+	if (hot_probe(t, key, &pos)) {
+		hot_add(t, pos, dv, 1, tick);
+		pid_put(t, ps);
+		return;
 	}
-	hot_add(t, idx, dv, 1, now_ns);
+	/* Absorb the base pages the range covers before inserting it, so a full
+	 * table evicts nothing for it when there were any.  Values share the
+	 * epoch, so their sum is the range's heat; nents - 1 leaves out our pin. */
+	for (uint64_t k = first; k < first + HOT_HUGE_PAGES && pp->nents - 1 > pp->nhuge; k++) {
+		struct hot_entry *s;
+
+		if (!hot_probe(t, slot_bits | k, &pos))
+			continue;
+		s = &t->slots[pos];
+		dv += s->v;
+		samples += TAIL_SAMPLES(s->tail);
+		if (TAIL_TICK(s->tail) > tick)
+			tick = TAIL_TICK(s->tail);
+		hot_remove_at(t, pos);
+		t->st.folded++;
+	}
+	hot_probe(t, key, &pos);
+	hot_insert(t, key, pos, dv, samples, tick);
 }
 
 int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 	       double weight, uint64_t now_ns)
 {
 	uint64_t end, g;
+	uint32_t tick;
 	double scale;
 	int n = 0;
 
 	if (pid <= 0 || !(weight >= 0.0))
 		return -EINVAL;
+	if (addr >= HOT_ADDR_LIMIT)
+		return -ERANGE;
 	if (weight == 0.0)
 		return 0;
 	if (now_ns < t->epoch_ns)
@@ -406,91 +746,119 @@ int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 		t->scale_ns = now_ns;
 	}
 	scale = t->scale;
+	tick = hot_tick(t, now_ns);
 	t->st.records++;
 
 	if (len <= HOT_PAGE_SIZE) {
-		hot_record_page(t, pid, addr, weight * scale, now_ns);
+		hot_record_page(t, pid, addr, weight * scale, tick);
 		return 1;
 	}
-	end = addr + len < addr ? UINT64_MAX : addr + len;
+	end = len > HOT_ADDR_LIMIT - addr ? HOT_ADDR_LIMIT : addr + len;
 	for (g = addr & ~(HOT_HUGE_SIZE - 1); g < end; g += HOT_HUGE_SIZE) {
 		uint64_t lo = g > addr ? g : addr;
 		uint64_t hi = end - g > HOT_HUGE_SIZE ? g + HOT_HUGE_SIZE : end;
 
 		hot_record_huge(t, pid, g, weight * scale * (double)(hi - lo) / HOT_HUGE_SIZE,
-				now_ns);
+				tick);
 		n++;
-		if (g + HOT_HUGE_SIZE < g)
-			break;
 	}
 	return n;
 }
 
+/* ---- queries ---- */
+
 static uint32_t hot_find(const struct hot_table *t, pid_t pid, uint64_t addr)
 {
-	uint64_t key = addr >> HOT_PAGE_SHIFT;
-	uint32_t idx = HOT_NONE;
+	uint32_t ps = pid > 0 ? pid_find(t, pid) : PID_NONE, pos;
+	uint64_t slot_bits = (uint64_t)(ps + 1) << KEY_PID_SHIFT;
+	uint64_t page = addr >> HOT_PAGE_SHIFT;
 
-	if (t->st.huge_entries)
-		idx = hot_lookup(t, pid, (key & ~(HOT_HUGE_PAGES - 1)) | HOT_KEY_HUGE);
-	if (idx == HOT_NONE)
-		idx = hot_lookup(t, pid, key);
-	return idx;
+	if (ps == PID_NONE || addr >= HOT_ADDR_LIMIT)
+		return PID_NONE;
+	if (t->pids[ps].nhuge &&
+	    hot_probe(t, slot_bits | KEY_HUGE | (page & ~(HOT_HUGE_PAGES - 1)), &pos))
+		return pos;
+	if (hot_probe(t, slot_bits | page, &pos))
+		return pos;
+	return PID_NONE;
 }
 
 uint64_t hot_entry_len(const struct hot_table *t, pid_t pid, uint64_t addr)
 {
-	uint32_t idx = hot_find(t, pid, addr);
+	uint32_t pos = hot_find(t, pid, addr);
 
-	if (idx == HOT_NONE)
+	if (pos == PID_NONE)
 		return 0;
-	return t->ents[idx].key & HOT_KEY_HUGE ? HOT_HUGE_SIZE : HOT_PAGE_SIZE;
+	return t->slots[pos].key & KEY_HUGE ? HOT_HUGE_SIZE : HOT_PAGE_SIZE;
 }
 
 double hot_heat(const struct hot_table *t, pid_t pid, uint64_t addr, uint64_t now_ns)
 {
-	uint32_t idx = hot_find(t, pid, addr);
+	uint32_t pos = hot_find(t, pid, addr);
 
-	if (idx == HOT_NONE)
+	if (pos == PID_NONE)
 		return 0.0;
-	return t->ents[idx].v / hot_scale(t, now_ns);
+	return (double)t->slots[pos].v / hot_scale(t, now_ns);
 }
 
 int hot_forget(struct hot_table *t, pid_t pid, uint64_t addr)
 {
-	uint32_t idx = hot_find(t, pid, addr);
+	uint32_t pos = hot_find(t, pid, addr);
 
-	if (idx == HOT_NONE)
+	if (pos == PID_NONE)
 		return -ENOENT;
-	hot_remove(t, idx);
+	hot_remove_at(t, pos);
 	return 0;
+}
+
+/*
+ * Remove every entry of process slot @ps (which frees it).  Deleting at @i
+ * pulls later entries of the run back into @i, so @i is looked at again; an
+ * entry only ever moves to a slot it could have started in, never past one
+ * already looked at, except from the wrapped start of the table, which was
+ * looked at first.
+ */
+static void hot_drop_slot(struct hot_table *t, uint32_t ps, size_t *ret_n)
+{
+	uint32_t left = t->pids[ps].nents;
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < t->nslots && left; i++) {
+		while (left && (t->slots[i].key >> KEY_PID_SHIFT) == ps + 1) {
+			hot_remove_at(t, i);
+			left--;
+			n++;
+		}
+	}
+	for (uint32_t i = t->npool; i-- > 0;)
+		if (KEY_PSLOT(t->pool[i].key) == ps)
+			pool_del(t, i);
+	*ret_n = n;
 }
 
 size_t hot_drop_pid(struct hot_table *t, pid_t pid)
 {
+	uint32_t ps = pid > 0 ? pid_find(t, pid) : PID_NONE;
 	size_t n = 0;
 
-	for (uint32_t i = 0; i < t->params.max_entries; i++) {
-		if (t->ents[i].heap_idx == HOT_NONE || t->ents[i].pid != pid)
-			continue;
-		hot_remove(t, i);
-		n++;
-	}
+	if (ps == PID_NONE)
+		return 0;
+	hot_drop_slot(t, ps, &n);
 	t->st.dropped += n;
 	return n;
 }
 
-static void hot_view(const struct hot_table *t, uint32_t idx, double inv_scale,
+static void hot_view(const struct hot_table *t, uint32_t pos, double inv_scale,
 		     struct hot_entry_view *v)
 {
-	const struct hot_entry *e = &t->ents[idx];
+	const struct hot_entry *e = &t->slots[pos];
 
-	v->pid = e->pid;
-	v->addr = (e->key & ~HOT_KEY_HUGE) << HOT_PAGE_SHIFT;
-	v->len = e->key & HOT_KEY_HUGE ? HOT_HUGE_SIZE : HOT_PAGE_SIZE;
-	v->heat = e->v * inv_scale;
-	v->samples = e->samples;
-	v->last_ns = e->last_ns;
+	v->pid = t->pids[KEY_PSLOT(e->key)].pid;
+	v->addr = KEY_PAGE(e->key) << HOT_PAGE_SHIFT;
+	v->len = e->key & KEY_HUGE ? HOT_HUGE_SIZE : HOT_PAGE_SIZE;
+	v->heat = (double)e->v * inv_scale;
+	v->samples = TAIL_SAMPLES(e->tail);
+	v->last_ns = t->time_base_ns + ((uint64_t)TAIL_TICK(e->tail) << HOT_TIME_SHIFT);
 }
 
 /*
@@ -531,19 +899,25 @@ static size_t hot_select(const struct hot_table *t, pid_t pid, bool use_min, dou
 			 uint64_t now_ns, struct hot_entry_view *out, size_t max, int dir)
 {
 	double inv = 1.0 / hot_scale(t, now_ns);
+	uint32_t want = 0;
 	size_t n = 0;
 
+	if (pid) {
+		want = pid > 0 ? pid_find(t, pid) + 1 : 0;
+		if (!want)
+			return 0;	/* no entries (PID_NONE + 1 wraps to 0) */
+	}
 	if (max == 0)
 		return 0;
-	for (uint32_t hi = 0; hi < t->nused; hi++) {
-		uint32_t idx = t->heap[hi];
+	for (uint32_t pos = 0; pos < t->nslots; pos++) {
+		const struct hot_entry *e = &t->slots[pos];
 		struct hot_entry_view v;
 
-		if (pid && t->ents[idx].pid != pid)
+		if (!e->key || (want && (e->key >> KEY_PID_SHIFT) != want))
 			continue;
-		if (use_min && t->ents[idx].v < min_v)
+		if (use_min && (double)e->v < min_v)
 			continue;
-		hot_view(t, idx, 1.0, &v);
+		hot_view(t, pos, 1.0, &v);
 		if (n < max) {
 			out[n++] = v;
 			if (n == max)	/* heapify once full */
@@ -588,11 +962,13 @@ int hot_foreach(const struct hot_table *t, uint64_t now_ns,
 {
 	double inv = 1.0 / hot_scale(t, now_ns);
 
-	for (uint32_t hi = 0; hi < t->nused; hi++) {
+	for (uint32_t i = 0; i < t->nslots; i++) {
 		struct hot_entry_view v;
 		int r;
 
-		hot_view(t, t->heap[hi], inv, &v);
+		if (!t->slots[i].key)
+			continue;
+		hot_view(t, i, inv, &v);
 		r = fn(&v, arg);
 		if (r)
 			return r;
@@ -604,5 +980,6 @@ void hot_get_stats(const struct hot_table *t, struct hot_stats *ret_st)
 {
 	*ret_st = t->st;
 	ret_st->entries = t->nused;
+	ret_st->pids = t->npids;
 	ret_st->mem_bytes = t->mem_bytes;
 }

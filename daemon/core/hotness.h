@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Hotness table: decayed access heat per (pid, page or 2 MiB range), bounded
- * memory, coldest-first eviction.  Pure: time comes in as now_ns, memory comes
+ * memory, near-coldest eviction.  Pure: time comes in as now_ns, memory comes
  * in at init, nothing allocates afterwards.  The model and its costs are
  * described at the top of hotness.c.
  */
@@ -17,6 +17,12 @@
 #define HOT_HUGE_SHIFT 21
 #define HOT_HUGE_SIZE (1ull << HOT_HUGE_SHIFT)	/* 2 MiB: a PMD folio */
 
+#define HOT_ADDR_LIMIT (1ull << 57)	/* user addresses, 5-level paging included */
+#define HOT_MAX_PIDS 4096u		/* process slots of the largest tables */
+#define HOT_SAMPLES_MAX 4095u		/* hot_entry_view.samples saturates here */
+#define HOT_TIME_SHIFT 27		/* last_ns is kept in units of 2^27 ns */
+#define HOT_EVICT_POOL 16		/* eviction candidates carried over */
+
 struct hot_params {
 	uint64_t half_life_ns;	/* heat halves every half_life_ns; > 0 */
 	uint32_t max_entries;	/* the most (pid, page) entries held; >= 1 */
@@ -28,8 +34,9 @@ struct hot_entry_view {
 	uint64_t addr;		/* first byte of the page or range */
 	uint64_t len;		/* HOT_PAGE_SIZE or HOT_HUGE_SIZE */
 	double heat;		/* decayed weight at now_ns */
-	uint64_t samples;	/* records folded in since the entry was made */
-	uint64_t last_ns;	/* time of the last record */
+	uint64_t samples;	/* records folded in, up to HOT_SAMPLES_MAX */
+	uint64_t last_ns;	/* time of the last record, rounded down to
+				 * 2^HOT_TIME_SHIFT ns (134 ms) */
 };
 
 struct hot_stats {
@@ -43,21 +50,41 @@ struct hot_stats {
 	uint64_t dropped;	/* entries removed by hot_drop_pid() */
 	uint64_t rebases;	/* O(n) rescales of the stored values */
 	uint64_t mem_bytes;	/* the memory given at init that is in use */
+	uint64_t pids;		/* process slots in use now ... */
+	uint64_t max_pids;	/* ... of min(max_entries, HOT_MAX_PIDS) */
+	uint64_t pid_evictions;	/* processes dropped to free a slot */
 };
 
 struct hot_entry;
+struct hot_pid;
+
+/* An eviction candidate: where it was, what it held (see hotness.c). */
+struct hot_cand {
+	uint64_t key;
+	float v;
+	uint32_t pos;
+};
 
 struct hot_table {
 	struct hot_params params;
-	struct hot_entry *ents;	/* [max_entries] */
-	uint32_t *buckets;	/* [nbuckets], index into ents or HOT_NONE */
-	uint32_t *heap;		/* [max_entries] min-heap of used entries by value */
-	uint32_t nbuckets;	/* power of two */
+	struct hot_entry *slots;	/* [nslots] open addressing, key 0 = empty */
+	struct hot_pid *pids;		/* [max_pids] process slots */
+	uint16_t *pid_index;		/* [pid_index_mask + 1] pid -> slot + 1 */
+	uint32_t nslots;		/* max_entries + max_entries / 4 + 1 */
 	uint32_t nused;
-	uint32_t free_head;	/* free entries chained through ->next */
+	uint32_t max_pids;
+	uint32_t pid_index_mask;
+	uint32_t pid_free;		/* free process slots chained, or UINT32_MAX */
+	uint32_t npids;
+	pid_t cache_pid;		/* hot_record()'s last pid ... */
+	uint32_t cache_slot;		/* ... and its slot + 1 (0: none) */
 	uint64_t epoch_ns;	/* stored values are heat * 2^((t - epoch) / half-life) */
 	uint64_t scale_ns;	/* hot_record()'s last now_ns ... */
 	double scale;		/* ... and its 2^((now - epoch) / half-life) */
+	uint64_t time_base_ns;	/* entry times count 2^HOT_TIME_SHIFT ns from here */
+	uint64_t rng;		/* xorshift state for eviction sampling */
+	struct hot_cand pool[HOT_EVICT_POOL];	/* coldest candidates, ascending v */
+	uint32_t npool;
 	size_t mem_bytes;
 	struct hot_stats st;
 };
@@ -83,9 +110,12 @@ int hot_init(struct hot_table *t, const struct hot_params *p, void *mem,
  *   other lengths (a region, e.g. from DAMON): every 2 MiB range it overlaps,
  *     each given @weight times the share of the range the region covers, so
  *     a region's access frequency becomes the range's mean frequency.
- * A full table evicts its coldest entry; an entry colder than the coldest
- * is still inserted (it is the newest evidence).  Zero weight creates nothing.
- * Returns the number of entries touched (>= 0) or -EINVAL (pid <= 0).
+ * A full table evicts a cold entry: the coldest when the table has at most
+ * 64 slots, else the coldest of a sample (see hotness.c for how close); the
+ * newcomer is inserted even when it is colder still (it is the newest
+ * evidence).  Zero weight creates nothing.  Returns the number of entries
+ * touched (>= 0), -EINVAL (pid <= 0, negative weight) or -ERANGE (@addr at
+ * or above HOT_ADDR_LIMIT; a region is cut there).
  */
 int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 	       double weight, uint64_t now_ns);

@@ -388,13 +388,19 @@ static int write_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
 
 		snprintf(sc, sizeof(sc), "%s/schemes/%zu", base, i);
 		r = sysfs_write(d, "stat", "%s/action", sc);
-		/* Every region matches: the maxima must be explicit. */
+		/*
+		 * Every region with at least one access matches (the maxima
+		 * must be explicit).  An idle region adds no heat to the
+		 * table, and reading it costs three sysfs reads a drain: with
+		 * hundreds of regions a target, skipping the idle ones is
+		 * what keeps a drain cheap.
+		 */
 		if (r == 0)
 			r = sysfs_write(d, "0", "%s/access_pattern/sz/min", sc);
 		if (r == 0)
 			r = sysfs_write_u64(d, UINT64_MAX, "%s/access_pattern/sz/max", sc);
 		if (r == 0)
-			r = sysfs_write(d, "0", "%s/access_pattern/nr_accesses/min", sc);
+			r = sysfs_write(d, "1", "%s/access_pattern/nr_accesses/min", sc);
 		if (r == 0)
 			r = sysfs_write_u64(d, UINT32_MAX, "%s/access_pattern/nr_accesses/max", sc);
 		if (r == 0)

@@ -1,17 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Cost of the hotness table: CPU time per million samples on each path, and
- * memory per million tracked pages, in CPU time (not wall time, so other
- * load on the machine does not count, though it still pollutes the caches).
- * Not a test (timings depend on the machine); run it by hand:
+ * Cost of the hotness table: CPU time per million samples on each path,
+ * memory per million tracked pages and this process's peak RSS with a full
+ * table, and how much of a Zipf-skewed hot set the bounded table keeps.
+ * Times are CPU time (not wall time, so other load on the machine does not
+ * count, though it still pollutes the caches).  Not a test (timings depend
+ * on the machine); run it by hand:
  *
  *   build/tests/hotness_bench [MAX_ENTRIES]   (default 1048576)
  *
  * The table's memory is 2 MiB aligned and MADV_HUGEPAGE (BENCH_NO_THP=1 in
- * the environment: not).
+ * the environment: not).  It uses only the public API, so the same file
+ * builds against an older table for comparison, e.g. the heap of 45cdbbc:
+ *
+ *   mkdir -p /tmp/heap && for f in c h; do git show 45cdbbc:daemon/core/hotness.$f \
+ *     > /tmp/heap/hotness.$f; done && cc -O2 -I/tmp/heap tests/bench/hotness_bench.c \
+ *     /tmp/heap/hotness.c -lm -o /tmp/heap/hotness_bench && /tmp/heap/hotness_bench
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -98,18 +107,220 @@ static uint64_t addr_new(uint64_t i)
 	return (1ull << 30) + fresh++ * HOT_PAGE_SIZE;
 }
 
+/* "VmHWM:   1234 kB" of /proc/self/status, in KiB; 0 when unreadable. */
+static unsigned long status_kib(const char *key)
+{
+	char line[256];
+	unsigned long kib = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
+			kib = strtoul(line + strlen(key) + 1, NULL, 10);
+	fclose(f);
+	return kib;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * Retention: a 64 Ki-entry table fed a Zipf(@s) stream over @span times as
+ * many pages (2048 samples per 100 ms tick for 60 s, half-life 10 s), the
+ * page ranks shuffled halfway through when @move (the hot set moves).  The
+ * exact decayed heat of every page is kept beside it; printed: the share of
+ * the truly hottest N/16, N/4 and N/2 pages that the table holds at the end.
+ */
+static void retention(uint32_t span, double s, int move)
+{
+	const uint32_t n = 65536, f = span * n, ticks = 600;
+	struct hot_params p = { .half_life_ns = 10 * SEC, .max_entries = n };
+	size_t need = hot_mem_size(n);
+	void *mem = aligned_alloc(64, (need + 63) & ~(size_t)63);
+	double *cdf = malloc(f * sizeof(double)), *truth = calloc(f, sizeof(double));
+	double *sorted = malloc(f * sizeof(double)), sum = 0.0;
+	uint32_t *perm = malloc(f * sizeof(uint32_t));
+	const uint32_t ks[] = { n / 16, n / 4, n / 2 };
+	struct hot_table t;
+	uint64_t clk = 0;
+
+	rng = 0x9e3779b97f4a7c15ull;	/* the same stream whatever ran before */
+	if (!mem || !cdf || !truth || !sorted || !perm || hot_init(&t, &p, mem, need, 0) < 0) {
+		fprintf(stderr, "hotness_bench: out of memory\n");
+		exit(1);
+	}
+	for (uint32_t i = 0; i < f; i++) {
+		sum += pow(i + 1, -s);
+		cdf[i] = sum;
+		perm[i] = i;
+	}
+	for (uint32_t k = 0; k < ticks; k++) {
+		/* Heat scaled to time 0, as the table stores it: 60 s is 6
+		 * half-lives, far from overflowing a double. */
+		double w = exp2((double)k / 100.0);
+
+		clk += SEC / 10;
+		if (k == 0 || (move && k == ticks / 2))
+			for (uint32_t i = f - 1; i > 0; i--) {
+				uint32_t j = next_rand() % (i + 1), x = perm[i];
+
+				perm[i] = perm[j];
+				perm[j] = x;
+			}
+		for (int q = 0; q < 2048; q++) {
+			double u = (double)(next_rand() >> 11) * 0x1p-53 * sum;
+			uint32_t lo = 0, hi = f - 1, pg;
+
+			while (lo < hi) {
+				uint32_t mid = (lo + hi) / 2;
+
+				if (cdf[mid] < u)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			pg = perm[lo];
+			truth[pg] += w;
+			hot_record(&t, 1, (uint64_t)pg * HOT_PAGE_SIZE, HOT_PAGE_SIZE, 1.0, clk);
+		}
+	}
+	memcpy(sorted, truth, f * sizeof(double));
+	qsort(sorted, f, sizeof(double), cmp_desc);
+	printf("retention, Zipf %.1f over %2ux the table%s:", s, span,
+	       move ? ", hot set moved at 30 s" : "                       ");
+	for (int q = 0; q < 3; q++) {
+		double thr = sorted[ks[q] - 1];
+		uint32_t in = 0, tot = 0;
+
+		for (uint32_t i = 0; i < f; i++) {
+			if (truth[i] < thr || truth[i] == 0.0)
+				continue;
+			tot++;
+			if (hot_heat(&t, 1, (uint64_t)i * HOT_PAGE_SIZE, clk) > 0.0)
+				in++;
+		}
+		printf(" top %u %.2f%%", ks[q], 100.0 * in / tot);
+	}
+	printf("\n");
+	free(mem);
+	free(cdf);
+	free(truth);
+	free(sorted);
+	free(perm);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Eviction quality, as tests/unit/test_hotness.c measures it but larger and
+ * over @seeds seeds: a table of @n entries with heats 1..n in random order,
+ * then n/16 newcomers far hotter than all, each evicting one; the victim's
+ * rank among the entries present (0 = the coldest, which an exact heap
+ * always takes).
+ */
+static void eviction_quality(uint32_t n, int seeds)
+{
+	const uint32_t m = n / 16;
+	struct hot_params p = { .half_life_ns = 10 * SEC, .max_entries = n };
+	size_t need = hot_mem_size(n);
+	void *mem = aligned_alloc(64, (need + 63) & ~(size_t)63);
+	uint32_t *heat_at = malloc(n * sizeof(uint32_t));
+	uint32_t *page_of = malloc((n + 1) * sizeof(uint32_t));
+	uint32_t *ranks = malloc(m * sizeof(uint32_t));
+	unsigned char *present = malloc(n + 1);
+	double mean_lo = 100, mean_hi = 0, p99_lo = 100, p99_hi = 0, worst = 0;
+	struct hot_table t;
+
+	if (!mem || !heat_at || !page_of || !ranks || !present) {
+		fprintf(stderr, "hotness_bench: out of memory\n");
+		exit(1);
+	}
+	for (int seed = 1; seed <= seeds; seed++) {
+		uint64_t sum = 0;
+		uint32_t lo = 1;
+		double mean, p99;
+
+		rng = 0x9e3779b97f4a7c15ull * (uint64_t)seed;
+		hot_init(&t, &p, mem, need, 0);
+		for (uint32_t i = 0; i < n; i++)
+			heat_at[i] = i + 1;
+		for (uint32_t i = n - 1; i > 0; i--) {
+			uint32_t j = next_rand() % (i + 1), x = heat_at[i];
+
+			heat_at[i] = heat_at[j];
+			heat_at[j] = x;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			hot_record(&t, 1, (uint64_t)i * HOT_PAGE_SIZE, HOT_PAGE_SIZE, heat_at[i], 0);
+			page_of[heat_at[i]] = i;
+			present[heat_at[i]] = 1;
+		}
+		for (uint32_t e = 0; e < m; e++) {
+			uint32_t rank = 0, h;
+
+			hot_record(&t, 2, (uint64_t)e * HOT_PAGE_SIZE, HOT_PAGE_SIZE, 1e12, 0);
+			for (h = lo; h <= n; h++) {
+				if (!present[h])
+					continue;
+				if (hot_heat(&t, 1, (uint64_t)page_of[h] * HOT_PAGE_SIZE, 0) == 0.0)
+					break;
+				rank++;
+			}
+			if (h > n) {
+				fprintf(stderr, "hotness_bench: a newcomer was evicted\n");
+				exit(1);
+			}
+			present[h] = 0;
+			while (lo <= n && !present[lo])
+				lo++;
+			ranks[e] = rank;
+			sum += rank;
+		}
+		qsort(ranks, m, sizeof(uint32_t), cmp_u32);
+		mean = 100.0 * sum / m / n;
+		p99 = 100.0 * ranks[m * 99 / 100] / n;
+		mean_lo = mean < mean_lo ? mean : mean_lo;
+		mean_hi = mean > mean_hi ? mean : mean_hi;
+		p99_lo = p99 < p99_lo ? p99 : p99_lo;
+		p99_hi = p99 > p99_hi ? p99 : p99_hi;
+		if (100.0 * ranks[m - 1] / n > worst)
+			worst = 100.0 * ranks[m - 1] / n;
+	}
+	printf("eviction of %u from %u entries, %d seeds: victim rank mean %.2f-%.2f%%, "
+	       "99th percentile %.2f-%.2f%%, worst %.2f%% (exact: 0)\n", m, n, seeds, mean_lo,
+	       mean_hi, p99_lo, p99_hi, worst);
+	free(mem);
+	free(heat_at);
+	free(page_of);
+	free(ranks);
+	free(present);
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t max = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 1u << 20;
 	struct hot_entry_view *out = malloc(4096 * sizeof(*out));
 	struct hot_table t;
+	struct hot_stats st;
 	uint64_t clk = 0, t0;
 	size_t n;
 	void *mem;
 
-	printf("hotness table, max_entries %u: %zu bytes per entry, %.1f MiB per million "
-	       "tracked pages\n", max, hot_mem_size(max) / max,
+	printf("hotness table, max_entries %u: %zu bytes, %.2f bytes per entry, %.1f MiB per "
+	       "million tracked pages\n", max, hot_mem_size(max), (double)hot_mem_size(max) / max,
 	       (double)hot_mem_size(max) / max * MILLION / (1 << 20));
+	printf("peak RSS before any table: %.1f MiB\n", status_kib("VmHWM") / 1024.0);
 
 	mem = table(&t, max);
 	hot_set = 65536;
@@ -122,6 +333,13 @@ int main(int argc, char **argv)
 	run("insert: 1M new pages, empty table", &t, addr_seq, HOT_PAGE_SIZE, &clk);
 	run("update: hot set = the whole (full) table", &t, addr_hot, HOT_PAGE_SIZE, &clk);
 	run("evict: 1M new pages into the full table", &t, addr_new, HOT_PAGE_SIZE, &clk);
+	printf("peak RSS with the table full (%u entries): %.1f MiB, now %.1f MiB\n",
+	       (unsigned)t.nused, status_kib("VmHWM") / 1024.0, status_kib("VmRSS") / 1024.0);
+	t0 = now();
+	hot_record(&t, 1, 0, HOT_PAGE_SIZE, 1.0, clk + 64 * 10 * SEC);	/* 64 half-lives */
+	printf("%-46s %7.1f ms (%llu rebases so far)\n", "a record that rebases the full table",
+	       (now() - t0) / 1e6, (unsigned long long)(hot_get_stats(&t, &st), st.rebases));
+	clk += 64 * 10 * SEC;
 
 	t0 = now();
 	n = hot_select_hottest(&t, 0, 0.0, clk, out, 4096);
@@ -143,5 +361,9 @@ int main(int argc, char **argv)
 	run("fold: 4 KiB samples into 1024 2 MiB entries", &t, addr_hot, HOT_PAGE_SIZE, &clk);
 	free(mem);
 	free(out);
+	eviction_quality(65536, 10);
+	retention(4, 0.8, 0);
+	retention(16, 0.8, 0);
+	retention(16, 0.6, 1);
 	return 0;
 }

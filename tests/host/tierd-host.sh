@@ -89,7 +89,7 @@ ctl metrics >"$T/metrics"; rc=$?
 expect_rc 0 $rc "tierctl metrics"
 python3 - "$T/metrics" <<'PY' && ok "metrics parse as Prometheus text" || bad "metrics format"
 import re, sys
-sample = re.compile(r'^(tierd_[a-z_]+)(\{[a-z_]+="([^"\\]|\\.)*"(,[a-z_]+="([^"\\]|\\.)*")*\})? -?[0-9.e+]+$')
+sample = re.compile(r'^(tierd_[a-z_]+)(\{[a-z_]+="([^"\\]|\\.)*"(,[a-z_]+="([^"\\]|\\.)*")*\})? (-?[0-9.]+(e[+-][0-9]+)?)$')
 types = {}
 ticks = None
 for line in open(sys.argv[1]):

@@ -14,6 +14,7 @@
 
 #include "daemon.h"
 #include "metrics.h"
+#include "pipeline.h"
 #include "test.h"
 
 #define SEC 1000000000ull
@@ -281,6 +282,65 @@ static void test_missing_default(void)
 	tierd_fini(&d);
 }
 
+/* Idle ticks: a tick that plans nothing while the table holds heat doubles
+ * the interval, up to idle_interval_ms; a planned move or an empty table
+ * goes back to interval_ms. */
+static struct hot_table idle_hot;
+static struct batch_plan idle_plan;
+static const char *idle_script; /* per tick: 'e' empty table, 'i' idle, 'm' move */
+
+static int idle_start(struct tierd *d, void **ret_priv)
+{
+	d->pipe = calloc(1, sizeof(*d->pipe)); /* tierd_fini() frees it */
+	return d->pipe ? 0 : -ENOMEM;
+}
+
+static int idle_tick(struct tierd *d, void *priv, uint64_t now_ns)
+{
+	char c = *idle_script++;
+
+	idle_hot.nused = c == 'e' ? 0 : 100;
+	idle_plan.nr_batches = c == 'm';
+	d->pipe->hot = &idle_hot;
+	d->pipe->plan = &idle_plan;
+	return 0;
+}
+
+static const struct tierd_module idle_module = {
+	.name = "idle", .start = idle_start, .tick = idle_tick,
+};
+
+static void test_idle_interval(void)
+{
+	/* After each tick of "eiiiiimie": */
+	static const uint32_t want[] = { 500, 1000, 2000, 3000, 3000, 3000, 500,
+					 1000, 500 };
+	char root[4096];
+	static struct tierd d;
+	FILE *f = fopen(conf_path, "w");
+
+	CHECK(f != NULL);
+	fputs("interval_ms: 500\nidle_interval_ms: 3000\n", f);
+	fclose(f);
+	snprintf(root, sizeof(root), "%s/topology/single", fixtures_dir);
+	d.root = root;
+	snprintf(d.config_path, sizeof(d.config_path), "%s", conf_path);
+	CHECK_EQ_INT(tierd_init(&d, (const struct tierd_module *const[]){
+					    &idle_module, NULL }),
+		     0);
+	CHECK_EQ_INT(tierd_interval_ms(&d), 500);
+	idle_script = "eiiiiimie";
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		tierd_tick(&d, (i + 1) * SEC);
+		CHECK_EQ_INT(tierd_interval_ms(&d), want[i]);
+	}
+	/* At or below interval_ms: fixed. */
+	d.conf->idle_interval_ms = 200;
+	d.idle_ticks = 5;
+	CHECK_EQ_INT(tierd_interval_ms(&d), 500);
+	tierd_fini(&d);
+}
+
 int main(int argc, char **argv)
 {
 	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures";
@@ -291,6 +351,7 @@ int main(int argc, char **argv)
 	fixtures_dir = fixtures;
 	RUN(test_lifecycle);
 	RUN(test_missing_default);
+	RUN(test_idle_interval);
 	unlink(conf_path);
 	rmdir(tmpdir);
 	return TEST_EXIT();

@@ -224,7 +224,7 @@ static void owner(char *buf, size_t len)
 	"kdamonds/0/contexts/0/schemes/" #i "/action=stat\n"                     \
 	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/sz/min=0\n"         \
 	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/sz/max=18446744073709551615\n" \
-	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/nr_accesses/min=0\n" \
+	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/nr_accesses/min=1\n" \
 	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/nr_accesses/max=4294967295\n" \
 	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/age/min=0\n"        \
 	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/age/max=4294967295\n" \

@@ -27,6 +27,15 @@ static int near(double a, double b)
 	return d <= 1e-9 * (b > 1.0 ? b : 1.0);
 }
 
+/* The same for heats the table stored: a float rounds each sum to 24 bits
+ * (2^-24 relative), so k additions are off by at most k * 2^-24. */
+static int near_stored(double a, double b, int k)
+{
+	double d = a > b ? a - b : b - a;
+
+	return d <= k * 0x1p-24 * (b > 1.0 ? b : 1.0);
+}
+
 static void test_exp2(void)
 {
 	double h = hot_exp2(0.5);
@@ -76,10 +85,11 @@ static void test_worked_example(void)
 			b10 = hot_heat(&t, 1, B, 10 * SEC);
 	}
 	CHECK(hot_heat(&t, 1, A, 10 * SEC) == 25.0);
-	CHECK(near(b10, 10.0 * (1.0 - hot_exp2(-1.1)) / (1.0 - hot_exp2(-0.1))));
+	CHECK(near_stored(b10, 10.0 * (1.0 - hot_exp2(-1.1)) / (1.0 - hot_exp2(-0.1)), 11));
+	CHECK(!near_stored(b10, 10.0 * (1.0 - hot_exp2(-1.1)) / (1.0 - hot_exp2(-0.1)) + 1e-4, 11));
 	CHECK(hot_heat(&t, 1, A, 30 * SEC) == 6.25);
-	CHECK(near(hot_heat(&t, 1, B, 30 * SEC),
-		   10.0 * (1.0 - hot_exp2(-3.1)) / (1.0 - hot_exp2(-0.1))));
+	CHECK(near_stored(hot_heat(&t, 1, B, 30 * SEC),
+			  10.0 * (1.0 - hot_exp2(-3.1)) / (1.0 - hot_exp2(-0.1)), 31));
 	hot_record(&t, 1, C, PG, 1.0, 30 * SEC);
 	CHECK(hot_heat(&t, 1, A, 30 * SEC) == 0.0);	/* evicted */
 	CHECK(hot_heat(&t, 1, B, 30 * SEC) > 100.0);
@@ -279,19 +289,345 @@ static void test_rebase_keeps_order(void)
 	mk(&t, 1, 8);
 	hot_record(&t, 1, 0, PG, 1.0, 0);
 	hot_record(&t, 1, PG, PG, 1.0, 10);
-	hot_record(&t, 1, 2 * PG, PG, 1.0, 600);	/* > 512 half-lives: rebase */
-	hot_record(&t, 1, 3 * PG, PG, 3.0, 600);
+	hot_record(&t, 1, 2 * PG, PG, 1.0, 100);	/* >= 64 half-lives: rebase */
+	hot_record(&t, 1, 3 * PG, PG, 3.0, 100);
 	hot_get_stats(&t, &st);
 	CHECK_EQ_U64(st.rebases, 1);
-	CHECK(hot_heat(&t, 1, 2 * PG, 600) == 1.0);
-	CHECK(hot_heat(&t, 1, 3 * PG, 601) == 1.5);
-	CHECK_EQ_U64(hot_select_hottest(&t, 1, 0.0, 600, v, 3), 3);
+	CHECK(hot_heat(&t, 1, 2 * PG, 100) == 1.0);
+	CHECK(hot_heat(&t, 1, 3 * PG, 101) == 1.5);
+	CHECK_EQ_U64(hot_select_hottest(&t, 1, 0.0, 100, v, 3), 3);
 	CHECK_EQ_U64(v[0].addr, 3 * PG);
 	CHECK_EQ_U64(v[1].addr, 2 * PG);
 	CHECK_EQ_U64(v[2].addr, PG);
 	/* A sample stamped before the epoch counts at the epoch. */
 	hot_record(&t, 1, 4 * PG, PG, 2.0, 5);
-	CHECK(hot_heat(&t, 1, 4 * PG, 600) == 2.0);
+	CHECK(hot_heat(&t, 1, 4 * PG, 100) == 2.0);
+}
+
+/* Pids live in a per-table process slot: min(max_entries, HOT_MAX_PIDS) of
+ * them.  A slot frees with its last entry; when none is free, the process
+ * with the oldest last record gives up its entries. */
+static void test_pid_slots(void)
+{
+	struct hot_table t;
+	struct hot_stats st;
+	struct hot_entry_view v[4];
+	const uint32_t n = HOT_MAX_PIDS;
+
+	mk(&t, 3600 * SEC, 2 * n);
+	hot_get_stats(&t, &st);
+	CHECK_EQ_U64(st.max_pids, n);
+	for (uint32_t i = 0; i < n; i++) {
+		hot_record(&t, 1000 + i, 0, PG, 1.0, i * SEC);
+		hot_record(&t, 1000 + i, PG, PG, 1.0, i * SEC);
+	}
+	hot_get_stats(&t, &st);
+	CHECK_EQ_U64(st.pids, n);
+	CHECK_EQ_U64(st.entries, 2 * n);
+	/* Pid 1000 recorded last at 0 s: it goes, both its entries with it. */
+	CHECK_EQ_INT(hot_record(&t, 99999, 0, PG, 5.0, n * SEC), 1);
+	hot_get_stats(&t, &st);
+	CHECK_EQ_U64(st.pid_evictions, 1);
+	CHECK_EQ_U64(st.evictions, 2);
+	CHECK_EQ_U64(st.pids, n);
+	CHECK_EQ_U64(st.entries, 2 * n - 1);
+	CHECK(hot_heat(&t, 1000, 0, n * SEC) == 0.0);
+	CHECK(near_stored(hot_heat(&t, 1001, PG, SEC), 1.0, 1));
+	CHECK(near_stored(hot_heat(&t, 99999, 0, n * SEC), 5.0, 1));
+	CHECK_EQ_U64(hot_select_hottest(&t, 1000, 0.0, n * SEC, v, 4), 0);
+	/* Re-recorded, pid 1001 is no longer the oldest: 1002 goes next. */
+	hot_record(&t, 1001, 0, PG, 1.0, n * SEC);
+	hot_record(&t, 100000, 0, PG, 1.0, n * SEC);
+	CHECK(hot_heat(&t, 1001, 0, n * SEC) > 0.0);
+	CHECK(hot_heat(&t, 1002, 0, n * SEC) == 0.0);
+	/* A dropped pid frees its slot: the next new pid evicts nobody. */
+	CHECK_EQ_U64(hot_drop_pid(&t, 1003), 2);
+	hot_get_stats(&t, &st);
+	CHECK_EQ_U64(st.pids, n - 1);
+	hot_record(&t, 100001, 0, PG, 1.0, n * SEC);
+	hot_get_stats(&t, &st);
+	CHECK_EQ_U64(st.pid_evictions, 2);
+	CHECK_EQ_U64(st.pids, n);
+	CHECK(hot_heat(&t, 1004, PG, n * SEC) > 0.0);
+	/* The last-pid cache must not outlive the slot: record, drop, record
+	 * another pid into the freed slot, then the first pid again. */
+	hot_record(&t, 100002, 0, PG, 3.0, n * SEC);	/* evicts 1004 */
+	CHECK_EQ_U64(hot_drop_pid(&t, 100002), 1);
+	hot_record(&t, 100003, 0, PG, 7.0, n * SEC);
+	hot_record(&t, 100002, PG, PG, 2.0, n * SEC);	/* evicts 1005 */
+	CHECK(near_stored(hot_heat(&t, 100003, 0, n * SEC), 7.0, 1));
+	CHECK(hot_heat(&t, 100002, 0, n * SEC) == 0.0);
+	CHECK(near_stored(hot_heat(&t, 100002, PG, n * SEC), 2.0, 1));
+	CHECK_EQ_U64(hot_select_hottest(&t, 100003, 0.0, n * SEC, v, 4), 1);
+	CHECK_EQ_INT(v[0].pid, 100003);
+}
+
+/* A small table's process slots are as many as its entries, so a new pid in
+ * a full table evicts an entry, never a whole process. */
+static void test_pid_slots_small_table(void)
+{
+	struct hot_table t;
+	struct hot_stats st;
+
+	mk(&t, SEC, 4);
+	for (int i = 0; i < 4; i++)
+		hot_record(&t, 10 + i, 0, PG, 1.0 + i, 0);
+	hot_record(&t, 20, 0, PG, 9.0, 0);
+	hot_get_stats(&t, &st);
+	CHECK_EQ_U64(st.max_pids, 4);
+	CHECK_EQ_U64(st.pids, 4);
+	CHECK_EQ_U64(st.evictions, 1);
+	CHECK_EQ_U64(st.pid_evictions, 0);
+	CHECK(hot_heat(&t, 10, 0, 0) == 0.0);	/* the coldest */
+	CHECK(hot_heat(&t, 11, 0, 0) == 2.0);
+}
+
+/* last_ns is kept in 2^27 ns ticks (134 ms) since a time base that moves
+ * when 15/16 of the 20-bit window (36.7 h) has passed; an entry older than
+ * the new base reports the base, 26.9 h old, older than any cold_age_s. */
+static void test_time_ticks_and_rebase(void)
+{
+	struct hot_table t;
+	struct hot_stats st;
+	struct hot_entry_view v[2];
+	const uint64_t late = 40 * 3600 * SEC;
+	const uint64_t tick = 1ull << HOT_TIME_SHIFT;
+
+	mk(&t, 3600 * SEC, 16);
+	hot_record(&t, 1, 0, PG, 8.0, SEC);
+	CHECK_EQ_U64(hot_select_hottest(&t, 1, 0.0, SEC, v, 2), 1);
+	CHECK_EQ_U64(v[0].last_ns, SEC / tick * tick);	/* 939524096 */
+	CHECK_EQ_U64(v[0].samples, 1);
+	hot_record(&t, 1, PG, PG, 1.0, late);
+	hot_get_stats(&t, &st);
+	CHECK_EQ_U64(st.rebases, 1);	/* the time base only: 40 < 64 half-lives */
+	CHECK_EQ_U64(hot_select_hottest(&t, 1, 0.0, late, v, 2), 2);
+	CHECK_EQ_U64(v[0].addr, PG);
+	CHECK_EQ_U64(v[0].last_ns, late / tick * tick);
+	CHECK_EQ_U64(v[1].addr, 0);
+	CHECK_EQ_U64(v[1].last_ns, (late / tick - (1u << 20) / 16 * 11) * tick);
+	CHECK(late - v[1].last_ns >= 26 * 3600 * SEC);
+	CHECK(near(v[1].heat, 8.0 / hot_exp2(40.0 - 1.0 / 3600)));
+	/* Samples saturate at 12 bits. */
+	for (int i = 0; i < 5000; i++)
+		hot_record(&t, 1, 0, PG, 1.0, late);
+	CHECK_EQ_U64(hot_select_hottest(&t, 1, 0.0, late, v, 1), 1);
+	CHECK_EQ_U64(v[0].samples, HOT_SAMPLES_MAX);
+}
+
+/* The heat rebase every 64 half-lives scales every value alike: the order
+ * and the heat survive it, and values far below 2^-126 become 0. */
+static void test_heat_rebase(void)
+{
+	struct hot_table t;
+	struct hot_stats st;
+
+	mk(&t, SEC, 16);
+	hot_record(&t, 1, 0, PG, 1.0, 0);
+	hot_record(&t, 1, PG, PG, 3.0, 0);
+	hot_record(&t, 1, 2 * PG, PG, 5.0, 63 * SEC);	/* v = 5 * 2^63 */
+	hot_get_stats(&t, &st);
+	CHECK_EQ_U64(st.rebases, 0);
+	CHECK(hot_heat(&t, 1, 2 * PG, 63 * SEC) == 5.0);
+	CHECK(hot_heat(&t, 1, PG, 62 * SEC) == 3.0 / hot_exp2(62.0));
+	hot_record(&t, 1, 3 * PG, PG, 1.0, 70 * SEC);
+	hot_get_stats(&t, &st);
+	CHECK_EQ_U64(st.rebases, 1);
+	CHECK(hot_heat(&t, 1, 2 * PG, 70 * SEC) == 5.0 / 128.0);
+	CHECK(hot_heat(&t, 1, 3 * PG, 70 * SEC) == 1.0);
+	CHECK(hot_heat(&t, 1, PG, 70 * SEC) == 3.0 / hot_exp2(70.0));
+	/* Another 64 half-lives: 2^-134 of the first pages is below float's
+	 * normal range, so they read 0 (they are still entries, the coldest). */
+	hot_record(&t, 1, 4 * PG, PG, 1.0, 134 * SEC);
+	CHECK(hot_heat(&t, 1, PG, 134 * SEC) == 0.0);
+	CHECK_EQ_U64(hot_entry_len(&t, 1, PG), PG);
+	CHECK(hot_heat(&t, 1, 3 * PG, 134 * SEC) == 1.0 / hot_exp2(64.0));
+}
+
+static void test_address_limit(void)
+{
+	struct hot_table t;
+	struct hot_entry_view v[4];
+
+	mk(&t, SEC, 16);
+	CHECK_EQ_INT(hot_record(&t, 1, HOT_ADDR_LIMIT, PG, 1.0, 0), -ERANGE);
+	CHECK_EQ_INT(hot_record(&t, 1, HOT_ADDR_LIMIT - PG, PG, 1.0, 0), 1);
+	/* A region across the limit is cut there. */
+	CHECK_EQ_INT(hot_record(&t, 2, HOT_ADDR_LIMIT - HUGE, 4 * HUGE, 2.0, 0), 1);
+	CHECK_EQ_U64(hot_select_hottest(&t, 0, 0.0, 0, v, 4), 2);
+	CHECK_EQ_U64(v[0].addr, HOT_ADDR_LIMIT - HUGE);
+	CHECK_EQ_U64(v[0].len, HUGE);
+	CHECK_EQ_U64(v[1].addr, HOT_ADDR_LIMIT - PG);
+	CHECK(hot_heat(&t, 1, HOT_ADDR_LIMIT, 0) == 0.0);
+}
+
+/* A THP recorded into a full table absorbs its base pages first, so it
+ * evicts nothing. */
+static void test_thp_fold_full_table(void)
+{
+	struct hot_table t;
+	struct hot_stats st;
+
+	mk(&t, SEC, 8);
+	for (int i = 0; i < 8; i++)
+		hot_record(&t, 1, HUGE + i * PG, PG, 1.0, 0);
+	CHECK_EQ_INT(hot_record(&t, 1, HUGE, HUGE, 1.0, 0), 1);
+	hot_get_stats(&t, &st);
+	CHECK_EQ_U64(st.evictions, 0);
+	CHECK_EQ_U64(st.folded, 8);
+	CHECK_EQ_U64(st.entries, 1);
+	CHECK(hot_heat(&t, 1, HUGE + 5 * PG, 0) == 9.0);
+}
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dull;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)((rng_state >> 32) * n >> 32);
+}
+
+/*
+ * Linear probing deletes by shifting later entries of the run back into the
+ * hole.  Against a model: random records (new and repeated), forgets, pid
+ * drops and evictions in a table with long runs that wrap around its end;
+ * after every step every key of the universe must read exactly as modelled.
+ */
+#define U_PIDS 3
+#define U_PAGES 150
+static void test_probe_delete_model(void)
+{
+	static double model[U_PIDS][U_PAGES];
+	struct hot_table t;
+	struct hot_stats st;
+	uint32_t count = 0, bad = 0, evicted = 0;
+	const uint32_t max = 200;	/* 251 slots: runs of dozens at 0.8 */
+
+	mk(&t, SEC, max);
+	for (int step = 0; step < 20000 && !bad; step++) {
+		uint32_t op = rnd(100), p = rnd(U_PIDS), g = rnd(U_PAGES);
+		pid_t pid = 100 + (pid_t)p;
+
+		if (op < 85) {
+			double w = 1 + rnd(8);
+
+			if (model[p][g] == 0.0 && count == max)
+				evicted++;	/* whichever went is found below */
+			hot_record(&t, pid, g * PG, PG, w, 0);
+			if (model[p][g] == 0.0)
+				count++;
+			model[p][g] += w;
+		} else if (op < 99) {
+			CHECK_EQ_INT(hot_forget(&t, pid, g * PG), model[p][g] != 0.0 ? 0 : -ENOENT);
+			if (model[p][g] != 0.0)
+				count--;
+			model[p][g] = 0.0;
+		} else {
+			uint32_t n = 0;
+
+			for (uint32_t k = 0; k < U_PAGES; k++)
+				if (model[p][k] != 0.0)
+					n++;
+			CHECK_EQ_U64(hot_drop_pid(&t, pid), n);
+			memset(model[p], 0, sizeof(model[p]));
+			count -= n;
+		}
+		for (uint32_t q = 0; q < U_PIDS; q++) {
+			for (uint32_t k = 0; k < U_PAGES; k++) {
+				double h = hot_heat(&t, 100 + (pid_t)q, k * PG, 0);
+
+				if (h == model[q][k])
+					continue;
+				if (h == 0.0 && evicted) {
+					model[q][k] = 0.0;	/* the eviction's victim */
+					count--;
+					evicted--;
+					continue;
+				}
+				if (!bad)
+					fprintf(stderr, "step %d: pid %u page %u reads %g, model %g\n",
+						step, 100 + q, k, h, model[q][k]);
+				bad++;
+			}
+		}
+		hot_get_stats(&t, &st);
+		if (st.entries != count || evicted)
+			bad++;
+	}
+	CHECK_EQ_U64(bad, 0);
+	hot_get_stats(&t, &st);
+	printf("probe model: %llu inserts, %llu evictions, %llu dropped\n",
+	       (unsigned long long)st.inserts, (unsigned long long)st.evictions,
+	       (unsigned long long)st.dropped);
+	CHECK(st.evictions > 1000);	/* the table was full for much of it */
+	CHECK(st.dropped > 0);
+}
+
+/*
+ * Eviction takes the coldest of a pool fed by random cache lines, not the
+ * exact coldest.  How close: 4096 entries with heats 1..4096 in random
+ * order, then 1024 newcomers far hotter than all; each newcomer evicts one,
+ * and its rank among the old entries still present (0 = the coldest) is
+ * measured.  An exact heap would give rank 0 every time.  With ten other
+ * seeds this test gave means of 2.0-2.2%, 99 in 100 victims within the
+ * coldest 4.4% and a worst single victim of up to 15.6%: the bounds below
+ * leave that margin.  hotness_bench measures the same on 64 Ki entries for
+ * the essay.
+ */
+static void test_eviction_near_coldest(void)
+{
+	static uint32_t heat_at[4096], page_of[4097];
+	static unsigned char present[4097];
+	const uint32_t n = 4096, m = 1024;
+	struct hot_table t;
+	uint32_t lo = 1, worst = 0, over5 = 0;
+	uint64_t rank_sum = 0;
+
+	rng_state = 0x2545f4914f6cdd1dull;	/* independent of the tests before */
+	mk(&t, SEC, n);
+	for (uint32_t i = 0; i < n; i++)
+		heat_at[i] = i + 1;
+	for (uint32_t i = n - 1; i > 0; i--) {
+		uint32_t j = rnd(i + 1), x = heat_at[i];
+
+		heat_at[i] = heat_at[j];
+		heat_at[j] = x;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		hot_record(&t, 1, i * PG, PG, heat_at[i], 0);
+		page_of[heat_at[i]] = i;
+		present[heat_at[i]] = 1;
+	}
+	for (uint32_t e = 0; e < m; e++) {
+		uint32_t rank = 0, h;
+
+		hot_record(&t, 2, e * PG, PG, 1e7, 0);
+		for (h = lo; h <= n; h++) {
+			if (!present[h])
+				continue;
+			if (hot_heat(&t, 1, page_of[h] * PG, 0) == 0.0)
+				break;
+			rank++;
+		}
+		CHECK(h <= n);	/* an old entry went, not a newcomer */
+		if (h > n)
+			break;
+		present[h] = 0;
+		while (lo <= n && !present[lo])
+			lo++;
+		rank_sum += rank;
+		if (rank > worst)
+			worst = rank;
+		if (rank * 100 > 5 * n)
+			over5++;
+	}
+	printf("eviction of %u from %u: victim rank mean %.2f%%, %u beyond the coldest 5%%, worst %u (%.2f%%)\n",
+	       m, n, 100.0 * rank_sum / m / n, over5, worst, 100.0 * worst / n);
+	CHECK(rank_sum * 1000 <= 25ull * m * n);	/* mean within the coldest 2.5% */
+	CHECK(over5 * 100 <= m);		/* 99% within the coldest 5% */
+	CHECK(worst * 100 <= 20 * n);		/* none beyond the coldest 20% */
 }
 
 static int count_cb(const struct hot_entry_view *e, void *arg)
@@ -329,5 +665,13 @@ int main(void)
 	RUN(test_drop_pid);
 	RUN(test_rebase_keeps_order);
 	RUN(test_foreach);
+	RUN(test_pid_slots);
+	RUN(test_pid_slots_small_table);
+	RUN(test_time_ticks_and_rebase);
+	RUN(test_heat_rebase);
+	RUN(test_address_limit);
+	RUN(test_thp_fold_full_table);
+	RUN(test_probe_delete_model);
+	RUN(test_eviction_near_coldest);
 	return TEST_EXIT();
 }

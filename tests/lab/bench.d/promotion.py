@@ -12,6 +12,13 @@ hot_node0_pct ...), summary (promote-run's key=value lines).
   work_lost_pct     100 * (1 - mean ops/s from start to 90% / dram's mean)
   pages_migrated    pgmigrate_success during the run (the kernel's count)
   cpu_pct, rss_mib  tierd's CPU share over the run and peak RSS (tierd only)
+  steady_cpu_pct    tierd's CPU share over the second half of the settle
+                    time, after the hot set reached 90% (tierd only)
+  migrate_vs_raw    tierd's migration throughput (bytes moved over time in
+                    move_pages) over one raw move_pages(2) call's moving the
+                    same hot set after tierd stopped (promote-run --rawmove);
+                    the top-level value is tierd-patched's (else
+                    tierd-vanilla's) on the first workload
 """
 import json
 import os
@@ -36,6 +43,11 @@ def load(d):
                 t, ops, p0 = line.split()[:3]
                 pts.append((float(t) - off, float(ops), float(p0)))
     return summ, pts
+
+
+def num(summ, key):
+    v = summ.get(key)
+    return float(v) if v not in (None, "") else None
 
 
 def mean(xs):
@@ -78,24 +90,36 @@ def main():
                 "pages_migrated": int(float(summ.get("pages_migrated", 0) or 0)),
                 "cpu_pct": float(summ["tierd_cpu_pct"]) if "tierd_cpu_pct" in summ else None,
                 "rss_mib": float(summ["tierd_rss_mib"]) if "tierd_rss_mib" in summ else None,
+                "steady_cpu_pct": num(summ, "tierd_steady_cpu_pct"),
+                "migrate_vs_raw": num(summ, "migrate_vs_raw"),
                 "dram_ops_per_s": round(ref) if ref else None,
             }
             rows.append(row)
             series["%s-%s" % (sysname, wl)] = pts
-    # migrate_vs_raw (issue 8, P4) is measured by the policy helper's lab
-    # driver, not by these runs: null rather than a number made up here.
+    mvr = None
+    for sysname in ("tierd-patched", "tierd-vanilla"):
+        got = [r["migrate_vs_raw"] for r in rows
+               if r["system"] == sysname and r["migrate_vs_raw"] is not None]
+        if got:
+            mvr = got[0]
+            break
     with open(os.path.join(out, "promotion.json"), "w") as f:
-        json.dump({"rows": rows, "migrate_vs_raw": None}, f, indent=1)
+        json.dump({"rows": rows, "migrate_vs_raw": mvr}, f, indent=1)
     fmt = lambda v: "-" if v is None else str(v)
     with open(os.path.join(out, "promotion.md"), "w") as f:
         f.write("| system | workload | time to 90% (s) | ops/s after | work lost % "
-                "| pages migrated | tierd CPU % | tierd RSS MiB |\n")
-        f.write("|---|---|---|---|---|---|---|---|\n")
+                "| pages migrated | tierd CPU % (run / steady) | tierd RSS MiB "
+                "| migrate_vs_raw |\n")
+        f.write("|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
-            f.write("| %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
+            cpu = "-" if r["cpu_pct"] is None else "%s / %s" % (
+                fmt(r["cpu_pct"]), fmt(r["steady_cpu_pct"]))
+            f.write("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
                 r["system"], r["workload"], fmt(r["time_to_90pct_s"]),
                 fmt(r["ops_per_s_after"]), fmt(r["work_lost_pct"]),
-                fmt(r["pages_migrated"]), fmt(r["cpu_pct"]), fmt(r["rss_mib"])))
+                fmt(r["pages_migrated"]), cpu, fmt(r["rss_mib"]),
+                fmt(r["migrate_vs_raw"])))
+        f.write("\nmigrate_vs_raw (P4): %s.\n" % fmt(mvr))
         f.write("\nAll-DRAM reference ops/s: %s.  Lab under TCG: node 1 is only "
                 "described as slower (HMAT), so ops/s differences come from the "
                 "systems' own overhead (hint faults, copies), not from DRAM.\n" %

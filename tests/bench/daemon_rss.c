@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Peak RSS of tierd's pipeline with a full hotness table, on the host and
+ * without touching the kernel: the daemon's own modules (sample, decide,
+ * migrate, threads) built from the same library as tierd, tierd_init() and
+ * tierd_tick() as main() runs them, with a config whose
+ * sampling.max_tracked_pages is 1048576, a sampler that floods the table
+ * (fake, in place of BPF or DAMON), move_pages(2) answered by a fake that
+ * says every page is on the slow node and every move succeeds, and
+ * --no-knobs.  What it leaves out of the real daemon: the sd-event loop,
+ * the control socket, libbpf's loaded skeleton and the kernel-side maps
+ * (kernel memory, not RSS).  Not a test (it prints numbers); run it by hand:
+ *
+ *   build/tests/daemon_rss tests/fixtures [MAX_TRACKED_PAGES] [TICKS]
+ *
+ * Each tick records 262144 samples: half from a 128 Ki-page hot set, half
+ * spread over 4 Mi pages of 8 processes, so the table is full from the
+ * fifth tick on and evicts from then on.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "hotness.h"
+#include "migrate.h"
+#include "modules.h"
+#include "pipeline.h"
+#include "sampler.h"
+#include "threads.h"
+
+#define SEC 1000000000ull
+#define NPIDS 8
+#define PAGES_PER_PID (512u * 1024)	/* 2 GiB each, 16 GiB in all */
+#define HOT_PAGES (128u * 1024)
+#define SAMPLES_PER_TICK 262144u
+#define BASE 0x7f0000000000ull
+
+static const struct tierd_module *const modules[] = {
+	&sample_module, &decide_module, &migrate_module, &threads_module, NULL,
+};
+
+static const pid_t pids[NPIDS] = { 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008 };
+
+/* ---- a sampler that floods the table ---- */
+
+struct flood {
+	struct sampler base;
+	bool started;
+	uint64_t rng;
+	struct sampler_status st;
+};
+
+static uint64_t flood_rand(struct flood *f)
+{
+	f->rng ^= f->rng << 13;
+	f->rng ^= f->rng >> 7;
+	f->rng ^= f->rng << 17;
+	return f->rng;
+}
+
+static int flood_probe(struct sampler *s, char *why, size_t len)
+{
+	return 0;
+}
+
+static int flood_start(struct sampler *s, char *why, size_t len)
+{
+	((struct flood *)s)->started = true;
+	return 0;
+}
+
+static int flood_set_targets(struct sampler *s, const pid_t *p, size_t n)
+{
+	return 0;
+}
+
+static int flood_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
+{
+	struct flood *f = (struct flood *)s;
+	int n = 0;
+
+	for (uint32_t i = 0; i < SAMPLES_PER_TICK; i++) {
+		uint64_t r = flood_rand(f);
+		uint32_t page = i & 1 ? (uint32_t)(r >> 20) % HOT_PAGES
+				      : (uint32_t)(r >> 20) % PAGES_PER_PID;
+		int k = hot_record(t, pids[r % NPIDS], BASE + (uint64_t)page * HOT_PAGE_SIZE,
+				   HOT_PAGE_SIZE, 1.0, now_ns);
+
+		n += k > 0 ? k : 0;
+	}
+	f->st.samples += SAMPLES_PER_TICK;
+	f->st.records += n;
+	f->st.drains++;
+	return n;
+}
+
+static void flood_stop(struct sampler *s)
+{
+	((struct flood *)s)->started = false;
+}
+
+static int flood_fd(struct sampler *s)
+{
+	return -1;
+}
+
+static void flood_describe(struct sampler *s, struct sampler_status *ret)
+{
+	struct flood *f = (struct flood *)s;
+
+	*ret = f->st;
+	ret->name = "flood";
+	ret->running = f->started;
+	snprintf(ret->why, sizeof(ret->why), "synthetic");
+	ret->cost_source = "none";
+}
+
+static void flood_free(struct sampler *s)
+{
+}
+
+static const struct sampler_ops flood_ops = {
+	.name = "flood",
+	.probe = flood_probe,
+	.start = flood_start,
+	.set_targets = flood_set_targets,
+	.drain = flood_drain,
+	.stop = flood_stop,
+	.fd = flood_fd,
+	.describe = flood_describe,
+	.free = flood_free,
+};
+
+/* ---- move_pages(2): everything on node 1, every move lands ---- */
+
+static uint64_t fake_clock_ns;
+
+static int fake_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
+			   const int *nodes, int *status, int flags)
+{
+	if (count == 0 && !addrs)
+		return 0;	/* the MPOL_MF_PROMOTE probe: "patched" */
+	for (unsigned long i = 0; i < count; i++)
+		status[i] = nodes ? nodes[i] : 1;
+	fake_clock_ns += 1000;
+	return 0;
+}
+
+static uint64_t fake_now_ns(void *ctx)
+{
+	return fake_clock_ns;
+}
+
+static const struct mig_ops fake_mig_ops = {
+	.move_pages = fake_move_pages,
+	.now_ns = fake_now_ns,
+};
+
+/* ---- measuring ---- */
+
+static unsigned long status_kib(const char *key)
+{
+	char line[256];
+	unsigned long kib = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
+			kib = strtoul(line + strlen(key) + 1, NULL, 10);
+	fclose(f);
+	return kib;
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	static char tmpdir[] = "/tmp/daemon_rss.XXXXXX";
+	static struct tierd d;
+	static struct flood fl = { .base.ops = &flood_ops, .rng = 0x9e3779b97f4a7c15ull };
+	unsigned long max = argc > 2 ? strtoul(argv[2], NULL, 0) : 1048576;
+	int ticks = argc > 3 ? atoi(argv[3]) : 20;
+	struct pipe_fakes fk = {
+		.sampler = &fl.base,
+		.pids = pids,
+		.nr_pids = NPIDS,
+		.mig_ops = &fake_mig_ops,
+	};
+	char root[4096], path[256];
+	struct hot_stats st = { 0 };
+	double c0, c_steady = 0.0;
+	FILE *f;
+	int r;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: daemon_rss FIXTURES_DIR [MAX_TRACKED_PAGES] [TICKS]\n");
+		return 2;
+	}
+	if (!mkdtemp(tmpdir)) {
+		perror("daemon_rss: mkdtemp");
+		return 1;
+	}
+	snprintf(root, sizeof(root), "%s/topology/dram-cxl", argv[1]);
+	snprintf(path, sizeof(path), "%s/tierd.yaml", tmpdir);
+	f = fopen(path, "w");
+	if (!f) {
+		perror("daemon_rss: config");
+		return 1;
+	}
+	fprintf(f, "interval_ms: 1000\n"
+		   "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
+		   "sampling: {half_life_ms: 10000, max_tracked_pages: %lu}\n"
+		   "copy_threads: {mode: off}\n", max);
+	fclose(f);
+	d.root = root;
+	snprintf(d.config_path, sizeof(d.config_path), "%s", path);
+	snprintf(d.runtime_dir, sizeof(d.runtime_dir), "%s", tmpdir);
+	d.no_knobs = true;
+	if (!pipe_get(&d)) {
+		fprintf(stderr, "daemon_rss: out of memory\n");
+		return 1;
+	}
+	d.pipe->fake = &fk;
+	printf("peak RSS before tierd_init: %.1f MiB\n", status_kib("VmHWM") / 1024.0);
+	r = tierd_init(&d, modules);
+	if (r < 0) {
+		fprintf(stderr, "daemon_rss: tierd_init: %s\n", strerror(-r));
+		return 1;
+	}
+	printf("peak RSS after tierd_init (max_tracked_pages %lu): %.1f MiB\n", max,
+	       status_kib("VmHWM") / 1024.0);
+	for (int k = 1; k <= ticks; k++) {
+		c0 = cpu_s();
+		r = tierd_tick(&d, (uint64_t)k * SEC);
+		if (r < 0)
+			fprintf(stderr, "daemon_rss: tick %d: %s\n", k, strerror(-r));
+		if (k > ticks / 2)
+			c_steady += cpu_s() - c0;
+		hot_get_stats(d.pipe->hot, &st);
+		printf("tick %2d: %7llu entries, %8llu evictions, RSS %.1f MiB, peak %.1f MiB, "
+		       "%.0f ms CPU\n", k, (unsigned long long)st.entries,
+		       (unsigned long long)st.evictions, status_kib("VmRSS") / 1024.0,
+		       status_kib("VmHWM") / 1024.0, (cpu_s() - c0) * 1e3);
+	}
+	printf("table %.1f MiB of it; %.0f ms CPU per tick in the second half (of which "
+	       "recording %u synthetic samples is most)\n", st.mem_bytes / 1048576.0,
+	       c_steady * 1e3 / (ticks - ticks / 2), SAMPLES_PER_TICK);
+	tierd_fini(&d);
+	unlink(path);
+	rmdir(tmpdir);
+	return 0;
+}
