@@ -17,8 +17,10 @@
  *     plan the migrate step carries out.
  *
  * Time budget: a tick moves at most what the last measured move_pages
- * throughput carries in MOVE_BUDGET_NS (at least one batch), so a tick
- * stays short however slow the copies are -- on a 10 GB/s machine the
+ * throughput carries in MOVE_BUDGET_NS (at least one batch; before the
+ * first measurement, everything the policy chose, and the migrate step
+ * starts no batch once MOVE_BUDGET_NS has passed -- the first tick used to
+ * move a single batch, 8 MiB of a 256 MiB hot set), so a tick stays short however slow the copies are -- on a 10 GB/s machine the
  * configured rate limits long before, in the TCG lab (~0.05-0.2 GB/s) it
  * is about 100 MiB -- and the control socket and the watchdog are never
  * starved.  The rest of the intents come back on later ticks (the heat is
@@ -56,7 +58,7 @@
 #define MAX_RETRIES 4096
 #define FAST_RECHECK_NS (10 * NSEC_PER_SEC)
 #define CGROUP_ROOT "/sys/fs/cgroup"
-#define MOVE_BUDGET_NS (2 * NSEC_PER_SEC) /* move_pages time a tick may take */
+#define MOVE_BUDGET_NS PIPE_MOVE_BUDGET_NS
 
 struct mod_decide {
 	struct policy_params pp;
@@ -325,6 +327,10 @@ static size_t time_budget(struct tierd *d, struct mod_decide *m,
 	uint64_t sum = 0;
 	size_t i;
 
+	/* Nothing measured yet: plan it all, the migrate step stops starting
+	 * batches when the budget's time has passed. */
+	if (!bps)
+		return n;
 	if (bps * (MOVE_BUDGET_NS / NSEC_PER_SEC) > budget)
 		budget = bps * (MOVE_BUDGET_NS / NSEC_PER_SEC);
 	for (i = 0; i < n; i++) {

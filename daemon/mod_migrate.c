@@ -134,6 +134,7 @@ static int mod_migrate_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	if (!p->plan || !p->plan->nr_batches)
 		return 0;
 	m->mig.dry_run = d->dry_run;
+	m->mig.budget_ns = PIPE_MOVE_BUDGET_NS;
 	before = *m->acct;
 	r = mig_run_plan(&m->mig, m->acct, &d->topo, p->plan, p->intents, now_ns, &run);
 	if (r < 0)

@@ -70,6 +70,10 @@ struct pipe_fakes {
 	void *mig_ctx;
 };
 
+/* The move_pages time one tick may take: decide plans what the measured
+ * throughput carries in it, migrate starts no batch after it. */
+#define PIPE_MOVE_BUDGET_NS (2 * 1000000000ull)
+
 struct pipeline {
 	const struct pipe_fakes *fake; /* NULL: the real kernel */
 

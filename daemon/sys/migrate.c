@@ -88,6 +88,8 @@ int mig_run_plan(struct migrator *m, struct account *a, const struct topology *t
 		 const struct batch_plan *pl, const struct policy_intent *intents, uint64_t now_ns,
 		 struct mig_run_result *ret)
 {
+	uint64_t start = m->ops->now_ns(m->ctx);
+
 	memset(ret, 0, sizeof(*ret));
 	for (size_t k = 0; k < pl->nr_batches; k++) {
 		const struct batch *b = &pl->batches[k];
@@ -108,6 +110,14 @@ int mig_run_plan(struct migrator *m, struct account *a, const struct topology *t
 		if (b->promote && m->has_promote)
 			flags |= MPOL_MF_PROMOTE;
 		t0 = m->ops->now_ns(m->ctx);
+		if (k && m->budget_ns && t0 - start >= m->budget_ns) {
+			/* The rest waits for a later tick (its heat stays);
+			 * a status no node has says it did not move. */
+			for (size_t i = b->first; i < pl->nr_entries; i++)
+				pl->status[i] = -ECANCELED;
+			ret->skipped_batches = pl->nr_batches - k;
+			break;
+		}
 		if (m->dry_run)
 			r = m->ops->move_pages(m->ctx, b->pid, b->count, addrs, NULL, status, 0);
 		else

@@ -44,6 +44,8 @@ struct migrator {
 	void *ctx;
 	bool has_promote;	/* the kernel takes MPOL_MF_PROMOTE */
 	bool dry_run;
+	/* mig_run_plan() starts no batch after this long (0: no limit). */
+	uint64_t budget_ns;
 };
 
 /*
@@ -66,11 +68,14 @@ struct mig_run_result {
 	uint64_t elapsed_ns;	/* summed over calls */
 	uint64_t would_pages;	/* dry run */
 	int first_error;	/* first whole-call errno (negative), 0 if none */
+	size_t skipped_batches;	/* not started: budget_ns ran out */
 };
 
 /*
- * Carry out every batch of @pl in order and account each through @a.
- * @now_ns is the tick's time, for back-off and retry scheduling.
+ * Carry out the batches of @pl in order and account each through @a; once
+ * m->budget_ns has passed, start no more (their status entries become
+ * -ECANCELED, their count is in @ret).  @now_ns is the tick's time, for
+ * back-off and retry scheduling.
  * Returns 0; per-call failures are accounted, counted in @ret and the
  * first one kept there.  Once a node is in -ENOMEM back-off, the plan's
  * remaining batches to it are skipped (not accounted).

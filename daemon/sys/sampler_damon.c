@@ -34,6 +34,24 @@
  * still runs with the recorded kdamond pid is turned off and removed.  A
  * kdamond keeps running after its creator dies, so this is what cleans up
  * after a kill -9.
+ *
+ * How it fails.
+ *  - A target DAMON sees no access in: the vaddr check clears a page's
+ *    accessed bit without a TLB flush (mm/damon/ops-common.c:
+ *    damon_ptep_mkold() -> ptep_clear_young_notify(); x86 relies on "a context
+ *    switch or a VM operation" to flush) and counts an access only when the
+ *    CPU sets the bit again on a TLB refill.  While a process's hot pages stay
+ *    TLB-resident -- it has a CPU to itself and the TLB never evicts them --
+ *    every one of its regions reads nr_accesses 0 and nothing here turns hot.
+ *    QEMU TCG's soft TLB (up to 2^20 entries, emptied only on a CR3 reload or
+ *    a flush) does this to a busy process that owns a vCPU.  Hardware TLBs
+ *    evict, so this should be rare there, but with PCID (entries survive
+ *    context switches) and 2 MiB pages a small hot set may stay resident too
+ *    (not measured).  tierd has no side-effect-free way to flush another
+ *    process's TLB, so it lives with it; the lab test keeps a sleeper on every
+ *    vCPU (tests/lab/damon-hot-region).
+ *  - -EBUSY from DAMON's trylocked sysfs files (see busy_backoff()): retried
+ *    for up to DAMON_BUSY_WAIT_US, then the drain fails with -EBUSY.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -43,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/hotness.h"
@@ -63,12 +82,47 @@ struct sampler_damon {
 
 #define SD(s) ((struct sampler_damon *)(s))
 
-static int sysfs_read(const struct sampler_damon *d, const char *rel, char *buf, size_t len)
+/*
+ * Most DAMON sysfs files take damon_sysfs_lock with mutex_trylock() and fail
+ * with -EBUSY when it is held (mm/damon/sysfs.c: state_show(), state_store(),
+ * pid_show(), nr_*_store(); "avoid deadlock due to concurrent state_store").
+ * A running kdamond takes the lock after every sampling interval
+ * (damon_sysfs_cmd_request_callback()), so a read or write of ours collides
+ * with it now and then: in the lab guest about one drain in 300.  That is not
+ * an error; try again for up to DAMON_BUSY_WAIT_US in all, with doubling sleeps.
+ */
+#define BUSY_FIRST_US 1000	/* first sleep after -EBUSY */
+#define BUSY_MAX_US 64000	/* longest single sleep */
+
+static int busy_backoff(uint64_t *slept_us)
+{
+	uint64_t us = *slept_us ? *slept_us : BUSY_FIRST_US;
+	struct timespec ts;
+
+	if (us > BUSY_MAX_US)
+		us = BUSY_MAX_US;
+	if (*slept_us >= DAMON_BUSY_WAIT_US)
+		return -EBUSY;
+	ts.tv_sec = (time_t)(us / 1000000);
+	ts.tv_nsec = (long)(us % 1000000) * 1000;
+	nanosleep(&ts, NULL);
+	*slept_us += us;
+	return 0;
+}
+
+static int sysfs_read_once(const struct sampler_damon *d, const char *rel, char *buf,
+			   size_t len)
 {
 	char path[768];
 	ssize_t n;
 	int fd;
 
+	if (d->p.before_io) {
+		int r = d->p.before_io(rel, false, d->p.before_io_arg);
+
+		if (r < 0)
+			return r;
+	}
 	snprintf(path, sizeof(path), "%s/%s", d->admin, rel);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -82,6 +136,16 @@ static int sysfs_read(const struct sampler_damon *d, const char *rel, char *buf,
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
+}
+
+static int sysfs_read(const struct sampler_damon *d, const char *rel, char *buf, size_t len)
+{
+	uint64_t slept_us = 0;
+	int r;
+
+	while ((r = sysfs_read_once(d, rel, buf, len)) == -EBUSY && busy_backoff(&slept_us) == 0)
+		;
+	return r;
 }
 
 static int sysfs_read_u64(const struct sampler_damon *d, const char *rel, uint64_t *ret)
@@ -98,17 +162,19 @@ static int sysfs_read_u64(const struct sampler_damon *d, const char *rel, uint64
 static int sysfs_write(struct sampler_damon *d, const char *value, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static int sysfs_write(struct sampler_damon *d, const char *value, const char *fmt, ...)
+static int sysfs_write_once(struct sampler_damon *d, const char *rel, const char *value)
 {
-	char rel[512], path[768];
+	char path[768];
 	size_t len = strlen(value);
-	va_list ap;
 	ssize_t n;
 	int fd;
 
-	va_start(ap, fmt);
-	vsnprintf(rel, sizeof(rel), fmt, ap);
-	va_end(ap);
+	if (d->p.before_io) {
+		int r = d->p.before_io(rel, true, d->p.before_io_arg);
+
+		if (r < 0)
+			return r;
+	}
 	snprintf(path, sizeof(path), "%s/%s", d->admin, rel);
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
@@ -119,11 +185,24 @@ static int sysfs_write(struct sampler_damon *d, const char *value, const char *f
 	close(fd);
 	if (n < 0)
 		return (int)n;
-	if ((size_t)n != len)
-		return -EIO;
-	if (d->p.on_write)
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+static int sysfs_write(struct sampler_damon *d, const char *value, const char *fmt, ...)
+{
+	uint64_t slept_us = 0;
+	char rel[512];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	while ((r = sysfs_write_once(d, rel, value)) == -EBUSY && busy_backoff(&slept_us) == 0)
+		;
+	if (r == 0 && d->p.on_write)
 		d->p.on_write(rel, value, d->p.on_write_arg);
-	return 0;
+	return r;
 }
 
 static int sysfs_write_u64(struct sampler_damon *d, uint64_t v, const char *fmt, ...)

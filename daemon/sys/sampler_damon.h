@@ -19,12 +19,21 @@ struct sampler_damon_params {
 	 * it to play the kernel's part and to check the sequence. */
 	void (*on_write)(const char *rel_path, const char *value, void *arg);
 	void *on_write_arg;
+	/* Called before every sysfs read and write; a negative return is taken
+	 * as that attempt's result.  Tests use it to play the -EBUSY the kernel
+	 * returns while damon_sysfs_lock is held elsewhere.  NULL in tierd. */
+	int (*before_io)(const char *rel_path, bool write, void *arg);
+	void *before_io_arg;
 };
 
 /* 5 ms sampling, 100 ms aggregation, 1 s regions update, 10..1000 regions, 64 targets. */
 void sampler_damon_params_default(struct sampler_damon_params *p);
 
 int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret);
+
+/* How long a sysfs read or write keeps retrying the -EBUSY that DAMON's
+ * mutex_trylock(&damon_sysfs_lock) returns before it gives up with -EBUSY. */
+#define DAMON_BUSY_WAIT_US 1000000
 
 /* The ownership record's file name inside runtime_dir. */
 #define DAMON_OWNER_FILE "damon.owner"

@@ -16,8 +16,11 @@
  *   damon_probe RUNDIR start-stop
  *	start (cleaning up what a crashed run left) and stop
  *
- * Prints the sampler's status line after start and before exit.
+ * Prints the sampler's status line after start and before exit, and after
+ * each drain what every scheme's tried_regions held (regions, total_bytes):
+ * a target that DAMON reports nothing for, or only idle regions for, shows.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -50,6 +53,40 @@ static void status(struct sampler *s, const char *when)
 }
 
 #define MAX_PIDS 8
+#define SCHEMES "/sys/kernel/mm/damon/admin/kdamonds/0/contexts/0/schemes"
+
+/*
+ * What the last drain left in scheme @i's tried_regions: the number of
+ * regions and total_bytes, so that a failure shows which target came back
+ * empty.
+ */
+static void print_tried(size_t i)
+{
+	char path[256], buf[32] = "?";
+	struct dirent *de;
+	size_t n = 0;
+	FILE *f;
+	DIR *d;
+
+	snprintf(path, sizeof(path), SCHEMES "/%zu/tried_regions", i);
+	d = opendir(path);
+	if (!d) {
+		printf(" scheme %zu: %s;", i, strerror(errno));
+		return;
+	}
+	while ((de = readdir(d)))
+		n += de->d_name[0] >= '0' && de->d_name[0] <= '9';
+	closedir(d);
+	snprintf(path, sizeof(path), SCHEMES "/%zu/tried_regions/total_bytes", i);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			snprintf(buf, sizeof(buf), "?");
+		buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+	printf(" scheme %zu: %zu regions, %s bytes;", i, n, buf);
+}
 
 struct want {
 	pid_t pid;
@@ -125,7 +162,10 @@ static int find_hot(struct sampler *s, const struct want *w, size_t nw, int max)
 			fprintf(stderr, "damon_probe: drain: %s\n", strerror(-r));
 			return 2;
 		}
-		printf("damon_probe: drain %d: %d records\n", i, r);
+		printf("damon_probe: drain %d: %d records;", i, r);
+		for (size_t k = 0; k < nw; k++)
+			print_tried(k);
+		printf("\n");
 		for (size_t k = 0; k < nw; k++)
 			all &= found(&t, &w[k], v);
 		if (all) {

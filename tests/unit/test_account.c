@@ -150,6 +150,49 @@ static void test_statuses(void)
 	account_free(a);
 }
 
+/* A plan that outlasts the migrator's budget: no batch starts after it. */
+static void test_budget(void)
+{
+	struct fake_mig f = { .probe_result = 0 };
+	struct migrator m;
+	struct acct_params ap;
+	struct account *a;
+	struct batch_params bp;
+	struct batcher *b;
+	const struct batch_plan *pl;
+	struct mig_run_result res;
+
+	setup_topo();
+	nr = 0;
+	add(7, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
+	add(8, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
+	add(9, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
+	f.nr_steps = 3;
+	for (int i = 0; i < 3; i++) {
+		f.steps[i].nr_status = 1;
+		f.steps[i].status[0] = 0;
+		f.steps[i].took_ns = SEC;
+	}
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	m.budget_ns = 3 * SEC / 2;
+	acct_params_default(&ap);
+	CHECK_EQ_INT(account_new(&ap, 2, 8, &a), 0);
+	batch_params_default(&bp, 0);
+	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
+	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+	CHECK_EQ_INT(pl->nr_batches, 3);
+	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 100 * SEC, &res), 0);
+	/* Started at 0 s and 1 s; at 2 s the budget of 1.5 s is spent. */
+	CHECK_EQ_INT(f.nr_calls, 2);
+	CHECK_EQ_INT(res.calls, 2);
+	CHECK_EQ_INT(res.skipped_batches, 1);
+	CHECK_EQ_U64(res.moved_bytes, 2 * PG);
+	CHECK_EQ_INT(pl->status[pl->batches[2].first], -ECANCELED);
+	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 2);
+	batch_free(b);
+	account_free(a);
+}
+
 static void test_busy_retries_and_nomem_backoff(void)
 {
 	struct acct_params ap;
@@ -293,6 +336,7 @@ static void test_call_failed_and_dry_run(void)
 int main(void)
 {
 	RUN(test_statuses);
+	RUN(test_budget);
 	RUN(test_busy_retries_and_nomem_backoff);
 	RUN(test_call_failed_and_dry_run);
 	return TEST_EXIT();

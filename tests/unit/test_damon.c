@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hotness.h"
@@ -179,6 +180,29 @@ static void kernel(const char *rel, const char *value, void *arg)
 	}
 }
 
+/* The kernel's mutex_trylock(&damon_sysfs_lock) failing: the next busy_left
+ * accesses of busy_rel (a write when busy_write) return -EBUSY. */
+static const char *busy_rel;
+static bool busy_write;
+static int busy_left, busy_seen;
+
+static int busy(const char *rel, bool write, void *arg)
+{
+	if (!busy_rel || strcmp(rel, busy_rel) != 0 || write != busy_write || busy_left <= 0)
+		return 0;
+	busy_left--;
+	busy_seen++;
+	return -EBUSY;
+}
+
+static void set_busy(const char *rel, bool write, int n)
+{
+	busy_rel = rel;
+	busy_write = write;
+	busy_left = n;
+	busy_seen = 0;
+}
+
 static struct sampler *mk(void)
 {
 	struct sampler_damon_params p;
@@ -188,6 +212,7 @@ static struct sampler *mk(void)
 	p.admin_dir = admin;
 	p.runtime_dir = rundir;
 	p.on_write = kernel;
+	p.before_io = busy;
 	CHECK_EQ_INT(sampler_damon_new(&p, &s), 0);
 	return s;
 }
@@ -203,6 +228,7 @@ static void reset(void)
 	unlink(path);
 	log_buf[0] = '\0';
 	nplanted = 0;
+	set_busy(NULL, false, 0);
 }
 
 static void owner(char *buf, size_t len)
@@ -359,6 +385,71 @@ static void test_leaves_others_alone(void)
 	sampler_free(s);
 }
 
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/*
+ * DAMON's sysfs files answer -EBUSY while another holder has damon_sysfs_lock
+ * (a running kdamond takes it after every sampling interval): the source
+ * tries again instead of failing the drain, and gives up only after
+ * DAMON_BUSY_WAIT_US.
+ */
+static void test_retries_while_busy(void)
+{
+	static uint64_t mem[8192];
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	static const struct region regions[] = {
+		{ 0, 0x400000, 0x600000, 10 },
+		{ 1, 0x7f0000000000, 0x7f0000200000, 5 },
+	};
+	const pid_t pids[] = { 100, 200 };
+	char why[SAMPLER_WHY_MAX] = "";
+	struct hot_table t;
+	struct sampler *s;
+	uint64_t t0;
+
+	reset();
+	s = mk();
+	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
+	/* Busy while configuring: nr_targets is one of the trylock stores. */
+	set_busy("kdamonds/0/contexts/0/targets/nr_targets", true, 2);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(busy_seen, 2);
+	planted = regions;
+	nplanted = 2;
+
+	/* state_show() busy twice, then state_store() three times. */
+	set_busy("kdamonds/0/state", false, 2);
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 2);
+	CHECK_EQ_INT(busy_seen, 2);
+	set_busy("kdamonds/0/state", true, 3);
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 2);
+	CHECK_EQ_INT(busy_seen, 3);
+	/* One write per drain reached the kernel. */
+	CHECK_EQ_STR(log_buf, "kdamonds/0/state=update_schemes_tried_regions\n"
+		     "kdamonds/0/state=update_schemes_tried_regions\n");
+	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 10.0);
+
+	/* Busy for good: the drain fails with -EBUSY after the bounded wait. */
+	set_busy("kdamonds/0/state", true, 1 << 30);
+	log_buf[0] = '\0';
+	t0 = mono_us();
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), -EBUSY);
+	CHECK(mono_us() - t0 >= DAMON_BUSY_WAIT_US);
+	CHECK(busy_seen > 2);
+	CHECK_EQ_STR(log_buf, "");
+
+	set_busy(NULL, false, 0);
+	sampler_free(s);
+}
+
 static pid_t dead_pid(void)
 {
 	pid_t pid = fork();
@@ -442,6 +533,7 @@ int main(void)
 	RUN(test_sequence_and_regions);
 	RUN(test_leaves_others_alone);
 	RUN(test_cleans_up_after_crash);
+	RUN(test_retries_while_busy);
 	if (!test_failures) {
 		rm_rf(admin);
 		rm_rf(rundir);
