@@ -104,7 +104,9 @@ int mig_run_plan(struct migrator *m, struct account *a, const struct topology *t
 		 * kernel's direct reclaim.  They are left for a later tick. */
 		if (!m->dry_run && b->node >= 0 && b->node < TOPO_MAX_NODES &&
 		    a->nomem_until_ns[b->node] > now_ns) {
-			ret->skipped_batches++;
+			for (size_t i = 0; i < b->count; i++)
+				status[i] = -ECANCELED;	/* did not move */
+			ret->nomem_skipped_batches++;
 			continue;
 		}
 		if (b->promote && m->has_promote)

@@ -63,7 +63,7 @@ int mig_query(struct migrator *m, int pid, size_t count, void **addrs, int *stat
 struct mig_run_result {
 	size_t calls;
 	size_t failed_calls;	/* whole call failed; pages accounted with that errno */
-	size_t skipped_batches;	/* to a node that said ENOMEM earlier in the plan */
+	size_t nomem_skipped_batches;	/* to a node that said ENOMEM earlier in the plan */
 	uint64_t moved_bytes;	/* reached their target */
 	uint64_t elapsed_ns;	/* summed over calls */
 	uint64_t would_pages;	/* dry run */

@@ -297,7 +297,7 @@ static void test_call_failed_and_dry_run(void)
 	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(f.nr_calls, 1);
 	CHECK_EQ_INT(res.calls, 1);
-	CHECK_EQ_INT(res.skipped_batches, 1);
+	CHECK_EQ_INT(res.nomem_skipped_batches, 1);
 	CHECK_EQ_U64(a->class_pages[ACCT_NOMEM], 513);
 	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 0);
 	CHECK_EQ_U64(a->nomem_until_ns[0], SEC + 5 * SEC);
