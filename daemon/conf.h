@@ -77,6 +77,7 @@ struct tierd_conf {
 		uint32_t damon_aggr_us;
 		uint32_t damon_min_regions;
 		uint32_t damon_max_regions;
+		uint32_t damon_idle_slowdown;
 		struct conf_strlist target_cgroups;
 		struct conf_strlist target_comms;
 		uint64_t target_min_rss_bytes;

@@ -281,6 +281,11 @@ static int mod_sample_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	r = sampler_drain(m->s, &m->hot, now_ns);
 	if (r < 0)
 		return r;
+	/* Nothing to move for a while (see idle_interval_ms): sample less. */
+	r = sampler_set_pace(m->s, d->idle_ticks >= 2 ?
+					   d->conf->sampling.damon_idle_slowdown : 1);
+	if (r < 0)
+		return r;
 	sampler_describe(m->s, &st);
 	d->stats.sampler_samples_total = st.samples;
 	snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),

@@ -15,6 +15,9 @@
  *    at @now_ns and returns the number of records folded, or -errno.  The
  *    DAMON source's drain blocks until its kdamond has applied its schemes
  *    once (about one aggregation interval, 100-200 ms by default).
+ *  - set_pace() (optional) samples @slowdown times less often than
+ *    configured (1: as configured), for when nothing needs moving; the
+ *    DAMON source stretches its kdamond's intervals.
  *  - stop() releases everything start() took; safe to call twice.
  *  - free() accepts NULL and stops first.
  */
@@ -51,6 +54,7 @@ struct sampler_ops {
 	int (*start)(struct sampler *s, char *why, size_t why_len);
 	int (*set_targets)(struct sampler *s, const pid_t *pids, size_t n);
 	int (*drain)(struct sampler *s, struct hot_table *t, uint64_t now_ns);
+	int (*set_pace)(struct sampler *s, unsigned int slowdown);
 	void (*stop)(struct sampler *s);
 	/* A file descriptor for the event loop, or -1: drain on the tick. */
 	int (*fd)(struct sampler *s);
@@ -76,6 +80,11 @@ static inline int sampler_start(struct sampler *s, char *why, size_t len)
 static inline int sampler_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 {
 	return s->ops->set_targets(s, pids, n);
+}
+
+static inline int sampler_set_pace(struct sampler *s, unsigned int slowdown)
+{
+	return s->ops->set_pace ? s->ops->set_pace(s, slowdown) : 0;
 }
 
 static inline int sampler_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)

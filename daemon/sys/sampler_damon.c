@@ -74,6 +74,7 @@ struct sampler_damon {
 	char owner_path[512];
 	int idx;		/* our kdamond's index, -1 when none */
 	bool on;
+	unsigned int pace;	/* the intervals are p.*_us times this */
 	char stale_note[160];	/* what clean_stale() removed, for the status */
 	pid_t *targets;
 	size_t ntargets;
@@ -501,6 +502,38 @@ static int write_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
 	return r;
 }
 
+/*
+ * Stretch (or restore) the kdamond's sampling and aggregation intervals: a
+ * running kdamond takes them at "commit".  Its cost is one page-table check
+ * per region per sampling interval (and, as DAMON clears accessed bits, the
+ * TLB refills that follow), paid by the workloads it watches; when tierd has
+ * nothing to move that buys nothing.
+ */
+static int damon_set_pace(struct sampler *s, unsigned int slowdown)
+{
+	struct sampler_damon *d = SD(s);
+	int r;
+
+	if (d->idx < 0)
+		return -ENOTCONN;
+	if (!slowdown)
+		slowdown = 1;
+	if (slowdown == d->pace)
+		return 0;
+	r = sysfs_write_u64(d, d->p.sample_us * slowdown,
+			    "kdamonds/%d/contexts/0/monitoring_attrs/intervals/sample_us", d->idx);
+	if (r == 0)
+		r = sysfs_write_u64(d, d->p.aggr_us * slowdown,
+				    "kdamonds/%d/contexts/0/monitoring_attrs/intervals/aggr_us",
+				    d->idx);
+	if (r == 0 && d->on)
+		r = sysfs_write(d, "commit", "kdamonds/%d/state", d->idx);
+	if (r < 0)
+		return r;
+	d->pace = slowdown;
+	return 0;
+}
+
 static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 {
 	struct sampler_damon *d = SD(s);
@@ -666,6 +699,7 @@ static const struct sampler_ops damon_ops = {
 	.start = damon_start,
 	.set_targets = damon_set_targets,
 	.drain = damon_drain,
+	.set_pace = damon_set_pace,
 	.stop = damon_stop,
 	.fd = damon_fd,
 	.describe = damon_describe,
@@ -702,6 +736,7 @@ int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret
 	d->base.ops = &damon_ops;
 	d->p = *p;
 	d->idx = -1;
+	d->pace = 1;
 	snprintf(d->admin, sizeof(d->admin), "%s",
 		 p->admin_dir ? p->admin_dir : "/sys/kernel/mm/damon/admin");
 	snprintf(d->owner_path, sizeof(d->owner_path), "%s/%s", p->runtime_dir,

@@ -346,6 +346,23 @@ static void test_sequence_and_regions(void)
 	snprintf(want, sizeof(want), "%skdamonds/0/state=commit\n", targets_seq);
 	CHECK_EQ_STR(log_buf, want);
 
+	/* Idle pace: both intervals stretched and committed; the same pace
+	 * again writes nothing; pace 1 restores the configured ones. */
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK_EQ_STR(log_buf,
+		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=50000\n"
+		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=1000000\n"
+		     "kdamonds/0/state=commit\n");
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK_EQ_STR(log_buf, "");
+	CHECK_EQ_INT(sampler_set_pace(s, 1), 0);
+	CHECK_EQ_STR(log_buf,
+		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=5000\n"
+		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=100000\n"
+		     "kdamonds/0/state=commit\n");
+
 	log_buf[0] = '\0';
 	sampler_stop(s);
 	CHECK_EQ_STR(log_buf, "kdamonds/0/state=off\nkdamonds/nr_kdamonds=0\n");
