@@ -112,8 +112,10 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 	for (const char *k = s->knobs_foreign; *k;) {
 		size_t n = strcspn(k, ",");
 		char name[64];
+		size_t len = n < sizeof(name) - 1 ? n : sizeof(name) - 1;
 
-		snprintf(name, sizeof(name), "%.*s", (int)n, k);
+		memcpy(name, k, len);
+		name[len] = '\0';
 		if (k != s->knobs_foreign)
 			fputc(',', f);
 		json_str(f, name);
