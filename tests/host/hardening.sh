@@ -33,6 +33,10 @@ ok() { echo "ok   $*"; }
 bad() { echo "FAIL: $*"; fail=1; }
 wait_for() { for _ in $(seq 100); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+# nobody may not be able to read the checkout (a clone in a 0700 mktemp
+# directory): it runs its own copy of the client.
+cp "$here/ctl-abuse.py" "$T/ctl-abuse.py" && chmod 0644 "$T/ctl-abuse.py"
+abuse=$T/ctl-abuse.py
 # The system's python: a per-user one (pyenv shims under /root) is not
 # reachable for nobody.
 py=/usr/bin/python3
@@ -103,7 +107,7 @@ rc=$?
 chown 0 "$T/tierd.yaml"
 
 # 3. Every mutating request refused to nobody, read-only ones answered.
-as_nobody $py "$here/ctl-abuse.py" privileges "$T/run/control.sock" >"$T/priv.out" 2>&1 &&
+as_nobody $py "$abuse" privileges "$T/run/control.sock" >"$T/priv.out" 2>&1 &&
 	ok "nobody: every op and argument answered per policy ($(grep -c '^ok' "$T/priv.out") cases)" ||
 	{ bad "nobody's requests:"; grep -v '^ok' "$T/priv.out"; }
 st=$(ctl --json status)
@@ -118,12 +122,12 @@ python3 "$here/ctl-abuse.py" paths "$T/run/control.sock" "$T/pwned" >"$T/paths.o
 fds() { ls "/proc/$pid/fd" | wc -l; }
 rss() { awk '/^VmRSS:/ {print $2}' "/proc/$pid/status"; }
 fds0=$(fds)
-as_nobody $py "$here/ctl-abuse.py" hold "$T/run/control.sock" 40 4 >"$T/hold.out" 2>&1 &
+as_nobody $py "$abuse" hold "$T/run/control.sock" 40 4 >"$T/hold.out" 2>&1 &
 holder=$!
 wait_for test -s "$T/hold.out"
 [ "$(head -1 "$T/hold.out")" = 4 ] && ok "one user holds at most 4 connections of 40" ||
 	bad "held connections: $(cat "$T/hold.out")"
-as_nobody $py "$here/ctl-abuse.py" hold "$T/run/control.sock" 4 3 >/dev/null 2>&1 &
+as_nobody $py "$abuse" hold "$T/run/control.sock" 4 3 >/dev/null 2>&1 &
 holder2=$!
 sleep 0.6
 out=$(timeout 3 "$tierctl" --runtime-dir "$T/run" reload 2>&1) && ok "root reloads during the flood" ||
@@ -132,7 +136,7 @@ timeout 3 "$tierctl" --runtime-dir "$T/run" status >/dev/null && ok "root status
 	bad "status during the flood"
 wait $holder $holder2
 rss0=$(rss)
-as_nobody $py "$here/ctl-abuse.py" garbage "$T/run/control.sock" 2000 >"$T/garbage.out" 2>&1 &&
+as_nobody $py "$abuse" garbage "$T/run/control.sock" 2000 >"$T/garbage.out" 2>&1 &&
 	ok "$(tail -1 "$T/garbage.out")" || { bad "garbage:"; tail -5 "$T/garbage.out"; }
 kill -0 $pid && ctl status >/dev/null && ok "tierd serves after the garbage" || bad "tierd gone after the garbage"
 wait_for test "$(fds)" -eq "$fds0" && ok "fds back to $fds0" || bad "fds: $(fds), were $fds0"
