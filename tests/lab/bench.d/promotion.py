@@ -8,12 +8,16 @@ Per run (OUT/runs/SYSTEM-WORKLOAD/): work.log (tierwork: t_s ops_per_s
 hot_node0_pct ...), summary (promote-run's key=value lines).
   time_to_90pct_s   first sample with >= 90% of H on node 0, from the
                     system's start; null when never
-  ops_per_s_after   mean ops/s after that (the last 10 s when never)
+  ops_per_s_after   mean ops/s after that until the watch ended (the last
+                    10 s when never); not the raw reference that follows
   work_lost_pct     100 * (1 - mean ops/s from start to 90% / dram's mean)
   pages_migrated    pgmigrate_success during the run (the kernel's count)
   cpu_pct, rss_mib  tierd's CPU share over the run and peak RSS (tierd only)
   steady_cpu_pct    tierd's CPU share over the second half of the settle
                     time, after the hot set reached 90% (tierd only)
+  kdamond_cpu_pct, kdamond_steady_cpu_pct
+                    the same for the kdamond the system runs (tierd's own,
+                    damos's): part of its cost
   migrate_vs_raw    tierd's migration throughput (bytes moved over time in
                     move_pages) over one raw move_pages(2) call's moving the
                     same hot set after tierd stopped (promote-run --rawmove);
@@ -71,12 +75,14 @@ def main():
                 continue
             summ, pts = load(d)
             t90 = next((t for t, _, p in pts if t >= 0 and p >= 90.0), None)
+            end = num(summ, "settle_end_s")
+            end = end - float(summ.get("system_start_s", 0) or 0) if end else None
             if t90 is not None:
-                after = [o for t, o, _ in pts if t > t90]
+                after = [o for t, o, _ in pts if t > t90 and (end is None or t <= end)]
                 during = [o for t, o, _ in pts if 0 <= t <= t90]
             else:
-                end = pts[-1][0] if pts else 0
-                after = [o for t, o, _ in pts if t > end - 10]
+                end = end or (pts[-1][0] if pts else 0)
+                after = [o for t, o, _ in pts if end - 10 < t <= end]
                 during = [o for t, o, _ in pts if t >= 0]
             lost = None
             if ref and during:
@@ -91,6 +97,8 @@ def main():
                 "cpu_pct": float(summ["tierd_cpu_pct"]) if "tierd_cpu_pct" in summ else None,
                 "rss_mib": float(summ["tierd_rss_mib"]) if "tierd_rss_mib" in summ else None,
                 "steady_cpu_pct": num(summ, "tierd_steady_cpu_pct"),
+                "kdamond_cpu_pct": num(summ, "kdamond_cpu_pct"),
+                "kdamond_steady_cpu_pct": num(summ, "kdamond_steady_cpu_pct"),
                 "migrate_vs_raw": num(summ, "migrate_vs_raw"),
                 "dram_ops_per_s": round(ref) if ref else None,
             }
@@ -108,17 +116,19 @@ def main():
     fmt = lambda v: "-" if v is None else str(v)
     with open(os.path.join(out, "promotion.md"), "w") as f:
         f.write("| system | workload | time to 90% (s) | ops/s after | work lost % "
-                "| pages migrated | tierd CPU % (run / steady) | tierd RSS MiB "
+                "| pages migrated | tierd CPU % (run / steady) "
+                "| kdamond CPU % (run / steady) | tierd RSS MiB "
                 "| migrate_vs_raw |\n")
-        f.write("|---|---|---|---|---|---|---|---|---|\n")
+        f.write("|---|---|---|---|---|---|---|---|---|---|\n")
+        pair = lambda a, b: "-" if a is None else "%s / %s" % (fmt(a), fmt(b))
         for r in rows:
-            cpu = "-" if r["cpu_pct"] is None else "%s / %s" % (
-                fmt(r["cpu_pct"]), fmt(r["steady_cpu_pct"]))
-            f.write("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
+            f.write("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
                 r["system"], r["workload"], fmt(r["time_to_90pct_s"]),
                 fmt(r["ops_per_s_after"]), fmt(r["work_lost_pct"]),
-                fmt(r["pages_migrated"]), cpu, fmt(r["rss_mib"]),
-                fmt(r["migrate_vs_raw"])))
+                fmt(r["pages_migrated"]),
+                pair(r["cpu_pct"], r["steady_cpu_pct"]),
+                pair(r["kdamond_cpu_pct"], r["kdamond_steady_cpu_pct"]),
+                fmt(r["rss_mib"]), fmt(r["migrate_vs_raw"])))
         f.write("\nmigrate_vs_raw (P4): %s.\n" % fmt(mvr))
         f.write("\nAll-DRAM reference ops/s: %s.  Lab under TCG: node 1 is only "
                 "described as slower (HMAT), so ops/s differences come from the "
