@@ -398,6 +398,7 @@ static void check_root(struct conf_ctx *ctx, void *base,
 static const struct conf_key root_keys[] = {
 	U32("interval_ms", OFF(interval_ms), 10, 60000, 1000),
 	U32("idle_interval_ms", OFF(idle_interval_ms), 10, 60000, 4000),
+	U32("tick_nice_boost", OFF(tick_nice_boost), 0, 39, 10),
 	LIST("tiers", OFF(tiers), sizeof(struct conf_tier), &tier_table,
 	     OFF(nr_tiers), TOPO_MAX_TIERS),
 	LIST("gpu_nodes", OFF(gpu_nodes), sizeof(struct conf_gpu_node),

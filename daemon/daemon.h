@@ -73,6 +73,7 @@ struct tierd_stats {
 	uint64_t migrate_bytes_total;
 	uint64_t migrate_ns_total;
 	unsigned int copy_threads; /* 0 = not managed */
+	int tick_nice; /* the nice value the last tick ran at */
 	char sampler_source[16]; /* "none" until a sampler starts */
 	char sampler_reason[160]; /* why that source */
 	double sampler_cpu_seconds_total;
@@ -133,14 +134,16 @@ struct tierd {
 	uint64_t start_ns, last_tick_ns, last_tick_duration_ns,
 		last_textfile_ns;
 	uint64_t ticks_total;
-	uint32_t idle_ticks; /* ticks in a row that planned no move, with heat seen */
+	uint32_t idle_ticks; /* ticks in a row that found nothing worth moving */
+	int base_nice; /* this thread's nice between ticks */
+	int tick_nice_error; /* last errno of raising it for a tick, logged once */
 	uint64_t reloads_ok_total, reloads_failed_total;
 	bool ready; /* READY=1 sent */
 	int topo_error; /* last topology refresh error, logged once */
 };
 
 /* Milliseconds to the next tick: interval_ms, doubled for each idle tick in
- * a row, at most idle_interval_ms. */
+ * a row, at most idle_interval_ms; 0 while a backlog lasts (pipeline.h). */
 uint32_t tierd_interval_ms(const struct tierd *d);
 
 /* The built-in module list (modules.c), NULL-terminated. */

@@ -347,10 +347,11 @@ static int mod_decide_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	struct pipeline *p = d->pipe;
 	struct policy_output out = { .intents = m->intents, .max_intents = m->max_cand };
 	struct policy_input in = { .topo = &d->topo, .now_ns = now_ns };
-	size_t n;
+	size_t n, n_wanted;
 	int r;
 
 	p->plan = NULL;
+	p->backlog = false;
 	if (!p->hot || d->topo.nr_tiers < 2)
 		return 0;
 	if (m->procs_generation != p->targets_generation)
@@ -370,7 +371,9 @@ static int mod_decide_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	r = policy_run(m->policy, &in, &out);
 	if (r < 0)
 		return r;
+	n_wanted = out.nr_intents;
 	out.nr_intents = time_budget(d, m, p, out.nr_intents);
+	p->backlog = out.nr_intents < n_wanted;
 	if (p->acct)
 		out.nr_intents += account_take_retries(p->acct, now_ns,
 						       m->intents + out.nr_intents,

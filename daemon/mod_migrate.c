@@ -140,6 +140,12 @@ static int mod_migrate_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	if (r < 0)
 		return r;
 	m->last = run;
+	if (run.skipped_batches)
+		p->backlog = true;
+	/* -v only: what a tick moved, to see where the time goes. */
+	log_debug("migrate at %.3f s: %zu calls, %.1f MiB moved in %.3f s of move_pages, %zu batches left for later",
+		  (double)(now_ns - d->start_ns) / 1e9, run.calls, run.moved_bytes / 1048576.0,
+		  run.elapsed_ns / 1e9, run.skipped_batches);
 	m->calls_total += run.calls;
 	m->failed_calls_total += run.failed_calls;
 	d->stats.move_pages_calls_total += run.calls;

@@ -43,6 +43,7 @@ struct mod_sample {
 	size_t nr_pids;
 	uint64_t last_scan_ns;
 	int last_error;
+	unsigned int backlog_ticks; /* ticks in a row with a backlog */
 };
 
 static void bpf_log(int level, const char *msg)
@@ -272,6 +273,11 @@ static int mod_sample_tick(struct tierd *d, void *priv, uint64_t now_ns)
 
 	if (!m->s)
 		return 0;
+	/* A backlog moves on from the table as it is (pipeline.h). */
+	if (d->pipe->backlog && ++m->backlog_ticks % PIPE_BACKLOG_SAMPLE_EVERY)
+		return 0;
+	if (!d->pipe->backlog)
+		m->backlog_ticks = 0;
 	if (!m->last_scan_ns || now_ns - m->last_scan_ns >= SCAN_INTERVAL_NS) {
 		m->last_scan_ns = now_ns;
 		r = rescan(d, m);

@@ -74,6 +74,9 @@ struct pipe_fakes {
  * throughput carries in it, migrate starts no batch after it. */
 #define PIPE_MOVE_BUDGET_NS (2 * 1000000000ull)
 
+/* While a backlog lasts, sample on one tick in this many (see backlog). */
+#define PIPE_BACKLOG_SAMPLE_EVERY 3
+
 struct pipeline {
 	const struct pipe_fakes *fake; /* NULL: the real kernel */
 
@@ -91,6 +94,15 @@ struct pipeline {
 	const struct policy_intent *intents;
 	struct policy_stats policy_stats;
 	uint64_t candidates_pages; /* base pages considered last tick */
+	/*
+	 * More was worth moving than one tick's budget carried (decide's time
+	 * budget cut the intents, or migrate's budget stopped the plan).  The
+	 * next tick comes at once and moves on from the table as it is,
+	 * sampling again only every PIPE_BACKLOG_SAMPLE_EVERY ticks: a drain
+	 * costs as much as a second of copying in the lab, and heat a second
+	 * old still names the same pages.
+	 */
+	bool backlog;
 
 	/* migrate's totals (d->stats has the same for threads.c) */
 	uint64_t moved_bytes_total; /* reached their target node */

@@ -122,10 +122,10 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 		k += n + (k[n] == ',');
 	}
 	fprintf(f,
-		"],\"copy_threads\":%u,\"copy_threads_mode\":\"%s\",\"cgroups\":%d}\n",
+		"],\"copy_threads\":%u,\"copy_threads_mode\":\"%s\",\"tick_nice\":%d,\"cgroups\":%d}\n",
 		s->copy_threads,
 		conf_copy_mode_name(d->conf->copy_threads.mode),
-		d->conf->nr_cgroups);
+		s->tick_nice, d->conf->nr_cgroups);
 }
 
 void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -311,12 +312,15 @@ static void test_missing_node_at_start(void)
 	tierd_fini(&d);
 }
 
-/* Idle ticks: a tick that plans nothing while the table holds heat doubles
- * the interval, up to idle_interval_ms; a planned move or an empty table
- * goes back to interval_ms. */
+/* Idle ticks: a tick that plans nothing, or at most 1% of the pages found
+ * hot, while the table holds heat doubles the interval, up to
+ * idle_interval_ms; a bigger plan or an empty table goes back to
+ * interval_ms. */
 static struct hot_table idle_hot;
 static struct batch_plan idle_plan;
-static const char *idle_script; /* per tick: 'e' empty table, 'i' idle, 'm' move */
+/* Per tick: 'e' empty table, 'i' nothing planned, 's' 10 of 1000 hot pages
+ * planned (idle), 'm' 11 of 1000 (a move). */
+static const char *idle_script;
 
 static int idle_start(struct tierd *d, void **ret_priv)
 {
@@ -329,7 +333,9 @@ static int idle_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	char c = *idle_script++;
 
 	idle_hot.nused = c == 'e' ? 0 : 100;
-	idle_plan.nr_batches = c == 'm';
+	idle_plan.nr_batches = c == 'm' || c == 's';
+	idle_plan.pages = c == 'm' ? 11 : c == 's' ? 10 : 0;
+	d->pipe->candidates_pages = 1000;
 	d->pipe->hot = &idle_hot;
 	d->pipe->plan = &idle_plan;
 	return 0;
@@ -341,7 +347,7 @@ static const struct tierd_module idle_module = {
 
 static void test_idle_interval(void)
 {
-	/* After each tick of "eiiiiimie": */
+	/* After each tick of "eiisiimie": */
 	static const uint32_t want[] = { 500, 1000, 2000, 3000, 3000, 3000, 500,
 					 1000, 500 };
 	char root[4096];
@@ -358,11 +364,19 @@ static void test_idle_interval(void)
 					    &idle_module, NULL }),
 		     0);
 	CHECK_EQ_INT(tierd_interval_ms(&d), 500);
-	idle_script = "eiiiiimie";
+	idle_script = "eiisiimie";
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		tierd_tick(&d, (i + 1) * SEC);
 		CHECK_EQ_INT(tierd_interval_ms(&d), want[i]);
 	}
+	/* Ticks run tick_nice_boost (default 10) nice levels up where this
+	 * process may raise its priority, and the thread is back at its own
+	 * nice after each. */
+	errno = 0;
+	CHECK_EQ_INT(getpriority(PRIO_PROCESS, 0), d.base_nice);
+	CHECK_EQ_INT(errno, 0);
+	CHECK_EQ_INT(d.stats.tick_nice,
+		     geteuid() == 0 ? (d.base_nice - 10 < -20 ? -20 : d.base_nice - 10) : d.base_nice);
 	/* At or below interval_ms: fixed. */
 	d.conf->idle_interval_ms = 200;
 	d.idle_ticks = 5;

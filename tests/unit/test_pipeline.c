@@ -6,7 +6,8 @@
  * to node 0 in one move_pages call with MPOL_MF_PROMOTE where the "kernel"
  * takes it; an unsampled range stays; d->stats counts exactly the bytes that
  * landed; the next tick neither moves nor queries the range again; a dry
- * run moves nothing.
+ * run moves nothing; a plan the tick's time budget cuts goes on at the next
+ * tick at once, without sampling in between.
  *
  *   test_pipeline FIXTURES_DIR
  */
@@ -44,6 +45,7 @@ struct page_map {
 	int queries, moves, promote_moves;
 	unsigned long moved_pages;
 	uint64_t clock_ns;
+	uint64_t move_ns; /* fake time one move call takes; 0: 1 ms */
 };
 
 static int map_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
@@ -75,7 +77,7 @@ static int map_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
 		}
 		status[i] = m->node[pg];
 	}
-	m->clock_ns += 1000000;
+	m->clock_ns += nodes && m->move_ns ? m->move_ns : 1000000;
 	return 0;
 }
 
@@ -233,6 +235,48 @@ static void test_dry_run(void)
 	tierd_fini(&d);
 }
 
+/* Two 2 MiB batches of hot pages at 2.5 s a call: the first call uses up the
+ * 2 s budget, the second batch waits -- the backlog.  The next tick comes at
+ * once and moves it from the table as it is; the sample queued meanwhile is
+ * drained only after the backlog. */
+static void test_backlog(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct pipe_fakes fk;
+	char root[4096];
+
+	setup(&d,
+	      "interval_ms: 500\n"
+	      "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
+	      "promotion: {max_rate_mb_per_s: 0, batch_pages: 512}\n"
+	      "demotion: {enabled: false}\n"
+	      "copy_threads: {mode: off}\n",
+	      root, sizeof(root), &sf, &map, &fk);
+	map.move_ns = 2500000000ull;
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 4 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_INT(map.moves, 1);
+	CHECK_EQ_INT(count_on(&map, 0, NPAGES, 0), 512);
+	CHECK(d.pipe->backlog);
+	CHECK_EQ_INT(tierd_interval_ms(&d), 0);
+
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 4 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 2 * SEC), 0);
+	CHECK_EQ_INT(sf.nq, 1); /* not sampled */
+	CHECK_EQ_INT(map.moves, 2);
+	CHECK_EQ_INT(count_on(&map, 0, NPAGES, 0), NPAGES);
+	CHECK(!d.pipe->backlog);
+	CHECK_EQ_INT(tierd_interval_ms(&d), 500);
+
+	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC), 0);
+	CHECK_EQ_INT(sf.nq, 0);
+	CHECK_EQ_INT(map.moves, 2);
+	tierd_fini(&d);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2 || !mkdtemp(tmpdir)) {
@@ -243,6 +287,7 @@ int main(int argc, char **argv)
 	RUN(test_promote);
 	RUN(test_vanilla_kernel);
 	RUN(test_dry_run);
+	RUN(test_backlog);
 	{
 		char path[512];
 
