@@ -34,6 +34,8 @@ unit=$dest$unitdir/tierd.service
 grep -qx "ExecStart=$sbindir/tierd" "$unit" || { echo "FAIL: ExecStart is not $sbindir/tierd"; fail=1; }
 grep -qx "ExecReload=$bindir/tierctl reload" "$unit" || { echo "FAIL: ExecReload"; fail=1; }
 grep -q '@[a-z]*dir@' "$unit" && { echo "FAIL: unsubstituted @...@ in the unit"; fail=1; }
+grep -qx "# The policy is $sysconfdir/tierd/tierd.yaml;.*" "$unit" ||
+	{ echo "FAIL: the unit's comment does not name the installed config path"; fail=1; }
 grep -q '@[A-Z_]*@' "$dest$mandir"/man*/* && { echo "FAIL: unsubstituted @...@ in a man page"; fail=1; }
 grep -q "$sysconfdir/tierd/tierd.yaml" "$dest$mandir/man8/tierd.8" ||
 	{ echo "FAIL: tierd.8 does not name the installed config path"; fail=1; }

@@ -84,6 +84,21 @@ int mig_query(struct migrator *m, int pid, size_t count, void **addrs, int *stat
 	return r < 0 ? r : 0;
 }
 
+/*
+ * Batches [@from, @to) of @pl (@from < @to) are not started in this plan:
+ * their pages, and their heat, stay for a later tick.  Their status entries
+ * become -ECANCELED, a status no node has, which says they did not move (the
+ * batches tile the plan's arrays in order, batch.h).  Returns @to - @from.
+ */
+static size_t mig_skip(const struct batch_plan *pl, size_t from, size_t to)
+{
+	const struct batch *last = &pl->batches[to - 1];
+
+	for (size_t i = pl->batches[from].first; i < last->first + last->count; i++)
+		pl->status[i] = -ECANCELED;
+	return to - from;
+}
+
 int mig_run_plan(struct migrator *m, struct account *a, const struct topology *topo,
 		 const struct batch_plan *pl, const struct policy_intent *intents, uint64_t now_ns,
 		 struct mig_run_result *ret)
@@ -104,20 +119,15 @@ int mig_run_plan(struct migrator *m, struct account *a, const struct topology *t
 		 * kernel's direct reclaim.  They are left for a later tick. */
 		if (!m->dry_run && b->node >= 0 && b->node < TOPO_MAX_NODES &&
 		    a->nomem_until_ns[b->node] > now_ns) {
-			for (size_t i = 0; i < b->count; i++)
-				status[i] = -ECANCELED;	/* did not move */
-			ret->nomem_skipped_batches++;
+			ret->nomem_skipped_batches += mig_skip(pl, k, k + 1);
 			continue;
 		}
 		if (b->promote && m->has_promote)
 			flags |= MPOL_MF_PROMOTE;
 		t0 = m->ops->now_ns(m->ctx);
 		if (k && m->budget_ns && t0 - start >= m->budget_ns) {
-			/* The rest waits for a later tick (its heat stays);
-			 * a status no node has says it did not move. */
-			for (size_t i = b->first; i < pl->nr_entries; i++)
-				pl->status[i] = -ECANCELED;
-			ret->skipped_batches = pl->nr_batches - k;
+			/* The time budget is spent: the rest waits. */
+			ret->skipped_batches = mig_skip(pl, k, pl->nr_batches);
 			break;
 		}
 		if (m->dry_run)

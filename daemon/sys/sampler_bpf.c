@@ -13,7 +13,6 @@
  * ("estimate"), the usual PEBS/IBS interrupt-plus-program cost.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 
 /* Two headers are called hotness.h: the table (core) and the BPF types. */
 #include "../core/hotness.h"
+#include "fsutil.h"
 #include "pmu.h"
 #include "sample_period.h"
 #include "sampler_bpf.h"
@@ -113,31 +113,13 @@ static void libbpf_why(char *why, size_t len, const char *what, int err)
 	snprintf(why, len, "%s: %s", what, buf);
 }
 
-static int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return (int)n;
-	buf[n] = '\0';
-	return 0;
-}
-
 /* Online CPUs from "0-3,5,7-8" into @cpus; returns how many. */
 static int online_cpus(const char *sysfs_root, int *cpus, int max)
 {
-	char path[512], buf[1024], *p, *end;
+	char buf[1024], *p, *end;
 	int n = 0, r;
 
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", sysfs_root);
-	r = read_file(path, buf, sizeof(buf));
+	r = fs_read(sysfs_root, "devices/system/cpu/online", buf, sizeof(buf), NULL);
 	if (r < 0)
 		return r;
 	for (p = buf; *p && *p != '\n';) {
@@ -284,7 +266,7 @@ static int bpf_start(struct sampler *s, char *why, size_t len)
 {
 	struct sampler_bpf *b = SB(s);
 	LIBBPF_OPTS(bpf_object_open_opts, opts);
-	char buf[8], path[512];
+	char buf[8];
 	int r;
 
 	if (b->skel)
@@ -333,8 +315,8 @@ static int bpf_start(struct sampler *s, char *why, size_t len)
 		goto fail;
 
 	/* Read only: tierd never turns bpf_stats on (see the top of this file). */
-	snprintf(path, sizeof(path), "%s/sys/kernel/bpf_stats_enabled", b->procfs_root);
-	b->use_bpf_stats = read_file(path, buf, sizeof(buf)) == 0 && buf[0] == '1';
+	b->use_bpf_stats = fs_read(b->procfs_root, "sys/kernel/bpf_stats_enabled", buf,
+				   sizeof(buf), NULL) == 0 && buf[0] == '1';
 	b->thp_note[0] = '\0';
 	if (b->p.fold_thp) {
 		r = thp_pfns_visible(b->procfs_root);

@@ -65,6 +65,7 @@
 #include <unistd.h>
 
 #include "../core/hotness.h"
+#include "fsutil.h"
 #include "sampler_damon.h"
 
 struct sampler_damon {
@@ -114,27 +115,16 @@ static int busy_backoff(uint64_t *slept_us)
 static int sysfs_read_once(const struct sampler_damon *d, const char *rel, char *buf,
 			   size_t len)
 {
-	char path[768];
-	ssize_t n;
-	int fd;
+	int r;
 
 	if (d->p.before_io) {
-		int r = d->p.before_io(rel, false, d->p.before_io_arg);
-
+		r = d->p.before_io(rel, false, d->p.before_io_arg);
 		if (r < 0)
 			return r;
 	}
-	snprintf(path, sizeof(path), "%s/%s", d->admin, rel);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return (int)n;
-	buf[n] = '\0';
+	r = fs_read(d->admin, rel, buf, len, NULL);
+	if (r < 0)
+		return r;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }

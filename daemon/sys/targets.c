@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "targets.h"
 
 /* The scan's scratch list lives right after the current one: pids[max..2max). */
@@ -37,24 +37,13 @@ void targets_free(struct targets *t)
 	t->n = 0;
 }
 
+/* @root/PID/@name into @buf: fs_read()'s contract. */
 static int read_small(const char *root, pid_t pid, const char *name, char *buf, size_t len)
 {
-	char path[512];
-	ssize_t n;
-	int fd;
+	char path[64];
 
-	snprintf(path, sizeof(path), "%s/%d/%s", root, (int)pid, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return (int)n;
-	buf[n] = '\0';
-	return 0;
+	snprintf(path, sizeof(path), "%d/%s", (int)pid, name);
+	return fs_read(root, path, buf, len, NULL);
 }
 
 /* What is read of a process, each part only once and only when a rule asks. */

@@ -21,9 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "daemon.h"
 #include "hotness.h"
 #include "migrate.h"
@@ -160,32 +160,6 @@ static const struct mig_ops fake_mig_ops = {
 	.now_ns = fake_now_ns,
 };
 
-/* ---- measuring ---- */
-
-static unsigned long status_kib(const char *key)
-{
-	char line[256];
-	unsigned long kib = 0;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
-			kib = strtoul(line + strlen(key) + 1, NULL, 10);
-	fclose(f);
-	return kib;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
 int main(int argc, char **argv)
 {
 	static char tmpdir[] = "/tmp/daemon_rss.XXXXXX";
@@ -201,7 +175,7 @@ int main(int argc, char **argv)
 	};
 	char root[4096], path[256];
 	struct hot_stats st = { 0 };
-	double c0, c_steady = 0.0;
+	uint64_t c0, c_steady = 0;
 	FILE *f;
 	int r;
 
@@ -234,30 +208,30 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	d.pipe->fake = &fk;
-	printf("peak RSS before tierd_init: %.1f MiB\n", status_kib("VmHWM") / 1024.0);
+	printf("peak RSS before tierd_init: %.1f MiB\n", bench_status_kib("VmHWM") / 1024.0);
 	r = tierd_init(&d, modules);
 	if (r < 0) {
 		fprintf(stderr, "daemon_rss: tierd_init: %s\n", strerror(-r));
 		return 1;
 	}
 	printf("peak RSS after tierd_init (max_tracked_pages %lu): %.1f MiB\n", max,
-	       status_kib("VmHWM") / 1024.0);
+	       bench_status_kib("VmHWM") / 1024.0);
 	for (int k = 1; k <= ticks; k++) {
-		c0 = cpu_s();
+		c0 = bench_cpu_ns();
 		r = tierd_tick(&d, (uint64_t)k * SEC);
 		if (r < 0)
 			fprintf(stderr, "daemon_rss: tick %d: %s\n", k, strerror(-r));
 		if (k > ticks / 2)
-			c_steady += cpu_s() - c0;
+			c_steady += bench_cpu_ns() - c0;
 		hot_get_stats(d.pipe->hot, &st);
 		printf("tick %2d: %7llu entries, %8llu evictions, RSS %.1f MiB, peak %.1f MiB, "
 		       "%.0f ms CPU\n", k, (unsigned long long)st.entries,
-		       (unsigned long long)st.evictions, status_kib("VmRSS") / 1024.0,
-		       status_kib("VmHWM") / 1024.0, (cpu_s() - c0) * 1e3);
+		       (unsigned long long)st.evictions, bench_status_kib("VmRSS") / 1024.0,
+		       bench_status_kib("VmHWM") / 1024.0, (bench_cpu_ns() - c0) / 1e6);
 	}
 	printf("table %.1f MiB of it; %.0f ms CPU per tick in the second half (of which "
 	       "recording %u synthetic samples is most)\n", st.mem_bytes / 1048576.0,
-	       c_steady * 1e3 / (ticks - ticks / 2), SAMPLES_PER_TICK);
+	       c_steady / 1e6 / (ticks - ticks / 2), SAMPLES_PER_TICK);
 	tierd_fini(&d);
 	unlink(path);
 	rmdir(tmpdir);

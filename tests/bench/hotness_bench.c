@@ -22,21 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
+#include "bench.h"
 #include "hotness.h"
 
 #define SEC 1000000000ull
 #define MILLION 1000000u
-
-/* CPU time of this process: what the table costs, whatever else runs. */
-static uint64_t now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * SEC + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -75,7 +66,7 @@ static void *table(struct hot_table *t, uint32_t max)
 static void run(const char *what, struct hot_table *t, uint64_t (*addr_of)(uint64_t i),
 		uint64_t len, uint64_t *clock_ns)
 {
-	uint64_t t0 = now();
+	uint64_t t0 = bench_cpu_ns();
 	struct hot_stats st;
 
 	for (uint64_t i = 0; i < MILLION; i++) {
@@ -83,7 +74,7 @@ static void run(const char *what, struct hot_table *t, uint64_t (*addr_of)(uint6
 			*clock_ns += SEC / 10;	/* a tick */
 		hot_record(t, 1, addr_of(i), len, 1.0 + (i & 3), *clock_ns);
 	}
-	t0 = now() - t0;
+	t0 = bench_cpu_ns() - t0;
 	hot_get_stats(t, &st);
 	printf("%-46s %7.1f ms per million samples (%6.1f ns each); entries %llu\n",
 	       what, t0 / 1e6, (double)t0 / MILLION, (unsigned long long)st.entries);
@@ -105,22 +96,6 @@ static uint64_t addr_seq(uint64_t i)
 static uint64_t addr_new(uint64_t i)
 {
 	return (1ull << 30) + fresh++ * HOT_PAGE_SIZE;
-}
-
-/* "VmHWM:   1234 kB" of /proc/self/status, in KiB; 0 when unreadable. */
-static unsigned long status_kib(const char *key)
-{
-	char line[256];
-	unsigned long kib = 0;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
-			kib = strtoul(line + strlen(key) + 1, NULL, 10);
-	fclose(f);
-	return kib;
 }
 
 static int cmp_desc(const void *a, const void *b)
@@ -320,7 +295,7 @@ int main(int argc, char **argv)
 	printf("hotness table, max_entries %u: %zu bytes, %.2f bytes per entry, %.1f MiB per "
 	       "million tracked pages\n", max, hot_mem_size(max), (double)hot_mem_size(max) / max,
 	       (double)hot_mem_size(max) / max * MILLION / (1 << 20));
-	printf("peak RSS before any table: %.1f MiB\n", status_kib("VmHWM") / 1024.0);
+	printf("peak RSS before any table: %.1f MiB\n", bench_status_kib("VmHWM") / 1024.0);
 
 	mem = table(&t, max);
 	hot_set = 65536;
@@ -334,23 +309,24 @@ int main(int argc, char **argv)
 	run("update: hot set = the whole (full) table", &t, addr_hot, HOT_PAGE_SIZE, &clk);
 	run("evict: 1M new pages into the full table", &t, addr_new, HOT_PAGE_SIZE, &clk);
 	printf("peak RSS with the table full (%u entries): %.1f MiB, now %.1f MiB\n",
-	       (unsigned)t.nused, status_kib("VmHWM") / 1024.0, status_kib("VmRSS") / 1024.0);
-	t0 = now();
+	       (unsigned)t.nused, bench_status_kib("VmHWM") / 1024.0,
+	       bench_status_kib("VmRSS") / 1024.0);
+	t0 = bench_cpu_ns();
 	hot_record(&t, 1, 0, HOT_PAGE_SIZE, 1.0, clk + 64 * 10 * SEC);	/* 64 half-lives */
 	printf("%-46s %7.1f ms (%llu rebases so far)\n", "a record that rebases the full table",
-	       (now() - t0) / 1e6, (unsigned long long)(hot_get_stats(&t, &st), st.rebases));
+	       (bench_cpu_ns() - t0) / 1e6, (unsigned long long)(hot_get_stats(&t, &st), st.rebases));
 	clk += 64 * 10 * SEC;
 
-	t0 = now();
+	t0 = bench_cpu_ns();
 	n = hot_select_hottest(&t, 0, 0.0, clk, out, 4096);
-	printf("%-46s %7.1f ms (%zu of %u entries)\n", "select the 4096 hottest", (now() - t0) / 1e6,
-	       n, (unsigned)t.nused);
-	t0 = now();
+	printf("%-46s %7.1f ms (%zu of %u entries)\n", "select the 4096 hottest",
+	       (bench_cpu_ns() - t0) / 1e6, n, (unsigned)t.nused);
+	t0 = bench_cpu_ns();
 	n = hot_select_coldest(&t, 0, clk, out, 4096);
-	printf("%-46s %7.1f ms\n", "select the 4096 coldest", (now() - t0) / 1e6);
-	t0 = now();
+	printf("%-46s %7.1f ms\n", "select the 4096 coldest", (bench_cpu_ns() - t0) / 1e6);
+	t0 = bench_cpu_ns();
 	n = hot_drop_pid(&t, 1);
-	printf("%-46s %7.1f ms (%zu entries)\n", "drop a pid", (now() - t0) / 1e6, n);
+	printf("%-46s %7.1f ms (%zu entries)\n", "drop a pid", (bench_cpu_ns() - t0) / 1e6, n);
 	free(mem);
 
 	mem = table(&t, max);

@@ -17,9 +17,20 @@
  * marks the move of the hot set.  SIGTERM or SIGINT, or --duration, ends it
  * with "# done ops N".
  *
+ * --verify (the fault tests') makes every byte checkable: the footprint is
+ * filled with a known pattern; thread T adds 1 to word T of the pages it
+ * picks and counts, in private memory, how often it did so per page.  After
+ * "# done" it compares every word of the footprint with pattern + count:
+ *
+ *   # verify ok bytes B increments I          (exit 0)
+ *   # verify FAILED words W first 0xADDR ...  (exit 1)
+ *
+ * A lost write, a page copied while being written, a page swapped for
+ * another: each shows up as a wrong word.
+ *
  *   tierwork [--footprint-mib F] [--hot-mib H] [--threads N] [--node NODE]
  *            [--dist uniform|zipf] [--zipf-s S] [--thp] [--duration S]
- *            [--shift-at S] [--report-ms MS]
+ *            [--shift-at S] [--report-ms MS] [--verify]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -40,22 +51,36 @@
 
 #define PG 4096ul
 #define MiB (1ul << 20)
-#define MAX_THREADS 64
+#define WORDS_PER_PAGE (PG / sizeof(uint64_t))
+#define MAX_THREADS 64	/* < WORDS_PER_PAGE: --verify gives each its own word */
 
 static volatile sig_atomic_t stop;
 static char *base;
 static size_t footprint, hot_bytes, hot_pages;
 static _Atomic size_t hot_off; /* where the hot set starts in the footprint */
 static double *zipf_cdf; /* NULL: uniform */
+static bool verify_mode;
 
 struct worker {
 	pthread_t tid;
+	int slot;
 	uint64_t seed;
+	uint32_t *count;	/* --verify: per footprint page, increments of word @slot */
 	_Alignas(64) _Atomic uint64_t ops;
 	char pad[56];
 };
 
 static struct worker workers[MAX_THREADS];
+
+/* --verify: what word I of the footprint holds before any increment. */
+static uint64_t pattern(size_t word)
+{
+	uint64_t z = word + 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
 
 static uint64_t now_ns(void)
 {
@@ -114,6 +139,24 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* --verify's worker: its own word of each page, every increment counted. */
+static void *work_counted(void *arg)
+{
+	struct worker *w = arg;
+
+	while (!stop) {
+		for (int i = 0; i < 1024; i++) {
+			size_t pg = hot_off / PG + pick(&w->seed);
+			volatile uint64_t *p = (volatile uint64_t *)(base + pg * PG) + w->slot;
+
+			*p = *p + 1;
+			w->count[pg]++;
+		}
+		atomic_fetch_add_explicit(&w->ops, 1024, memory_order_relaxed);
+	}
+	return NULL;
+}
+
 static void on_signal(int sig)
 {
 	stop = 1;
@@ -138,11 +181,39 @@ static void residency(void **addrs, int *status, double pct[3])
 		pct[k] = 100.0 * cnt[k] / hot_pages;
 }
 
+/* --verify: every word against pattern + the increments; 0 when all match. */
+static int verify(int nthreads)
+{
+	const uint64_t *word = (const uint64_t *)base;
+	size_t words = footprint / sizeof(uint64_t), bad = 0, first = 0;
+	uint64_t incs = 0;
+
+	for (size_t i = 0; i < words; i++) {
+		size_t pg = i / WORDS_PER_PAGE, slot = i % WORDS_PER_PAGE;
+		uint64_t want = pattern(i);
+
+		if (slot < (size_t)nthreads) {
+			want += workers[slot].count[pg];
+			incs += workers[slot].count[pg];
+		}
+		if (word[i] != want && !bad++)
+			first = i;
+	}
+	if (bad) {
+		printf("# verify FAILED words %zu first %p holds 0x%llx want 0x%llx\n", bad,
+		       (void *)(word + first), (unsigned long long)word[first],
+		       (unsigned long long)pattern(first));
+		return 1;
+	}
+	printf("# verify ok bytes %zu increments %llu\n", footprint, (unsigned long long)incs);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: tierwork [--footprint-mib F] [--hot-mib H] [--threads N] "
 			"[--node NODE] [--dist uniform|zipf] [--zipf-s S] [--thp] "
-			"[--duration S] [--shift-at S] [--report-ms MS]\n");
+			"[--duration S] [--shift-at S] [--report-ms MS] [--verify]\n");
 	exit(2);
 }
 
@@ -154,7 +225,7 @@ int main(int argc, char **argv)
 		{ "dist", 1, NULL, 'd' },	   { "zipf-s", 1, NULL, 's' },
 		{ "thp", 0, NULL, 'T' },	   { "duration", 1, NULL, 'D' },
 		{ "shift-at", 1, NULL, 'S' },	   { "report-ms", 1, NULL, 'r' },
-		{ 0 }
+		{ "verify", 0, NULL, 'V' },	   { 0 }
 	};
 	size_t f_mib = 1024, h_mib = 256;
 	int nthreads = 4, node = 1, thp = 0, c;
@@ -183,6 +254,7 @@ int main(int argc, char **argv)
 		case 'D': duration = atof(optarg); break;
 		case 'S': shift_at = atof(optarg); break;
 		case 'r': report_ms = strtoul(optarg, NULL, 0); break;
+		case 'V': verify_mode = true; break;
 		default: usage();
 		}
 	}
@@ -207,8 +279,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tierwork: mbind to node %d: %s\n", node, strerror(errno));
 		return 1;
 	}
-	for (size_t o = 0; o < footprint; o += PG)
-		base[o] = 1;
+	if (verify_mode) {
+		for (size_t i = 0; i < footprint / sizeof(uint64_t); i++)
+			((uint64_t *)base)[i] = pattern(i);
+	} else {
+		for (size_t o = 0; o < footprint; o += PG)
+			base[o] = 1;
+	}
 	/* Placed; from now on where pages go is the kernel's and tierd's call. */
 	mbind(base, footprint, MPOL_DEFAULT, NULL, 0, 0);
 
@@ -229,19 +306,26 @@ int main(int argc, char **argv)
 	status = malloc(hot_pages * sizeof(*status));
 	if (!addrs || !status)
 		return 1;
+	for (int i = 0; verify_mode && i < nthreads; i++) {
+		workers[i].slot = i;
+		workers[i].count = calloc(footprint / PG, sizeof(uint32_t));
+		if (!workers[i].count)
+			return 1;
+	}
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	hot_off = 0;
-	printf("# tierwork pid %d footprint 0x%lx-0x%lx hot 0x%lx-0x%lx pages %zu threads %d %s%s\n",
+	printf("# tierwork pid %d footprint 0x%lx-0x%lx hot 0x%lx-0x%lx pages %zu threads %d %s%s%s\n",
 	       (int)getpid(), (unsigned long)(uintptr_t)base,
 	       (unsigned long)(uintptr_t)(base + footprint), (unsigned long)(uintptr_t)base,
 	       (unsigned long)(uintptr_t)(base + hot_bytes), hot_pages, nthreads,
-	       zipf ? "zipf" : "uniform", thp ? " thp" : "");
+	       zipf ? "zipf" : "uniform", thp ? " thp" : "", verify_mode ? " verify" : "");
 	printf("t_s ops_per_s hot_node0_pct hot_node1_pct hot_other_pct\n");
 	fflush(stdout);
 	for (int i = 0; i < nthreads; i++) {
 		workers[i].seed = 0x9e3779b97f4a7c15ull * (i + 1);
-		pthread_create(&workers[i].tid, NULL, work, &workers[i]);
+		pthread_create(&workers[i].tid, NULL, verify_mode ? work_counted : work,
+			       &workers[i]);
 	}
 	t0 = last_t = now_ns();
 	while (!stop) {
@@ -278,5 +362,5 @@ int main(int argc, char **argv)
 		total += workers[i].ops;
 	}
 	printf("# done ops %llu\n", (unsigned long long)total);
-	return 0;
+	return verify_mode ? verify(nthreads) : 0;
 }

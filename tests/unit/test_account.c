@@ -16,6 +16,11 @@
 static struct topology topo;
 static struct policy_intent in[64];
 static size_t nr;
+/* The fixture of a migrator run: setup_run() after the intents are added. */
+static struct acct_params ap;
+static struct account *a;
+static struct batcher *b;
+static const struct batch_plan *pl;
 
 static void setup_topo(void)
 {
@@ -43,15 +48,29 @@ static void add(int pid, uint64_t addr, uint32_t np, int from, int to, enum poli
 	it->kind = kind;
 }
 
+/* An account for @nr_cgroups cgroups (default parameters) and the plan of
+ * in[0..nr). */
+static void setup_run(int nr_cgroups)
+{
+	struct batch_params bp;
+
+	acct_params_default(&ap);
+	CHECK_EQ_INT(account_new(&ap, nr_cgroups, 8, &a), 0);
+	batch_params_default(&bp, 0);
+	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
+	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+}
+
+static void teardown_run(void)
+{
+	batch_free(b);
+	account_free(a);
+}
+
 static void test_statuses(void)
 {
 	struct fake_mig f = { .probe_result = 0 };
 	struct migrator m;
-	struct acct_params ap;
-	struct account *a;
-	struct batch_params bp;
-	struct batcher *b;
-	const struct batch_plan *pl;
 	struct mig_run_result res;
 	struct policy_intent retry[4];
 	int promo[6] = { 0, -EBUSY, -ENOENT, 1, -EACCES, 0 };
@@ -78,11 +97,7 @@ static void test_statuses(void)
 
 	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
 	CHECK(m.has_promote);
-	acct_params_default(&ap);
-	CHECK_EQ_INT(account_new(&ap, 2, 8, &a), 0);
-	batch_params_default(&bp, 0);
-	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
-	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+	setup_run(2);
 	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 100 * SEC, &res), 0);
 
 	CHECK_EQ_INT(f.nr_calls, 2);
@@ -146,8 +161,7 @@ static void test_statuses(void)
 	f.probe_result = -EPERM;
 	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), -EPERM);
 
-	batch_free(b);
-	account_free(a);
+	teardown_run();
 }
 
 /* A plan that outlasts the migrator's budget: no batch starts after it. */
@@ -155,11 +169,6 @@ static void test_budget(void)
 {
 	struct fake_mig f = { .probe_result = 0 };
 	struct migrator m;
-	struct acct_params ap;
-	struct account *a;
-	struct batch_params bp;
-	struct batcher *b;
-	const struct batch_plan *pl;
 	struct mig_run_result res;
 
 	setup_topo();
@@ -175,11 +184,7 @@ static void test_budget(void)
 	}
 	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
 	m.budget_ns = 3 * SEC / 2;
-	acct_params_default(&ap);
-	CHECK_EQ_INT(account_new(&ap, 2, 8, &a), 0);
-	batch_params_default(&bp, 0);
-	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
-	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+	setup_run(2);
 	CHECK_EQ_INT(pl->nr_batches, 3);
 	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 100 * SEC, &res), 0);
 	/* Started at 0 s and 1 s; at 2 s the budget of 1.5 s is spent. */
@@ -189,29 +194,19 @@ static void test_budget(void)
 	CHECK_EQ_U64(res.moved_bytes, 2 * PG);
 	CHECK_EQ_INT(pl->status[pl->batches[2].first], -ECANCELED);
 	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 2);
-	batch_free(b);
-	account_free(a);
+	teardown_run();
 }
 
 static void test_busy_retries_and_nomem_backoff(void)
 {
-	struct acct_params ap;
-	struct account *a;
-	struct batch_params bp;
-	struct batcher *b;
-	const struct batch_plan *pl;
 	struct policy_intent retry[4];
 	struct batch_plan fake;
 	uint64_t t;
 
 	setup_topo();
-	acct_params_default(&ap);	/* 1 s, 3 tries; 5 s .. 300 s */
-	CHECK_EQ_INT(account_new(&ap, 1, 8, &a), 0);
-	batch_params_default(&bp, 0);
-	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
 	nr = 0;
 	add(3, 0x1000, 1, 1, 0, POLICY_PROMOTE, -1);
-	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+	setup_run(1);	/* retries 1 s, 3 tries; ENOMEM back-off 5 s .. 300 s */
 	fake = *pl;
 
 	/* Busy three times: queued after 1 s, then 2 s, then dropped. */
@@ -249,19 +244,13 @@ static void test_busy_retries_and_nomem_backoff(void)
 	for (int i = 0; i < 10; i++)
 		account_batch(a, &topo, &fake, 0, in, MS, a->nomem_until_ns[0], false, NULL);
 	CHECK_EQ_U64(a->nomem_backoff_ns[0], 300 * SEC);
-	batch_free(b);
-	account_free(a);
+	teardown_run();
 }
 
 static void test_call_failed_and_dry_run(void)
 {
 	struct fake_mig f = { .probe_result = -EINVAL, .query_node = 1 };
 	struct migrator m;
-	struct acct_params ap;
-	struct account *a;
-	struct batch_params bp;
-	struct batcher *b;
-	const struct batch_plan *pl;
 	struct mig_run_result res;
 
 	setup_topo();
@@ -269,11 +258,7 @@ static void test_call_failed_and_dry_run(void)
 	add(11, 0x1000, 1, 1, 0, POLICY_PROMOTE, -1);
 	add(11, 0x200000, 512, 1, 0, POLICY_PROMOTE, -1);
 	add(12, 0x1000, 1, 1, 0, POLICY_PROMOTE, -1);
-	acct_params_default(&ap);
-	CHECK_EQ_INT(account_new(&ap, 0, 8, &a), 0);
-	batch_params_default(&bp, 0);
-	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
-	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+	setup_run(0);
 
 	/* pid 11 exited: the call fails with ESRCH; pid 12's call works. */
 	f.nr_steps = 1;
@@ -329,8 +314,7 @@ static void test_call_failed_and_dry_run(void)
 	CHECK_EQ_INT(acct_classify(-EIO, 0), ACCT_OTHER);
 	CHECK_EQ_INT(acct_classify(2, 0), ACCT_ELSEWHERE);
 	CHECK_EQ_STR(acct_class_name(ACCT_NOMEM), "nomem");
-	batch_free(b);
-	account_free(a);
+	teardown_run();
 }
 
 int main(void)
