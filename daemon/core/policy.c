@@ -40,7 +40,10 @@
  *  4. room demotions: hot bytes that found no room are made room for by
  *     demoting as many cold bytes from the node they wanted; they are
  *     promoted on a later tick, once the room is real.
- * A page that moved less than cooldown_ns ago is not moved; one promoted and
+ * A page that moved less than cooldown_ns ago is not moved back (a page on a
+ * lower tier that was demoted, one on the fast tier that was promoted:
+ * the move times are kept per 2 MiB range, and a range promoted in part
+ * must not hold back its pages still on the lower tier); one promoted and
  * demoted within pingpong_window_ns is held for pingpong_hold_ns after its
  * last move.  Every intent is charged to its cgroup's rate bucket and the
  * global one before it is written; a page the buckets cannot pay for stays.
@@ -293,16 +296,19 @@ static bool fast_node(const struct topology *topo, int idx)
 	return topo->nodes[idx].tier == TIER_FAST && !topo->nodes[idx].gpu;
 }
 
-/* -1, or why a page that moved recently must stay. */
-static int recent_hold_why(const struct policy *p, const struct policy_page *pg, uint64_t now)
+/* -1, or why a page that moved recently must stay (@promote: the move
+ * wanted now is a promotion). */
+static int recent_hold_why(const struct policy *p, const struct policy_page *pg, bool promote,
+			   uint64_t now)
 {
 	uint64_t lp = pg->last_promote_ns, ld = pg->last_demote_ns;
 	uint64_t last = lp > ld ? lp : ld;
+	uint64_t back = promote ? ld : lp;	/* the move this one would undo */
 
 	if (lp && ld && (lp > ld ? lp - ld : ld - lp) < p->params.pingpong_window_ns &&
 	    now - last < p->params.pingpong_hold_ns)
 		return POLICY_H_PINGPONG;
-	if (last && now - last < p->params.cooldown_ns)
+	if (back && now - back < p->params.cooldown_ns)
 		return POLICY_H_COOLDOWN;
 	return -1;
 }
@@ -313,13 +319,13 @@ static void hold(struct plan *pl, int why)
 }
 
 /* True when candidate @i must stay for now; counted once per tick. */
-static bool held_recently(struct policy *p, struct plan *pl, uint32_t i)
+static bool held_recently(struct policy *p, struct plan *pl, uint32_t i, bool promote)
 {
 	int why;
 
 	if (p->taken[i])
 		return true;
-	why = recent_hold_why(p, &pl->in->pages[i], pl->in->now_ns);
+	why = recent_hold_why(p, &pl->in->pages[i], promote, pl->in->now_ns);
 	if (why < 0)
 		return false;
 	p->taken[i] = 2;
@@ -551,7 +557,7 @@ static void demote_for_cap(struct policy *p, struct plan *pl)
 		if (pg->cgroup < 0 || p->cg_excess[pg->cgroup] <= 0 || from < 0 ||
 		    !fast_node(pl->topo, from) || p->taken[i])
 			continue;
-		if (held_recently(p, pl, i))
+		if (held_recently(p, pl, i, false))
 			continue;
 		to = pick_node(p, pl, from, false, page_bytes(p, pg), true);
 		if (to < 0) {
@@ -578,7 +584,7 @@ static void demote_cold(struct policy *p, struct plan *pl, int64_t *want, enum p
 		from = src_index(pl, pg);
 		if (from < 0 || want[from] <= 0 || p->taken[i] || !old_enough(p, pg, in->now_ns))
 			continue;
-		if (held_recently(p, pl, i))
+		if (held_recently(p, pl, i, false))
 			continue;
 		to = pick_node(p, pl, from, false, page_bytes(p, pg), true);
 		if (to < 0) {
@@ -645,7 +651,7 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 	lower = topo->nodes[from].tier > TIER_FAST && !topo->nodes[from].gpu;
 	if (!gpu_rule && !lower)
 		return;	/* hot where it is */
-	if (held_recently(p, pl, i))
+	if (held_recently(p, pl, i, true))
 		return;
 	if (gpu_rule) {
 		to = pick_gpu(p, pl, pg, from, bytes, &why);

@@ -246,6 +246,20 @@ static void test_cooldown_and_pingpong(void)
 	CHECK_EQ_INT(out.stats.held[POLICY_H_COOLDOWN], 1);
 	CHECK_EQ_INT(out.stats.held[POLICY_H_PINGPONG], 1);
 
+	/* A page still on node 1 whose 2 MiB range was promoted in part 5 s
+	 * ago (move times are kept per range): the cool-down is for moves
+	 * back, and this page never moved; it is promoted. */
+	nr_pages = 0;
+	add_pages(1, 1, 0x1000, 1, 1, 500, -1);
+	pages[0].last_promote_ns = 995 * SEC;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 1);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_COOLDOWN], 0);
+	nr_pages = 0;
+	add_pages(4, 1, 0x1000, 1, 1, 500, -1);
+	pages[1].last_promote_ns = 900 * SEC;
+	pages[1].last_demote_ns = 930 * SEC;
+
 	/* At 1230 s the ping-pong hold has run out. */
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1230 * SEC), 0);
 	CHECK_EQ_INT(out.nr_intents, 4);
