@@ -28,15 +28,22 @@ int fs_read(const char *root, const char *path, char *buf, size_t size,
 	    size_t *ret_len)
 {
 	char full[4096];
+	int ret = fs_path(full, sizeof(full), root, path);
+
+	if (ret < 0)
+		return ret;
+	return fs_read_at(AT_FDCWD, full, buf, size, ret_len);
+}
+
+int fs_read_at(int dirfd, const char *path, char *buf, size_t size,
+	       size_t *ret_len)
+{
 	size_t len = 0;
 	int fd, ret;
 
 	if (size < 2)
 		return -EINVAL;
-	ret = fs_path(full, sizeof(full), root, path);
-	if (ret < 0)
-		return ret;
-	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	for (;;) {

@@ -24,6 +24,11 @@ int fs_path(char *buf, size_t size, const char *root, const char *path);
 int fs_read(const char *root, const char *path, char *buf, size_t size,
 	    size_t *ret_len);
 
+/* The same for @path relative to the directory @dirfd (openat(2)): a path
+ * walk of @path's components only. */
+int fs_read_at(int dirfd, const char *path, char *buf, size_t size,
+	       size_t *ret_len);
+
 /* Read a file holding one unsigned decimal number (trailing newline allowed). */
 int fs_read_u64(const char *root, const char *path, uint64_t *ret);
 

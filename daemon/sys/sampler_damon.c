@@ -112,42 +112,54 @@ static int busy_backoff(uint64_t *slept_us)
 	return 0;
 }
 
-static int sysfs_read_once(const struct sampler_damon *d, const char *rel, char *buf,
-			   size_t len)
+/*
+ * Read @path, relative to the directory @dfd (AT_FDCWD: a full path), into
+ * @buf without its newline; @rel, relative to the admin directory, is what
+ * the before_io test hook sees.  -EBUSY is retried (busy_backoff()).
+ */
+static int sysfs_read_at(const struct sampler_damon *d, int dfd, const char *rel,
+			 const char *path, char *buf, size_t len)
 {
+	uint64_t slept_us = 0;
 	int r;
 
-	if (d->p.before_io) {
-		r = d->p.before_io(rel, false, d->p.before_io_arg);
-		if (r < 0)
-			return r;
-	}
-	r = fs_read(d->admin, rel, buf, len, NULL);
+	do {
+		r = d->p.before_io ? d->p.before_io(rel, false, d->p.before_io_arg) : 0;
+		if (r == 0)
+			r = fs_read_at(dfd, path, buf, len, NULL);
+	} while (r == -EBUSY && busy_backoff(&slept_us) == 0);
 	if (r < 0)
 		return r;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
 
-static int sysfs_read(const struct sampler_damon *d, const char *rel, char *buf, size_t len)
-{
-	uint64_t slept_us = 0;
-	int r;
-
-	while ((r = sysfs_read_once(d, rel, buf, len)) == -EBUSY && busy_backoff(&slept_us) == 0)
-		;
-	return r;
-}
-
-static int sysfs_read_u64(const struct sampler_damon *d, const char *rel, uint64_t *ret)
+static int sysfs_read_u64_at(const struct sampler_damon *d, int dfd, const char *rel,
+			     const char *path, uint64_t *ret)
 {
 	char buf[32], *end;
-	int r = sysfs_read(d, rel, buf, sizeof(buf));
+	int r = sysfs_read_at(d, dfd, rel, path, buf, sizeof(buf));
 
 	if (r < 0)
 		return r;
 	*ret = strtoull(buf, &end, 10);
 	return end == buf ? -EINVAL : 0;
+}
+
+static int sysfs_read(const struct sampler_damon *d, const char *rel, char *buf, size_t len)
+{
+	char full[768];
+	int r = fs_path(full, sizeof(full), d->admin, rel);
+
+	return r < 0 ? r : sysfs_read_at(d, AT_FDCWD, rel, full, buf, len);
+}
+
+static int sysfs_read_u64(const struct sampler_damon *d, const char *rel, uint64_t *ret)
+{
+	char full[768];
+	int r = fs_path(full, sizeof(full), d->admin, rel);
+
+	return r < 0 ? r : sysfs_read_u64_at(d, AT_FDCWD, rel, full, ret);
 }
 
 static int sysfs_write(struct sampler_damon *d, const char *value, const char *fmt, ...)
@@ -567,44 +579,16 @@ static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 	return 0;
 }
 
-/* One number from a file under a tried_regions directory: openat() from the
- * directory's fd walks two path components instead of the dozen of the full
- * sysfs path, and that walk was most of a drain's CPU (perf in the lab
- * guest: 62% of tierd's CPU in open()'s path walks at 2000 regions). */
-static int region_read_u64(const struct sampler_damon *d, int dfd, const char *dir_rel,
-			   const char *name, uint64_t *ret)
+/* One number of tried region @ri, under the directory @dfd (admin-relative
+ * @dir_rel). */
+static int region_u64(const struct sampler_damon *d, int dfd, const char *dir_rel,
+		      unsigned long ri, const char *file, uint64_t *ret)
 {
-	uint64_t slept_us = 0;
-	char buf[32], *end;
-	ssize_t n;
-	int fd, r;
+	char rel[256], path[64];
 
-	for (;;) {
-		if (d->p.before_io) {
-			char rel[512];
-
-			snprintf(rel, sizeof(rel), "%s/%s", dir_rel, name);
-			r = d->p.before_io(rel, false, d->p.before_io_arg);
-			if (r == -EBUSY && busy_backoff(&slept_us) == 0)
-				continue;
-			if (r < 0)
-				return r;
-		}
-		fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		n = read(fd, buf, sizeof(buf) - 1);
-		r = n < 0 ? -errno : 0;
-		close(fd);
-		if (r == -EBUSY && busy_backoff(&slept_us) == 0)
-			continue;
-		if (r < 0)
-			return r;
-		break;
-	}
-	buf[n] = '\0';
-	*ret = strtoull(buf, &end, 10);
-	return end == buf ? -EINVAL : 0;
+	snprintf(rel, sizeof(rel), "%s/%lu/%s", dir_rel, ri, file);
+	snprintf(path, sizeof(path), "%lu/%s", ri, file);
+	return sysfs_read_u64_at(d, dfd, rel, path, ret);
 }
 
 static int read_regions(struct sampler_damon *d, size_t i, struct hot_table *t,
@@ -630,7 +614,6 @@ static int read_regions(struct sampler_damon *d, size_t i, struct hot_table *t,
 	}
 	while ((de = readdir(dd))) {
 		uint64_t start, end, nr_acc;
-		char name[48];
 		unsigned long ri;
 		char *e;
 		int r;
@@ -638,14 +621,15 @@ static int read_regions(struct sampler_damon *d, size_t i, struct hot_table *t,
 		ri = strtoul(de->d_name, &e, 10);
 		if (e == de->d_name || *e)
 			continue;	/* total_bytes, . and .. */
-		snprintf(name, sizeof(name), "%lu/start", ri);
-		r = region_read_u64(d, dfd, rel, name, &start);
-		snprintf(name, sizeof(name), "%lu/end", ri);
+		/* openat() from the directory's fd walks two path components
+		 * instead of the dozen of the full sysfs path, and that walk was
+		 * most of a drain's CPU (perf in the lab guest: 62% of tierd's
+		 * CPU in open()'s path walks at 2000 regions). */
+		r = region_u64(d, dfd, rel, ri, "start", &start);
 		if (r == 0)
-			r = region_read_u64(d, dfd, rel, name, &end);
-		snprintf(name, sizeof(name), "%lu/nr_accesses", ri);
+			r = region_u64(d, dfd, rel, ri, "end", &end);
 		if (r == 0)
-			r = region_read_u64(d, dfd, rel, name, &nr_acc);
+			r = region_u64(d, dfd, rel, ri, "nr_accesses", &nr_acc);
 		if (r < 0 || end <= start)
 			continue;	/* the kernel rebuilt the directory under us */
 		(*ret_regions)++;
