@@ -355,8 +355,7 @@ static uint64_t clock_ns(clockid_t clock)
  */
 static void tick_priority(struct tierd *d, bool enter)
 {
-	unsigned int boost = d->conf->tick_nice_boost;
-	int want = d->base_nice - (int)(boost < 40 ? boost : 40);
+	int want = d->base_nice - (int)d->conf->tick_nice_boost; /* boost <= 39 */
 
 	if (!enter) {
 		if (d->stats.tick_nice != d->base_nice)
@@ -426,13 +425,14 @@ int tierd_tick(struct tierd *d, uint64_t now_ns)
 		d->module_last_error[i] = r < 0 ? r : 0;
 	}
 	tick_priority(d, false);
-	/* -v only: where each tick's time goes. */
-	steps[0] = '\0';
-	for (int i = 0; i < d->nr_modules && len < sizeof(steps); i++)
-		len += (size_t)snprintf(steps + len, sizeof(steps) - len, " %s %.3f s",
-					d->modules[i]->name,
-					(d->module_tick_ns[i] - step_ns[i]) / 1e9);
-	log_debug("tick at %.3f s:%s", (now_ns - d->start_ns) / 1e9, steps);
+	if (log_enabled(LOG_DEBUG)) { /* -v: where each tick's time goes */
+		steps[0] = '\0';
+		for (int i = 0; i < d->nr_modules && len < sizeof(steps); i++)
+			len += (size_t)snprintf(steps + len, sizeof(steps) - len, " %s %.3f s",
+						d->modules[i]->name,
+						(d->module_tick_ns[i] - step_ns[i]) / 1e9);
+		log_debug("tick at %.3f s:%s", (now_ns - d->start_ns) / 1e9, steps);
+	}
 	update_rates(d, now_ns);
 	if (tick_idle(d->pipe))
 		d->idle_ticks++;

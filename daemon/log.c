@@ -19,11 +19,16 @@ void log_set_max_level(int level)
 	max_level = level;
 }
 
+bool log_enabled(int level)
+{
+	return level <= max_level;
+}
+
 void log_msg(int level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (level > max_level)
+	if (!log_enabled(level))
 		return;
 	if (prefix)
 		fprintf(stderr, "<%d>", level);

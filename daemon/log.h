@@ -7,10 +7,13 @@
 #ifndef TIERD_LOG_H
 #define TIERD_LOG_H
 
+#include <stdbool.h>
 #include <syslog.h>
 
 void log_init(void);
 void log_set_max_level(int level);
+/* Whether messages at @level are written (to skip building debug text). */
+bool log_enabled(int level);
 void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
