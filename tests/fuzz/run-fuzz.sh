@@ -3,7 +3,12 @@
 # of their own, and run each for a bounded time.  Fails when a target
 # crashes, leaks, trips UBSan, times out on one input, or cannot be built.
 #   run-fuzz.sh SOURCE_DIR FUZZ_BUILD_DIR [TARGET...]   (default: conf ctl)
-# TIERD_FUZZ_SECONDS: seconds per target (default 60).
+# TIERD_FUZZ_SECONDS: seconds per target (default 30).  A smoke run on every
+# CI, not a campaign: the corpora and regress inputs are also replayed by the
+# unit suite.  In a 60 s CI run on 2 cores, fuzz_conf (~6,000 runs/s) found
+# its last new edge (cov 975) at run 160,000 (~25 s) and had 94% of its
+# 60 s features (ft 4110 of 4366) by 30 s; fuzz_ctl (~35,000 runs/s) found
+# nothing past its seeds (cov 159) in 2.1 million runs.
 # A crash leaves its input in FUZZ_BUILD_DIR/artifacts/; to keep it as a
 # regression fixture, copy it to tests/fuzz/regress/TARGET/ and fix the bug.
 set -u
@@ -11,7 +16,7 @@ src=$(realpath "$1") dir=$2
 shift 2
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(conf ctl)
-secs=${TIERD_FUZZ_SECONDS:-60}
+secs=${TIERD_FUZZ_SECONDS:-30}
 
 command -v clang >/dev/null || { echo "run-fuzz: clang not installed (scripts/install-deps)"; exit 1; }
 if [ ! -f "$dir/build.ninja" ]; then
