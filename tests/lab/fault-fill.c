@@ -40,7 +40,7 @@ static long node_free_mib(int node)
 int main(int argc, char **argv)
 {
 	unsigned long mask, filled = 0;
-	long leave, fr;
+	long leave, fr, page = sysconf(_SC_PAGESIZE);
 	sigset_t set;
 	int node, sig;
 
@@ -72,7 +72,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "fault-fill: mbind/mlock: %s\n", strerror(errno));
 			return 1;
 		}
-		memset(p, 0x5a, len);
+		/* mlock() has faulted every page in (writable: a page of
+		 * its own, not the zero page); a store per page makes sure.
+		 * A memset() of it all, in rep stosb that crawls under TCG,
+		 * made the fill a third slower (lab: 646 MiB in 7.4 s with
+		 * it, 5.5 s without). */
+		for (size_t off = 0; off < len; off += (size_t)page)
+			((volatile char *)p)[off] = 0x5a;
 		filled += len / MiB;
 	}
 	printf("# filled %lu MiB on node %d, its free memory now %ld MiB\n", filled, node,
