@@ -30,8 +30,10 @@ nice meson compile -C "$dir" "${targets[@]/#/tests/fuzz/fuzz_}" >"$dir/compile.l
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 mkdir -p "$dir/artifacts"
-fail=0
-for t in "${targets[@]}"; do
+# One target: fuzz it, then write its verdict to $dir/result-$t (0 or 1)
+# and its report to $dir/report-$t.
+fuzz_one() {
+	local t=$1 work log seeds rc execs cov
 	work=$(mktemp -d "$dir/corpus-$t.XXXXXX")
 	log=$dir/fuzz-$t.log
 	seeds=("$src/tests/fuzz/corpus/$t")
@@ -44,15 +46,34 @@ for t in "${targets[@]}"; do
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
 	if [ $rc -ne 0 ] || grep -q 'runtime error:' "$log"; then
-		echo "FAIL: fuzz_$t (exit $rc) after ${execs:-?} runs:"
-		grep -E -A30 '^==[0-9]+==ERROR|runtime error:|deadly signal|Test unit written' "$log" | head -80
-		for a in "$dir/artifacts/$t-"*; do
-			[ -f "$a" ] && echo "input $a (base64): $(base64 -w0 "$a" | head -c 2000)"
-		done
-		fail=1
+		{
+			echo "FAIL: fuzz_$t (exit $rc) after ${execs:-?} runs:"
+			grep -E -A30 '^==[0-9]+==ERROR|runtime error:|deadly signal|Test unit written' "$log" | head -80
+			for a in "$dir/artifacts/$t-"*; do
+				[ -f "$a" ] && echo "input $a (base64): $(base64 -w0 "$a" | head -c 2000)"
+			done
+		} >"$dir/report-$t"
+		echo 1 >"$dir/result-$t"
 	else
-		echo "ok   fuzz_$t: ${secs} s, ${execs:-?} runs, $cov, $(ls "$work" | wc -l) new inputs, no crash"
+		echo "ok   fuzz_$t: ${secs} s, ${execs:-?} runs, $cov, $(ls "$work" | wc -l) new inputs, no crash" >"$dir/report-$t"
+		echo 0 >"$dir/result-$t"
 	fi
 	rm -rf "$work"
+}
+
+# Each libFuzzer process runs on one CPU: run as many targets at once as
+# there are CPUs (the suite is not parallel with other tests), so that two
+# targets on two cores take the wall time of one, with the same runs each.
+jobs_max=$(nproc)
+for t in "${targets[@]}"; do
+	rm -f "$dir/result-$t" "$dir/report-$t"
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+	fuzz_one "$t" &
+done
+wait
+fail=0
+for t in "${targets[@]}"; do
+	cat "$dir/report-$t" 2>/dev/null || echo "FAIL: fuzz_$t left no report"
+	[ "$(cat "$dir/result-$t" 2>/dev/null)" = 0 ] || fail=1
 done
 exit $fail
