@@ -60,6 +60,78 @@ static void cpus_of_topology(struct tierd *d, struct threads *t)
 	}
 }
 
+/*
+ * An administrator's write to a knob tierd set makes it theirs: said once,
+ * never written again, not restored at exit (sys/knobs.c), and listed in
+ * the status.  NUMA balancing is checked on every tick, not only while the
+ * copy-thread controller runs.
+ */
+static void check_foreign(struct tierd *d, struct threads *t)
+{
+	char *buf = d->stats.knobs_foreign;
+	size_t size = sizeof(d->stats.knobs_foreign);
+
+	if (knobs_check(&t->ks, KNOB_NUMA_BALANCING) == 1) {
+		long v = -1;
+
+		knobs_get(&t->ks, KNOB_NUMA_BALANCING, &v);
+		log_notice("kernel.numa_balancing was changed by someone else (now %ld): tierd leaves it alone and will not restore it",
+			   v);
+	}
+	if (t->active)
+		for (int k = KNOB_COPY_MT; k <= KNOB_COPY_PULL; k++)
+			if (knobs_check(&t->ks, k) == 1)
+				log_notice("%s was changed by someone else: tierd leaves the copy knobs alone",
+					   knob_name(k));
+	buf[0] = '\0';
+	for (int k = 0; k < KNOB_NR; k++)
+		if (t->ks.k[k].foreign)
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s%s",
+				 buf[0] ? "," : "", knob_name(k));
+}
+
+static int apply_decision(struct tierd *d, struct threads *t, const struct ct_decision *dec)
+{
+	int r;
+
+	if (!dec->apply)
+		return 0;
+	r = knobs_apply_copy(&t->ks, dec->mt, dec->threads, dec->pull);
+	if (r == -EBUSY) {
+		t->active = false;
+		d->stats.copy_threads = 0;
+		check_foreign(d, t);
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	d->stats.copy_threads = dec->threads;
+	if (dec->changed)
+		log_debug("Copy threads: %u (%s)", dec->threads, ct_why_name(dec->why));
+	return 0;
+}
+
+/*
+ * Threads from the start: the first tick's migration, which moves the most
+ * after a start, runs before this module's first tick, and a controller
+ * that waited for two CPU-time snapshots left that migration to the
+ * kernel's default (no threads).  The snapshot taken here is the first one.
+ */
+static int threads_first(struct tierd *d, struct threads *t)
+{
+	struct ct_load l = { 0 };
+	struct ct_decision dec;
+	int r;
+
+	r = load_read_cpu_times(knob_root(d), &t->times[t->cur]);
+	if (r < 0)
+		return r;
+	t->have_times = true;
+	l.dst_cpus = l.dst_idle = t->nr_cpus;
+	ct_start(&t->ct, &t->params, &l, &dec);
+	return apply_decision(d, t, &dec);
+}
+
 static int threads_start(struct tierd *d, void **ret_priv)
 {
 	struct threads *t = calloc(1, sizeof(*t));
@@ -107,38 +179,14 @@ static int threads_start(struct tierd *d, void **ret_priv)
 		log_notice("This kernel has no vm.migrate_copy_* knobs: copy-thread controller off");
 	t->last_bytes = d->stats.migrate_bytes_total;
 	t->last_ns = d->stats.migrate_ns_total;
+	if (t->active) {
+		r = threads_first(d, t);
+		if (r < 0)
+			log_warn("Failed to set the copy threads at start: %s (the first tick tries again)",
+				 strerror(-r));
+	}
 	*ret_priv = t;
 	return 0;
-}
-
-/*
- * An administrator's write to a knob tierd set makes it theirs: said once,
- * never written again, not restored at exit (sys/knobs.c), and listed in
- * the status.  NUMA balancing is checked on every tick, not only while the
- * copy-thread controller runs.
- */
-static void check_foreign(struct tierd *d, struct threads *t)
-{
-	char *buf = d->stats.knobs_foreign;
-	size_t size = sizeof(d->stats.knobs_foreign);
-
-	if (knobs_check(&t->ks, KNOB_NUMA_BALANCING) == 1) {
-		long v = -1;
-
-		knobs_get(&t->ks, KNOB_NUMA_BALANCING, &v);
-		log_notice("kernel.numa_balancing was changed by someone else (now %ld): tierd leaves it alone and will not restore it",
-			   v);
-	}
-	if (t->active)
-		for (int k = KNOB_COPY_MT; k <= KNOB_COPY_PULL; k++)
-			if (knobs_check(&t->ks, k) == 1)
-				log_notice("%s was changed by someone else: tierd leaves the copy knobs alone",
-					   knob_name(k));
-	buf[0] = '\0';
-	for (int k = 0; k < KNOB_NR; k++)
-		if (t->ks.k[k].foreign)
-			snprintf(buf + strlen(buf), size - strlen(buf), "%s%s",
-				 buf[0] ? "," : "", knob_name(k));
 }
 
 static int threads_tick(struct tierd *d, void *priv, uint64_t now_ns)
@@ -176,21 +224,7 @@ static int threads_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	t->last_bytes = d->stats.migrate_bytes_total;
 	t->last_ns = d->stats.migrate_ns_total;
 	ct_step(&t->ct, &t->params, &l, &sm, now_ns, &dec);
-	if (!dec.apply)
-		return 0;
-	r = knobs_apply_copy(&t->ks, dec.mt, dec.threads, dec.pull);
-	if (r == -EBUSY) {
-		t->active = false;
-		d->stats.copy_threads = 0;
-		check_foreign(d, t);
-		return 0;
-	}
-	if (r < 0)
-		return r;
-	d->stats.copy_threads = dec.threads;
-	if (dec.changed)
-		log_debug("Copy threads: %u (%s)", dec.threads, ct_why_name(dec.why));
-	return 0;
+	return apply_decision(d, t, &dec);
 }
 
 static void threads_reload_apply(struct tierd *d, void *priv)

@@ -71,6 +71,26 @@ static int choose_pull(const struct ct_load *l, unsigned int *ret_idle)
 	return 0;
 }
 
+void ct_start(struct ct_state *s, const struct ct_params *p, const struct ct_load *load,
+	      struct ct_decision *ret)
+{
+	unsigned int idle;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->pull = choose_pull(load, &idle);
+	ret->why = CT_W_OFF;
+	if (p->mode == CT_OFF)
+		return;
+	if (p->mode == CT_FIXED)
+		s->threads = p->max_threads;
+	ret->apply = true;
+	ret->mt = true;
+	ret->threads = s->threads;
+	ret->changed = true;
+	ret->why = p->mode == CT_FIXED ? CT_W_FIXED : CT_W_START;
+	s->started = true;
+}
+
 void ct_step(struct ct_state *s, const struct ct_params *p, const struct ct_load *load,
 	     const struct ct_sample *sample, uint64_t now_ns, struct ct_decision *ret)
 {

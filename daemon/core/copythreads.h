@@ -104,6 +104,15 @@ struct ct_decision {
 /* Returns 0, or -EINVAL for bad params (min 0, max < min, max too large). */
 int ct_init(struct ct_state *s, const struct ct_params *p);
 
+/*
+ * The decision before any load or throughput is known, for the start: the
+ * starting count with the copy on, so the first migration (often the
+ * largest) already copies with threads; the first ct_step() then corrects
+ * the count from the load.  @load needs only the CPU counts.
+ */
+void ct_start(struct ct_state *s, const struct ct_params *p, const struct ct_load *load,
+	      struct ct_decision *ret);
+
 void ct_step(struct ct_state *s, const struct ct_params *p, const struct ct_load *load,
 	     const struct ct_sample *sample, uint64_t now_ns, struct ct_decision *ret);
 

@@ -150,6 +150,51 @@ static void test_start_threads(void)
 	CHECK_EQ_INT(s.threads, 1);
 }
 
+/* Before the first migration: the start count with the copy on, pulled by
+ * the CPUs of the target; the first step then corrects it from the load. */
+static void test_start_before_load(void)
+{
+	struct ct_params p;
+	struct ct_state s;
+	struct ct_decision d;
+	struct ct_load cpus = { .dst_cpus = 16, .dst_idle = 16 };
+	struct ct_load busy = idle_machine;
+
+	ct_params_default(&p);
+	p.min_threads = 2;
+	p.start_threads = 4;
+	CHECK_EQ_INT(ct_init(&s, &p), 0);
+	ct_start(&s, &p, &cpus, &d);
+	CHECK(d.apply && d.mt && d.changed);
+	CHECK_EQ_INT(d.threads, 4);
+	CHECK_EQ_INT(d.pull, 1);
+	CHECK_EQ_INT(d.why, CT_W_START);
+	/* Busy from the first step: halved to the minimum, not a new start. */
+	busy.psi_some_avg10_x100 = 3000;
+	ct_step(&s, &p, &busy, NULL, SEC, &d);
+	CHECK_EQ_INT(d.threads, 2);
+	CHECK_EQ_INT(d.why, CT_W_BUSY);
+	ct_step(&s, &p, &busy, NULL, 2 * SEC, &d);
+	CHECK(!d.changed);
+	CHECK_EQ_INT(d.why, CT_W_HOLD);
+
+	p.mode = CT_FIXED;
+	p.max_threads = 6;
+	CHECK_EQ_INT(ct_init(&s, &p), 0);
+	ct_start(&s, &p, &cpus, &d);
+	CHECK(d.apply && d.mt);
+	CHECK_EQ_INT(d.threads, 6);
+	CHECK_EQ_INT(d.why, CT_W_FIXED);
+	ct_step(&s, &p, &cpus, NULL, SEC, &d);
+	CHECK(!d.changed);
+
+	p.mode = CT_OFF;
+	CHECK_EQ_INT(ct_init(&s, &p), 0);
+	ct_start(&s, &p, &cpus, &d);
+	CHECK(!d.apply);
+	CHECK_EQ_INT(d.why, CT_W_OFF);
+}
+
 static void test_modes_and_sides(void)
 {
 	struct ct_params p;
@@ -204,6 +249,7 @@ int main(void)
 	RUN(test_climb_plateau_busy_recover);
 	RUN(test_small_samples_wait);
 	RUN(test_start_threads);
+	RUN(test_start_before_load);
 	RUN(test_modes_and_sides);
 	return TEST_EXIT();
 }

@@ -10,6 +10,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -136,17 +137,21 @@ static void test_controller_writes_knobs(void)
 	CHECK_EQ_INT(threads_module.start(&d, &priv), 0);
 	/* coexist by default: NUMA balancing left as found. */
 	CHECK_EQ_STR(get("/proc/sys/kernel/numa_balancing"), "2\n");
-	/* First tick: a CPU snapshot only. */
-	CHECK_EQ_INT(threads_module.tick(&d, priv, 1 * SEC), 0);
-	CHECK_EQ_STR(get(MT), "0\n");
-	/* Idle: multi-threaded copy on at the kernel's 4 threads, pulled
-	 * by node 0's CPUs (node 1 has none). */
-	advance_cpus(10);
-	CHECK_EQ_INT(threads_module.tick(&d, priv, 2 * SEC), 0);
+	/* From the start, before the first migration: multi-threaded copy
+	 * on at the kernel's 4 threads, pulled by node 0's CPUs (node 1 has
+	 * none). */
 	CHECK_EQ_STR(get(MT), "1");
 	CHECK_EQ_STR(get(THREADS), "4\n");
 	CHECK_EQ_STR(get(PULL), "1");
 	CHECK_EQ_INT(d.stats.copy_threads, 4);
+	/* Idle: held. */
+	advance_cpus(10);
+	CHECK_EQ_INT(threads_module.tick(&d, priv, 1 * SEC), 0);
+	CHECK_EQ_STR(get(THREADS), "4\n");
+	CHECK_EQ_INT(d.stats.copy_threads, 4);
+	advance_cpus(10);
+	CHECK_EQ_INT(threads_module.tick(&d, priv, 2 * SEC), 0);
+	CHECK_EQ_STR(get(THREADS), "4\n");
 	/* CPU pressure (PSI 90%), CPUs half busy: halved. */
 	advance_cpus(50);
 	psi("90.00");
@@ -209,6 +214,11 @@ static void test_takeover_no_knobs_and_crash(void)
 	conf.kernel.numa_balancing = CONF_NUMAB_COEXIST;
 	CHECK_EQ_INT(threads_module.start(&d, &priv), 0);
 	CHECK_EQ_STR(get("/proc/sys/kernel/numa_balancing"), "2");
+	/* What the state file lists now is this run's copy knobs only. */
+	CHECK(strstr(get("/run/knobs.state"), "numa_balancing") == NULL);
+	CHECK(strstr(get("/run/knobs.state"), "vm.migrate_copy_mt 0 1") != NULL);
+	threads_module.restore_knobs(&d, priv);
+	CHECK_EQ_STR(get(MT), "0");
 	CHECK_EQ_STR(get("/run/knobs.state"), "(missing)");
 	threads_module.stop(&d, priv);
 }
