@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""The promotion benchmark's aggregation (tests/lab/bench.d/promotion.py)
+on made-up runs: medians over repetitions, a run that never reached 90%,
+the per-repetition ratios, migrate_vs_raw, and the three output files.
+
+  bench-promotion.py PROMOTION_PY
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def run_dir(root, rep, name, hot_at, ops, summary):
+    """A run whose hot set reaches 100% at hot_at seconds after the
+    system's start (never when None), at ops ops/s throughout."""
+    d = os.path.join(root, "runs", "rep%d" % rep, name)
+    os.makedirs(d)
+    with open(os.path.join(d, "work.log"), "w") as f:
+        f.write("# tierwork pid 1 made up\nt_s ops_per_s hot_node0_pct\n")
+        for i in range(0, 81):
+            t = i * 0.25
+            p = 0.0 if hot_at is None or t - 5 < hot_at else 100.0
+            f.write("%.2f %d %.1f\n" % (t, ops, p))
+    with open(os.path.join(d, "summary"), "w") as f:
+        f.write("system_start_s=5.000\nsettle_end_s=20.000\n")
+        for k, v in summary.items():
+            f.write("%s=%s\n" % (k, v))
+
+
+def check(what, got, want):
+    if got != want:
+        print("FAIL %s: got %r, want %r" % (what, got, want))
+        sys.exit(1)
+
+
+def main():
+    script = sys.argv[1]
+    with tempfile.TemporaryDirectory() as out:
+        # Three repetitions.  tierd-patched: 2, 3, never; NB: 4, 5, 6;
+        # damos: 8, never, never; dram at 1000 ops/s, NB at 500.
+        t_pat = [2.0, 3.0, None]
+        t_nb = [4.0, 5.0, 6.0]
+        t_damos = [8.0, None, None]
+        mvr = [0.8, 1.0, 0.9]
+        for rep in (1, 2, 3):
+            i = rep - 1
+            run_dir(out, rep, "dram-uniform", None, 1000, {})
+            run_dir(out, rep, "numa_balancing-uniform", t_nb[i], 500, {"pages_migrated": 100 * rep})
+            run_dir(out, rep, "damos-uniform", t_damos[i], 1000, {"kdamond_cpu_pct": 5 * rep})
+            run_dir(out, rep, "tierd-patched-uniform", t_pat[i], 1000,
+                    {"tierd_cpu_pct": rep * rep, "tierd_rss_mib": 30 + rep,
+                     "migrate_vs_raw": mvr[i], "tick_nice": "?"})
+        subprocess.run([sys.executable, script, out, "uniform"], check=True,
+                       stdout=subprocess.DEVNULL)
+        for ext in ("json", "md", "png"):
+            check("promotion.%s written" % ext,
+                  os.path.getsize(os.path.join(out, "promotion." + ext)) > 0, True)
+        res = json.load(open(os.path.join(out, "promotion.json")))
+        rows = {r["system"]: r for r in res["rows"]}
+        check("reps", res["reps"], 3)
+        check("systems", sorted(rows), ["damos", "numa_balancing", "tierd-patched"])
+        pat, nb, damos = rows["tierd-patched"], rows["numa_balancing"], rows["damos"]
+        # Each run's first sample at or past hot_at (0.25 s steps).
+        check("tierd-patched per rep", pat["runs"]["time_to_90pct_s"], [2.0, 3.0, None])
+        check("tierd-patched median (never = slowest)", pat["time_to_90pct_s"], 3.0)
+        check("nb median", nb["time_to_90pct_s"], 5.0)
+        check("damos median never", damos["time_to_90pct_s"], None)
+        check("nb work lost", nb["work_lost_pct"], 50.0)
+        check("pages median", nb["pages_migrated"], 200)
+        check("cpu median", pat["cpu_pct"], 4.0)
+        check("rss median", pat["rss_mib"], 32.0)
+        check("kdamond median", damos["kdamond_cpu_pct"], 10.0)
+        check("row mvr", pat["migrate_vs_raw"], 0.9)
+        check("top mvr", res["migrate_vs_raw"], 0.9)
+        # Ratios within a repetition: 2/4, 3/5 (rep 3: patched never).
+        q = res["ratios"][0]
+        check("ratio nb", q["numa_balancing"], 0.55)
+        check("ratio damos", q["damos"], 0.25)
+        check("ratio vanilla absent", q["tierd-vanilla"], None)
+        md = open(os.path.join(out, "promotion.md")).read()
+        check("md per-rep column", "| 2.0 3.0 - |" in md, True)
+        check("md ratios", "| uniform | 0.55 | 0.25 | - |" in md, True)
+        # No repetitions: a clear failure, not an empty table.
+        empty = os.path.join(out, "empty")
+        os.makedirs(os.path.join(empty, "runs"))
+        r = subprocess.run([sys.executable, script, empty, "uniform"],
+                           capture_output=True, text=True)
+        check("no reps fails", r.returncode != 0 and "no " in r.stderr, True)
+    print("ok: promotion.py aggregates medians, ratios and migrate_vs_raw")
+
+
+if __name__ == "__main__":
+    main()
