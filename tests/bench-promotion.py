@@ -18,7 +18,8 @@ def run_dir(root, rep, name, hot_at, ops, summary):
     d = os.path.join(root, "runs", "rep%d" % rep, name)
     os.makedirs(d)
     with open(os.path.join(d, "work.log"), "w") as f:
-        f.write("# tierwork pid 1 made up\nt_s ops_per_s hot_node0_pct\n")
+        f.write("# tierwork pid 1 footprint 0x0-0x40000000 hot 0x0-0x10000000 "
+                "pages 65536 threads 3 uniform\nt_s ops_per_s hot_node0_pct\n")
         for i in range(0, 81):
             t = i * 0.25
             p = 0.0 if hot_at is None or t - 5 < hot_at else 100.0
@@ -51,7 +52,8 @@ def main():
             run_dir(out, rep, "damos-uniform", t_damos[i], 1000, {"kdamond_cpu_pct": 5 * rep})
             run_dir(out, rep, "tierd-patched-uniform", t_pat[i], 1000,
                     {"tierd_cpu_pct": rep * rep, "tierd_rss_mib": 30 + rep,
-                     "migrate_vs_raw": mvr[i], "tick_nice": "?"})
+                     "migrate_vs_raw": mvr[i], "tick_nice": "?",
+                     "raw_bytes_per_s": 2 ** 28 / rep})
         subprocess.run([sys.executable, script, out, "uniform"], check=True,
                        stdout=subprocess.DEVNULL)
         for ext in ("json", "md", "png"):
@@ -79,9 +81,12 @@ def main():
         check("ratio nb", q["numa_balancing"], 0.55)
         check("ratio damos", q["damos"], 0.25)
         check("ratio vanilla absent", q["tierd-vanilla"], None)
+        # 256 MiB at 256, 128, 85.3 MiB/s: 0.9, 1.8, 2.7 s to 90%.
+        check("raw t90 median", pat["raw_time_to_90pct_s"], 1.8)
+        check("raw call / nb", q["raw_call_vs_numa_balancing"], 0.36)
         md = open(os.path.join(out, "promotion.md")).read()
         check("md per-rep column", "| 2.0 3.0 - |" in md, True)
-        check("md ratios", "| uniform | 0.55 | 0.25 | - |" in md, True)
+        check("md ratios", "| uniform | 0.55 | 0.25 | - | 0.36 |" in md, True)
         # No repetitions: a clear failure, not an empty table.
         empty = os.path.join(out, "empty")
         os.makedirs(os.path.join(empty, "runs"))

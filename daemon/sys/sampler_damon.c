@@ -505,15 +505,20 @@ static int write_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
 }
 
 /*
- * Stretch (or restore) the kdamond's sampling and aggregation intervals: a
- * running kdamond takes them at "commit".  Its cost is one page-table check
- * per region per sampling interval (and, as DAMON clears accessed bits, the
- * TLB refills that follow), paid by the workloads it watches; when tierd has
- * nothing to move that buys nothing.
+ * Stretch (or restore) the kdamond's sampling and aggregation intervals, and
+ * divide (or restore) its most regions: a running kdamond takes them at
+ * "commit".  Its cost is one page-table check per region per sampling
+ * interval (and, as DAMON clears accessed bits, the TLB refills that
+ * follow), paid by the workloads it watches, and each drain reads three
+ * files per region; when tierd has nothing to move that buys nothing.
+ * Fewer regions make DAMON merge the ones that look alike, so what it still
+ * tells apart is coarser, which is enough to see that something changed;
+ * the first planned move restores the full resolution.
  */
 static int damon_set_pace(struct sampler *s, unsigned int slowdown)
 {
 	struct sampler_damon *d = SD(s);
+	uint64_t max_regions;
 	int r;
 
 	if (d->idx < 0)
@@ -522,11 +527,18 @@ static int damon_set_pace(struct sampler *s, unsigned int slowdown)
 		slowdown = 1;
 	if (slowdown == d->pace)
 		return 0;
+	max_regions = d->p.max_nr_regions / slowdown;
+	if (max_regions < d->p.min_nr_regions)
+		max_regions = d->p.min_nr_regions;
 	r = sysfs_write_u64(d, d->p.sample_us * slowdown,
 			    "kdamonds/%d/contexts/0/monitoring_attrs/intervals/sample_us", d->idx);
 	if (r == 0)
 		r = sysfs_write_u64(d, d->p.aggr_us * slowdown,
 				    "kdamonds/%d/contexts/0/monitoring_attrs/intervals/aggr_us",
+				    d->idx);
+	if (r == 0)
+		r = sysfs_write_u64(d, max_regions,
+				    "kdamonds/%d/contexts/0/monitoring_attrs/nr_regions/max",
 				    d->idx);
 	if (r == 0 && d->on)
 		r = sysfs_write(d, "commit", "kdamonds/%d/state", d->idx);

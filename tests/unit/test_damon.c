@@ -353,6 +353,7 @@ static void test_sequence_and_regions(void)
 	CHECK_EQ_STR(log_buf,
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=50000\n"
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=1000000\n"
+		     "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=100\n"
 		     "kdamonds/0/state=commit\n");
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
@@ -361,7 +362,13 @@ static void test_sequence_and_regions(void)
 	CHECK_EQ_STR(log_buf,
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=5000\n"
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=100000\n"
+		     "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=1000\n"
 		     "kdamonds/0/state=commit\n");
+	/* Never fewer regions than the minimum. */
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_set_pace(s, 1000), 0);
+	CHECK(strstr(log_buf, "nr_regions/max=10\n") != NULL);
+	CHECK_EQ_INT(sampler_set_pace(s, 1), 0);
 
 	log_buf[0] = '\0';
 	sampler_stop(s);

@@ -25,13 +25,20 @@ Per run:
   migrate_vs_raw    tierd's migration throughput over one raw
                     move_pages(2) call's on the same hot set, in alternating
                     rounds after the watch (promote-run --rawmove)
+  raw_time_to_90pct_s
+                    90% of H over that raw call's throughput (tierd only): an
+                    oracle that knew H at the start and moved it with one
+                    raw call would take this long, a floor under what any
+                    system that copies from one thread can reach here
 A row is the median of its runs over the repetitions (a run that never
 reached 90% counts as slower than any that did); "runs" lists the
 per-repetition values of the headline numbers.  The top-level
 migrate_vs_raw is the median over tierd-patched's runs, all workloads
 (else tierd-vanilla's).  "ratios" holds, per workload, the median over the
 repetitions of tierd-patched's time to 90% over each other system's in
-the same repetition: target P5 is <= 0.5 against numa_balancing and damos.
+the same repetition: target P5 is <= 0.5 against numa_balancing and damos;
+and the raw call's time to 90% over numa_balancing's, the floor under the
+first of those ratios.
 """
 import json
 import math
@@ -50,7 +57,9 @@ SUMMARY_KEYS = {
     "kdamond_steady_cpu_pct": "kdamond_steady_cpu_pct",
     "migrate_vs_raw": "migrate_vs_raw",
 }
-MEDIAN_KEYS = ["ops_per_s_after", "work_lost_pct", "pages_migrated"] + list(SUMMARY_KEYS)
+HOT_RE = re.compile(r" hot (0x[0-9a-f]+)-(0x[0-9a-f]+) ")
+MEDIAN_KEYS = (["ops_per_s_after", "work_lost_pct", "pages_migrated"] + list(SUMMARY_KEYS) +
+               ["raw_time_to_90pct_s"])
 
 
 def load(d):
@@ -64,6 +73,9 @@ def load(d):
     pts = []
     with open(os.path.join(d, "work.log")) as f:
         for line in f:
+            m = HOT_RE.search(line) if line.startswith("#") else None
+            if m:
+                summ["hot_bytes"] = str(int(m.group(2), 16) - int(m.group(1), 16))
             if line[:1].isdigit():
                 t, ops, p0 = line.split()[:3]
                 pts.append((float(t) - off, float(ops), float(p0)))
@@ -111,6 +123,8 @@ def run_row(d, ref):
     }
     for key, skey in SUMMARY_KEYS.items():
         row[key] = num(summ, skey)
+    raw, hot = num(summ, "raw_bytes_per_s"), num(summ, "hot_bytes")
+    row["raw_time_to_90pct_s"] = 0.9 * hot / raw if raw and hot else None
     return row, pts
 
 
@@ -171,7 +185,8 @@ def aggregate(out, workloads):
             for key, nd in (("ops_per_s_after", 0), ("work_lost_pct", 1),
                             ("pages_migrated", 0), ("cpu_pct", 2), ("rss_mib", 1),
                             ("steady_cpu_pct", 2), ("kdamond_cpu_pct", 2),
-                            ("kdamond_steady_cpu_pct", 2), ("migrate_vs_raw", 3)):
+                            ("kdamond_steady_cpu_pct", 2), ("migrate_vs_raw", 3),
+                            ("raw_time_to_90pct_s", 2)):
                 row[key] = rnd(row[key], nd)
             for key in ("ops_per_s_after", "pages_migrated"):
                 if row[key] is not None:
@@ -190,6 +205,10 @@ def aggregate(out, workloads):
             rs = [mine[r["rep"]] / r["time_to_90pct_s"] for r in per[sysname]
                   if r["time_to_90pct_s"] and mine.get(r["rep"]) is not None]
             ratio[sysname] = rnd(median(rs), 2)
+        raw = {r["rep"]: r["raw_time_to_90pct_s"] for r in per["tierd-patched"]}
+        rs = [raw[r["rep"]] / r["time_to_90pct_s"] for r in per["numa_balancing"]
+              if r["time_to_90pct_s"] and raw.get(r["rep"]) is not None]
+        ratio["raw_call_vs_numa_balancing"] = rnd(median(rs), 2)
         ratios.append(ratio)
     mvr = None
     for sysname in ("tierd-patched", "tierd-vanilla"):
@@ -227,11 +246,15 @@ def write_md(path, res):
                 fmt(r["rss_mib"]), fmt(r["migrate_vs_raw"])))
         f.write("\nTime to 90%, tierd-patched over each system (median of the "
                 "per-repetition ratios; P5 wants <= 0.5 against numa_balancing "
-                "and damos):\n\n| workload | / numa_balancing | / damos | / tierd-vanilla |\n"
-                "|---|---|---|---|\n")
+                "and damos), and one raw move_pages(2) call's time to move 90%% of "
+                "the hot set over numa_balancing's time (the floor under the "
+                "first ratio for a copy from one thread):\n\n"
+                "| workload | / numa_balancing | / damos | / tierd-vanilla "
+                "| raw call / numa_balancing |\n|---|---|---|---|---|\n")
         for q in res["ratios"]:
-            f.write("| %s | %s | %s | %s |\n" % (q["workload"], fmt(q["numa_balancing"]),
-                                                 fmt(q["damos"]), fmt(q["tierd-vanilla"])))
+            f.write("| %s | %s | %s | %s | %s |\n" % (
+                q["workload"], fmt(q["numa_balancing"]), fmt(q["damos"]),
+                fmt(q["tierd-vanilla"]), fmt(q["raw_call_vs_numa_balancing"])))
         f.write("\nmigrate_vs_raw (P4, median of tierd-patched's runs): %s.\n"
                 % fmt(res["migrate_vs_raw"]))
         f.write("\nAll-DRAM reference ops/s: %s.  Lab under TCG: node 1 is only "
