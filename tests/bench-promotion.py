@@ -87,6 +87,8 @@ def main():
         md = open(os.path.join(out, "promotion.md")).read()
         check("md per-rep column", "| 2.0 3.0 - |" in md, True)
         check("md ratios", "| uniform | 0.55 | 0.25 | - | 0.36 |" in md, True)
+        check("md text", "90%%" not in md and "uniform 1000." in md, True)
+        check("dram ref", nb["dram_ops_per_s"], 1000)
         # No repetitions: a clear failure, not an empty table.
         empty = os.path.join(out, "empty")
         os.makedirs(os.path.join(empty, "runs"))

@@ -191,7 +191,8 @@ def aggregate(out, workloads):
             for key in ("ops_per_s_after", "pages_migrated"):
                 if row[key] is not None:
                     row[key] = int(row[key])
-            row["dram_ops_per_s"] = rnd(median(refs), 0)
+            ref = median(refs)
+            row["dram_ops_per_s"] = int(round(ref)) if ref is not None else None
             row["runs"] = {
                 "time_to_90pct_s": [rnd(r["time_to_90pct_s"], 2) for r in runs],
                 "work_lost_pct": [rnd(r["work_lost_pct"], 1) for r in runs],
@@ -246,7 +247,7 @@ def write_md(path, res):
                 fmt(r["rss_mib"]), fmt(r["migrate_vs_raw"])))
         f.write("\nTime to 90%, tierd-patched over each system (median of the "
                 "per-repetition ratios; P5 wants <= 0.5 against numa_balancing "
-                "and damos), and one raw move_pages(2) call's time to move 90%% of "
+                "and damos), and one raw move_pages(2) call's time to move 90% of "
                 "the hot set over numa_balancing's time (the floor under the "
                 "first ratio for a copy from one thread):\n\n"
                 "| workload | / numa_balancing | / damos | / tierd-vanilla "
@@ -260,8 +261,8 @@ def write_md(path, res):
         f.write("\nAll-DRAM reference ops/s: %s.  Lab under TCG: node 1 is only "
                 "described as slower (HMAT), so ops/s differences come from the "
                 "systems' own overhead (hint faults, copies), not from DRAM.\n" %
-                ", ".join("%s %s" % (r["workload"], fmt(r["dram_ops_per_s"]))
-                          for r in res["rows"] if r["system"] == "none"))
+                ", ".join("%s %s" % (wl, fmt(ref)) for wl, ref in
+                          {r["workload"]: r["dram_ops_per_s"] for r in res["rows"]}.items()))
 
 
 def write_png(out, series, reps):
