@@ -68,9 +68,11 @@ struct hot_cand {
 struct hot_table {
 	struct hot_params params;
 	struct hot_entry *slots;	/* [nslots] open addressing, key 0 = empty */
+	uint64_t *occ;			/* a bit per 16 slots: set while one is used */
 	struct hot_pid *pids;		/* [max_pids] process slots */
 	uint16_t *pid_index;		/* [pid_index_mask + 1] pid -> slot + 1 */
 	uint32_t nslots;		/* max_entries + max_entries / 4 + 1 */
+	uint32_t ngroups;		/* bits of occ: nslots / 16, rounded up */
 	uint32_t nused;
 	uint32_t max_pids;
 	uint32_t pid_index_mask;

@@ -493,13 +493,32 @@ static uint32_t rnd(uint32_t n)
  * Linear probing deletes by shifting later entries of the run back into the
  * hole.  Against a model: random records (new and repeated), forgets, pid
  * drops and evictions in a table with long runs that wrap around its end;
- * after every step every key of the universe must read exactly as modelled.
+ * after every step every key of the universe must read exactly as modelled,
+ * and the whole-table walks (hot_foreach, the selectors), which skip the
+ * 16-slot groups the occupancy bitmap calls empty, must see every entry.
  */
 #define U_PIDS 3
 #define U_PAGES 150
+static double model[U_PIDS][U_PAGES];
+
+struct walk {
+	uint32_t seen, wrong;
+};
+
+static int model_cb(const struct hot_entry_view *e, void *arg)
+{
+	struct walk *w = arg;
+	uint32_t p = (uint32_t)e->pid - 100, k = (uint32_t)(e->addr / PG);
+
+	w->seen++;
+	if (p >= U_PIDS || k >= U_PAGES || e->heat != model[p][k])
+		w->wrong++;
+	return 0;
+}
+
 static void test_probe_delete_model(void)
 {
-	static double model[U_PIDS][U_PAGES];
+	static struct hot_entry_view views[200];
 	struct hot_table t;
 	struct hot_stats st;
 	uint32_t count = 0, bad = 0, evicted = 0;
@@ -509,6 +528,7 @@ static void test_probe_delete_model(void)
 	for (int step = 0; step < 20000 && !bad; step++) {
 		uint32_t op = rnd(100), p = rnd(U_PIDS), g = rnd(U_PAGES);
 		pid_t pid = 100 + (pid_t)p;
+		struct walk walk;
 
 		if (op < 85) {
 			double w = 1 + rnd(8);
@@ -555,6 +575,16 @@ static void test_probe_delete_model(void)
 		hot_get_stats(&t, &st);
 		if (st.entries != count || evicted)
 			bad++;
+		walk = (struct walk){ 0, 0 };
+		hot_foreach(&t, 0, model_cb, &walk);
+		if (walk.seen != count || walk.wrong ||
+		    hot_select_hottest(&t, 0, 0.0, 0, views, max) != count ||
+		    hot_select_coldest(&t, 0, 0, views, max) != count) {
+			if (!bad)
+				fprintf(stderr, "step %d: walks saw %u entries (%u wrong), model %u\n",
+					step, walk.seen, walk.wrong, count);
+			bad++;
+		}
 	}
 	CHECK_EQ_U64(bad, 0);
 	hot_get_stats(&t, &st);
