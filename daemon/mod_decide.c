@@ -6,8 +6,9 @@
  *  1. candidates: the hottest entries of the table (promotion), then, when
  *     the table holds more than one tick can look at, the coldest
  *     (demotion).  A 2 MiB entry is one candidate when it is a PMD THP
- *     (sys/thp), else its 512 base pages; at most max_cand base pages a
- *     tick, so the node query below is bounded.  A range seen wholly on the
+ *     (sys/thp), else its 512 base pages; at most max_pages base pages
+ *     and max_cand candidates a tick, so the node query below and the
+ *     memory are bounded.  A range seen wholly on the
  *     fast tier is not queried again for FAST_RECHECK_NS: the budget goes
  *     to the ranges that may still need moving.
  *  2. where each candidate is: one move_pages node query per entry;
@@ -29,9 +30,18 @@
  * because a tick's fixed cost there (DAMON drain, node queries) is about a
  * second.
  *
- * Sizes are fixed at start from the config: candidates per tick from the
+ * Sizes are fixed at start from the config: base pages per tick from the
  * promotion rate and interval (twice a tick's worth of moves, within
- * [MIN_CAND, MAX_CAND]).
+ * [MIN_CAND, MAX_CAND]), and candidates per tick at most MAX_CAND_ENTRIES.
+ * The arrays a tick fills take about 125 bytes per candidate (the
+ * candidate, 56; its intent, 40; the policy's and the batcher's order and
+ * the batch plan's address, node, status and intent, 29): for 4 KiB pages,
+ * which are one candidate each, 128 Ki candidates were 16 MiB at the
+ * peak, most of tierd's RSS next to a table of a million pages (20 MiB).
+ * MAX_CAND_ENTRIES = 32 Ki keeps them to 4 MiB; a tick then plans up to
+ * 128 MiB of base pages (a THP is one candidate for 512 pages, so
+ * THP-backed memory still gets the whole page budget), and a larger hot
+ * set of base pages takes more ticks, which follow at once (backlog).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,6 +64,7 @@
 #define PAGES_PER_HUGE (HOT_HUGE_SIZE / PAGE_SZ)
 #define MIN_CAND (16u << 10) /* base pages a tick: 64 MiB */
 #define MAX_CAND (128u << 10) /* 512 MiB */
+#define MAX_CAND_ENTRIES (32u << 10) /* candidates a tick: 4 MiB of arrays */
 #define MAX_VIEWS 4096 /* table entries looked at a tick */
 #define MAX_RETRIES 4096
 #define FAST_RECHECK_NS (10 * NSEC_PER_SEC)
@@ -66,7 +77,8 @@ struct mod_decide {
 	struct batcher *batcher;
 	struct migrator query; /* node queries only */
 	struct thp_lookup *thp; /* NULL: treat 2 MiB entries as base pages */
-	size_t max_cand;
+	size_t max_pages; /* base pages a tick */
+	size_t max_cand; /* candidates (array entries) a tick */
 	struct hot_entry_view *views;
 	struct policy_page *cand;
 	struct policy_intent *intents;
@@ -151,7 +163,7 @@ static int batcher_from_conf(struct tierd *d, struct mod_decide *m,
 	batch_params_default(&bp, kb);
 	bp.batch_pages = c->promotion.batch_pages > kb ? c->promotion.batch_pages : kb;
 	bp.page_size = PAGE_SZ;
-	bp.tick_max_pages = m->max_cand;
+	bp.tick_max_pages = m->max_pages;
 	return batch_new(&bp, m->max_cand + MAX_RETRIES, ret);
 }
 
@@ -166,7 +178,8 @@ static int mod_decide_start(struct tierd *d, void **ret_priv)
 	if (!m)
 		return -ENOMEM;
 	*ret_priv = m;
-	m->max_cand = cand_budget(d->conf);
+	m->max_pages = cand_budget(d->conf);
+	m->max_cand = m->max_pages < MAX_CAND_ENTRIES ? m->max_pages : MAX_CAND_ENTRIES;
 	m->views = calloc(MAX_VIEWS, sizeof(*m->views));
 	m->cand = calloc(m->max_cand, sizeof(*m->cand));
 	m->intents = calloc(m->max_cand + MAX_RETRIES, sizeof(*m->intents));
