@@ -8,9 +8,10 @@
  *     (demotion).  A 2 MiB entry is one candidate when it is a PMD THP
  *     (sys/thp), else its 512 base pages; at most max_pages base pages
  *     and max_cand candidates a tick, so the node query below and the
- *     memory are bounded.  A range seen wholly on the
- *     fast tier is not queried again for FAST_RECHECK_NS: the budget goes
- *     to the ranges that may still need moving.
+ *     memory are bounded.  A range seen wholly on the fast tier, or
+ *     moved there wholly by the last tick (mod_migrate.c), is not queried
+ *     again for FAST_RECHECK_NS: the budget goes to the ranges that may
+ *     still need moving.
  *  2. where each candidate is: one move_pages node query per entry;
  *  3. per configured cgroup, its fast-tier bytes (memory.numa_stat);
  *  4. core/policy -> intents, cut to this tick's time budget (below), plus

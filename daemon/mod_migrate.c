@@ -62,23 +62,47 @@ static int mod_migrate_start(struct tierd *d, void **ret_priv)
 	return 0;
 }
 
-/* Remember when each range that reached its target moved. */
-static void remember_moves(struct pipeline *p, const struct batch_plan *pl,
+/*
+ * Remember when each range that reached its target moved.  A 2 MiB range
+ * whose 512 base pages (or THP) all reached a fast-tier node in this tick
+ * is known fast from now, as if decide had queried it: otherwise the next
+ * tick's candidates would be these same ranges, queried only to be found
+ * on the fast tier, and a hot set larger than one tick's candidates would
+ * take an extra tick per tick of moves.  A range with a page that did not
+ * move is queried again as before.
+ */
+static void remember_moves(const struct tierd *d, struct pipeline *p,
+			   const struct batch_plan *pl,
 			   const struct policy_intent *intents, uint64_t now_ns)
 {
+	uint64_t run_base = 0;
+	uint32_t run_pages = 0;
+	pid_t run_pid = 0;
+
 	for (size_t i = 0; i < pl->nr_entries; i++) {
 		const struct policy_intent *it = &intents[pl->intent[i]];
+		uint64_t base = it->addr & ~(uint64_t)(HOT_HUGE_SIZE - 1);
+		int idx = topo_node_index(&d->topo, it->to_node);
 		struct pipe_range *rg;
 
 		if (pl->status[i] != it->to_node)
 			continue;
 		rg = pipe_range(p, it->pid, it->addr);
-		if (it->kind == POLICY_PROMOTE) {
-			rg->last_promote_ns = now_ns;
-		} else {
+		if (it->kind != POLICY_PROMOTE) {
 			rg->last_demote_ns = now_ns;
 			rg->fast_seen_ns = 0;
+			continue;
 		}
+		rg->last_promote_ns = now_ns;
+		if (it->pid != run_pid || base != run_base) {
+			run_pid = it->pid;
+			run_base = base;
+			run_pages = 0;
+		}
+		run_pages += it->nr_pages;
+		if (run_pages == HOT_HUGE_SIZE / HOT_PAGE_SIZE && idx >= 0 &&
+		    d->topo.nodes[idx].tier == 0)
+			rg->fast_seen_ns = now_ns;
 	}
 }
 
@@ -151,7 +175,7 @@ static int mod_migrate_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	d->stats.move_pages_calls_total += run.calls;
 	add_stats(d, m->acct, &before);
 	if (!d->dry_run) {
-		remember_moves(p, p->plan, p->intents, now_ns);
+		remember_moves(d, p, p->plan, p->intents, now_ns);
 		p->moved_bytes_total += run.moved_bytes;
 		p->move_ns_total += run.elapsed_ns;
 		/* The copy-thread controller's throughput input (threads.c). */
