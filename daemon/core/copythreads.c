@@ -71,6 +71,16 @@ static int choose_pull(const struct ct_load *l, unsigned int *ret_idle)
 	return 0;
 }
 
+/* Fixed mode, at start and on every step: max_threads, whatever the load. */
+static void ct_fixed(struct ct_state *s, const struct ct_params *p, struct ct_decision *ret)
+{
+	ret->threads = p->max_threads;
+	ret->changed = !s->started || s->threads != p->max_threads;
+	ret->why = ret->changed ? CT_W_FIXED : CT_W_HOLD;
+	s->threads = p->max_threads;
+	s->started = true;
+}
+
 void ct_start(struct ct_state *s, const struct ct_params *p, const struct ct_load *load,
 	      struct ct_decision *ret)
 {
@@ -81,13 +91,15 @@ void ct_start(struct ct_state *s, const struct ct_params *p, const struct ct_loa
 	ret->why = CT_W_OFF;
 	if (p->mode == CT_OFF)
 		return;
-	if (p->mode == CT_FIXED)
-		s->threads = p->max_threads;
 	ret->apply = true;
 	ret->mt = true;
+	if (p->mode == CT_FIXED) {
+		ct_fixed(s, p, ret);
+		return;
+	}
 	ret->threads = s->threads;
 	ret->changed = true;
-	ret->why = p->mode == CT_FIXED ? CT_W_FIXED : CT_W_START;
+	ret->why = CT_W_START;
 	s->started = true;
 }
 
@@ -107,11 +119,7 @@ void ct_step(struct ct_state *s, const struct ct_params *p, const struct ct_load
 	ret->apply = true;
 	ret->mt = true;
 	if (p->mode == CT_FIXED) {
-		ret->threads = p->max_threads;
-		ret->changed = !s->started || s->threads != p->max_threads;
-		ret->why = ret->changed ? CT_W_FIXED : CT_W_HOLD;
-		s->threads = p->max_threads;
-		s->started = true;
+		ct_fixed(s, p, ret);
 		return;
 	}
 
