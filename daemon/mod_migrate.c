@@ -65,6 +65,7 @@ static int mod_migrate_start(struct tierd *d, void **ret_priv)
 /*
  * Remember when each range that reached its target moved.  A 2 MiB range
  * whose 512 base pages (or THP) all reached a fast-tier node in this tick
+ * (not a GPU node: placement rules count their bytes there every tick)
  * is known fast from now, as if decide had queried it: otherwise the next
  * tick's candidates would be these same ranges, queried only to be found
  * on the fast tier, and a hot set larger than one tick's candidates would
@@ -101,7 +102,7 @@ static void remember_moves(const struct tierd *d, struct pipeline *p,
 		}
 		run_pages += it->nr_pages;
 		if (run_pages == HOT_HUGE_SIZE / HOT_PAGE_SIZE && idx >= 0 &&
-		    d->topo.nodes[idx].tier == 0)
+		    d->topo.nodes[idx].tier == 0 && !d->topo.nodes[idx].gpu)
 			rg->fast_seen_ns = now_ns;
 	}
 }

@@ -43,6 +43,7 @@ struct page_map {
 	int node[NPAGES];
 	bool has_promote;
 	int queries, moves, promote_moves;
+	unsigned long last_query; /* pages in the last node query */
 	unsigned long moved_pages;
 	uint64_t clock_ns;
 	uint64_t move_ns; /* fake time one move call takes; 0: 1 ms */
@@ -63,6 +64,7 @@ static int map_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
 		m->promote_moves += !!(flags & MPOL_MF_PROMOTE);
 	} else {
 		m->queries++;
+		m->last_query = count;
 	}
 	for (unsigned long i = 0; i < count; i++) {
 		uint64_t a = (uint64_t)(uintptr_t)addrs[i];
@@ -225,6 +227,48 @@ static void test_partial_move_requeried(void)
 	tierd_fini(&d);
 }
 
+/* A known-fast range whose recheck time ran out is looked at through 16 of
+ * its pages; only when one is off the fast tier is the whole range queried. */
+static void test_recheck_sampled(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct pipe_fakes fk;
+	char root[4096];
+	int queries;
+
+	setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_INT(count_on(&map, 0, 512, 0), 512);
+
+	/* 11 s later: a sampled query, all on node 0, nothing moves. */
+	queries = map.queries;
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 12 * SEC), 0);
+	CHECK_EQ_INT(map.queries, queries + 1);
+	CHECK_EQ_U64(map.last_query, 16);
+	CHECK_EQ_INT(map.moves, 1);
+	/* Known fast again: the next tick does not query. */
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 13 * SEC), 0);
+	CHECK_EQ_INT(map.queries, queries + 1);
+
+	/* The kernel puts the range back on node 1: the next recheck's sample
+	 * sees it, the whole range is queried and promoted again. */
+	for (int i = 0; i < 512; i++)
+		map.node[i] = 1;
+	queries = map.queries;
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 24 * SEC), 0);
+	CHECK_EQ_INT(map.queries, queries + 2);
+	CHECK_EQ_INT(map.moves, 2);
+	CHECK_EQ_INT(count_on(&map, 0, 512, 0), 512);
+	tierd_fini(&d);
+}
+
 static void test_vanilla_kernel(void)
 {
 	static struct tierd d;
@@ -317,6 +361,7 @@ int main(int argc, char **argv)
 	fixtures_dir = argv[1];
 	RUN(test_promote);
 	RUN(test_partial_move_requeried);
+	RUN(test_recheck_sampled);
 	RUN(test_vanilla_kernel);
 	RUN(test_dry_run);
 	RUN(test_backlog);
