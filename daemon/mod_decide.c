@@ -326,12 +326,9 @@ static bool still_fast(struct tierd *d, struct mod_decide *m, struct pipeline *p
 			(off + i * (PAGES_PER_HUGE / RECHECK_PAGES)) * PAGE_SZ);
 	if (mig_query(&m->query, v->pid, RECHECK_PAGES, m->addrs, m->status) < 0)
 		return false;
-	for (size_t i = 0; i < RECHECK_PAGES; i++) {
-		int idx = topo_node_index(&d->topo, m->status[i]);
-
-		if (idx < 0 || d->topo.nodes[idx].tier != 0 || d->topo.nodes[idx].gpu)
+	for (size_t i = 0; i < RECHECK_PAGES; i++)
+		if (!topo_node_fast(&d->topo, m->status[i]))
 			return false;
-	}
 	pipe_range(p, v->pid, v->addr)->fast_seen_ns = now_ns;
 	return true;
 }

@@ -83,7 +83,6 @@ static void remember_moves(const struct tierd *d, struct pipeline *p,
 	for (size_t i = 0; i < pl->nr_entries; i++) {
 		const struct policy_intent *it = &intents[pl->intent[i]];
 		uint64_t base = it->addr & ~(uint64_t)(HOT_HUGE_SIZE - 1);
-		int idx = topo_node_index(&d->topo, it->to_node);
 		struct pipe_range *rg;
 
 		if (pl->status[i] != it->to_node)
@@ -101,8 +100,8 @@ static void remember_moves(const struct tierd *d, struct pipeline *p,
 			run_pages = 0;
 		}
 		run_pages += it->nr_pages;
-		if (run_pages == HOT_HUGE_SIZE / HOT_PAGE_SIZE && idx >= 0 &&
-		    d->topo.nodes[idx].tier == 0 && !d->topo.nodes[idx].gpu)
+		if (run_pages == HOT_HUGE_SIZE / HOT_PAGE_SIZE &&
+		    topo_node_fast(&d->topo, it->to_node))
 			rg->fast_seen_ns = now_ns;
 	}
 }

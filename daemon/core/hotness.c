@@ -367,12 +367,25 @@ static void occ_set(struct hot_table *t, uint32_t pos)
 	t->occ[g / 64] |= 1ull << (g % 64);
 }
 
+/* 64-bit words of the bitmap for @nslots slots. */
+static uint32_t hot_occ_words(uint32_t nslots)
+{
+	return (nslots + OCC_GROUP * 64 - 1) / (OCC_GROUP * 64);
+}
+
+static uint32_t occ_group_end(const struct hot_table *t, uint32_t g)
+{
+	uint32_t end = (g + 1) * OCC_GROUP;
+
+	return end < t->nslots ? end : t->nslots;
+}
+
 /* Slot @pos was just emptied: clear its group's bit if it was the last. */
 static void occ_check(struct hot_table *t, uint32_t pos)
 {
-	uint32_t g = pos / OCC_GROUP, end = (g + 1) * OCC_GROUP;
+	uint32_t g = pos / OCC_GROUP, end = occ_group_end(t, g);
 
-	for (uint32_t i = g * OCC_GROUP; i < end && i < t->nslots; i++)
+	for (uint32_t i = g * OCC_GROUP; i < end; i++)
 		if (t->slots[i].key)
 			return;
 	t->occ[g / 64] &= ~(1ull << (g % 64));
@@ -381,7 +394,7 @@ static void occ_check(struct hot_table *t, uint32_t pos)
 /* The first group at or after @g that holds an entry, or t->ngroups. */
 static uint32_t occ_next(const struct hot_table *t, uint32_t g)
 {
-	uint32_t w = g / 64, nwords = (t->ngroups + 63) / 64;
+	uint32_t w = g / 64, nwords = hot_occ_words(t->nslots);
 	uint64_t bits;
 
 	if (g >= t->ngroups)
@@ -393,13 +406,6 @@ static uint32_t occ_next(const struct hot_table *t, uint32_t g)
 		bits = t->occ[w];
 	}
 	return w * 64 + (uint32_t)__builtin_ctzll(bits);
-}
-
-static uint32_t occ_group_end(const struct hot_table *t, uint32_t g)
-{
-	uint32_t end = (g + 1) * OCC_GROUP;
-
-	return end < t->nslots ? end : t->nslots;
 }
 
 /*
@@ -689,11 +695,6 @@ static uint32_t hot_pid_index_size(uint32_t max_pids)
 	while (n < 2 * max_pids)
 		n <<= 1;
 	return n;
-}
-
-static uint32_t hot_occ_words(uint32_t nslots)
-{
-	return (nslots + OCC_GROUP * 64 - 1) / (OCC_GROUP * 64);
 }
 
 size_t hot_mem_size(uint32_t max_entries)

@@ -79,4 +79,13 @@ static inline int topo_node_index(const struct topology *topo, int id)
 	return -1;
 }
 
+/* Node @id is on the fast tier and not a GPU node: where a range tierd
+ * promoted may be taken as staying. */
+static inline bool topo_node_fast(const struct topology *topo, int id)
+{
+	int i = topo_node_index(topo, id);
+
+	return i >= 0 && topo->nodes[i].tier == 0 && !topo->nodes[i].gpu;
+}
+
 #endif
