@@ -207,6 +207,19 @@ void policy_free(struct policy *p);
 int policy_run(struct policy *p, const struct policy_input *in, struct policy_output *out);
 
 /*
+ * Whether policy_run() may demote this tick, from what it is given besides
+ * the candidates (in->topo, in->cgroups; in->pages is not read): a cgroup
+ * over its fast-tier cap; with params->demote, a node with a tier below it
+ * under its low target (watermark demotions) or, with demote_for_room too,
+ * a non-GPU one with less than @promote_bytes of room above its high target
+ * (hot pages may not fit: room demotions).  @promote_bytes is the most one
+ * tick promotes.  Demotion takes only pages that are candidates: the caller
+ * keeps room among them for cold pages when this is true.
+ */
+bool policy_may_demote(const struct policy_params *params, const struct policy_input *in,
+		       uint64_t promote_bytes);
+
+/*
  * The first rule that matches a process in cgroup @cgroup_path (as in
  * /proc/PID/cgroup, e.g. "/gpu.slice/train") with comm @comm; -1 if none.
  * Either may be NULL.  Call it once per process, not per page.
