@@ -3,17 +3,19 @@
  * Pipeline step 2, decide: from the hotness table to this tick's
  * move_pages plan.
  *
- *  1. candidates: the hottest entries of the table (promotion), then, when
- *     the table holds more than one tick can look at, the coldest
- *     (demotion).  A 2 MiB entry is one candidate when it is a PMD THP
- *     (sys/thp), else its 512 base pages; at most max_pages base pages
- *     and max_cand candidates a tick, so the node query below and the
- *     memory are bounded.  A range seen wholly on the fast tier, or
- *     moved there wholly by the last tick (mod_migrate.c), is not queried
- *     again for FAST_RECHECK_NS: the budget goes to the ranges that may
- *     still need moving.
- *  2. where each candidate is: one move_pages node query per entry;
- *  3. per configured cgroup, its fast-tier bytes (memory.numa_stat);
+ *  1. per configured cgroup, its fast-tier bytes (memory.numa_stat);
+ *  2. candidates: the hottest entries of the table (promotion) and, when
+ *     the policy may demote this tick (policy_may_demote(): a node short
+ *     of free memory, a cgroup over its cap), up to a quarter of them from
+ *     the coldest (demotion; see gather()).  A 2 MiB entry is one
+ *     candidate when it is a PMD THP (sys/thp), else its 512 base pages;
+ *     at most max_pages base pages and max_cand candidates a tick, so the
+ *     node query below and the memory are bounded.  A range seen wholly
+ *     on the fast tier, or moved there wholly by the last tick
+ *     (mod_migrate.c), is not queried again for promotion for
+ *     FAST_RECHECK_NS: the budget goes to the ranges that may still need
+ *     moving;
+ *  3. where each candidate is: one move_pages node query per entry;
  *  4. core/policy -> intents, cut to this tick's time budget (below), plus
  *     the -EBUSY retries that are due (core/account) -> core/batch -> the
  *     plan the migrate step carries out.
@@ -333,27 +335,50 @@ static bool still_fast(struct tierd *d, struct mod_decide *m, struct pipeline *p
 	return true;
 }
 
+/*
+ * This tick's candidates into m->cand, hottest entries first; returns how
+ * many.  When the policy may demote (@demote: policy_may_demote()), a
+ * quarter of max_cand is kept for the coldest entries, as demotion takes
+ * only pages that are candidates: with a hot set of more than max_cand
+ * pages the hottest alone fill the cap, and the cold pages the policy
+ * would demote were never looked at (300 entries of 2 MiB base pages:
+ * the cap was full after 64).  Otherwise promotion gets the whole cap:
+ * a reserve kept always cut each tick of a hot set of base pages to
+ * 24 Ki pages (tierd -v in the lab).
+ *
+ * With fewer than MAX_VIEWS entries the views are the whole table, the
+ * coldest at their tail: the reserve is taken from there first, then the
+ * hottest from the head down to where it stopped, so no entry is added
+ * twice.  With MAX_VIEWS, the table may hold more: the hottest up to the
+ * reserve, then a coldest pass over the entries colder than the last one
+ * seen.  The cold passes do not skip ranges known fast: they are what
+ * demotion wants.
+ */
 static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
-		     uint64_t now_ns)
+		     bool demote, uint64_t now_ns)
 {
-	size_t nv, n = 0, cold_reserve;
-	double floor_heat = 0;
+	size_t nv, n = 0, end, reserve;
+	double floor_heat;
 
 	memset(m->rule_used, 0, sizeof(m->rule_used));
 	nv = hot_select_hottest(p->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
-	/* A quarter of the candidates is kept for the coldest entries, but only
-	 * when there is a coldest pass: with fewer than MAX_VIEWS entries the
-	 * views are the whole table, and the reserve only cut each tick of a
-	 * hot set of base pages to 24 Ki pages (tierd -v in the lab). */
-	cold_reserve = m->pp.demote && nv == MAX_VIEWS ? m->max_cand / 4 : 0;
-	for (size_t i = 0; i < nv && n + cold_reserve < m->max_cand; i++) {
+	reserve = demote ? m->max_cand / 4 : 0;
+	end = nv;
+	if (reserve && nv < MAX_VIEWS) {
+		while (end > 0 && n < reserve) {
+			end--;
+			n += add_entry(d, m, p, &m->views[end], n, now_ns);
+		}
+		reserve = 0;
+	}
+	for (size_t i = 0; i < end && n + reserve < m->max_cand; i++) {
 		if (known_fast(p, &m->views[i], now_ns) ||
 		    still_fast(d, m, p, &m->views[i], now_ns))
 			continue;
 		n += add_entry(d, m, p, &m->views[i], n, now_ns);
 	}
-	if (nv < MAX_VIEWS || !cold_reserve)
-		return n; /* every entry was looked at */
+	if (!reserve)
+		return n;
 	floor_heat = m->views[nv - 1].heat;
 	nv = hot_select_coldest(p->hot, 0, now_ns, m->views, MAX_VIEWS);
 	for (size_t i = 0; i < nv && m->views[i].heat < floor_heat; i++)
@@ -416,13 +441,14 @@ static int mod_decide_tick(struct tierd *d, void *priv, uint64_t now_ns)
 		match_rules(m, p);
 	if (m->thp)
 		thp_reset(m->thp);
-	n = gather(d, m, p, now_ns);
-	p->candidates_pages = n;
 	cgroup_usage(d, m);
-	in.pages = m->cand;
-	in.nr_pages = n;
 	in.cgroups = m->cgs;
 	in.nr_cgroups = d->conf->nr_cgroups;
+	n = gather(d, m, p, policy_may_demote(&m->pp, &in, (uint64_t)m->max_pages * PAGE_SZ),
+		   now_ns);
+	p->candidates_pages = n;
+	in.pages = m->cand;
+	in.nr_pages = n;
 	in.rule_used_bytes = m->rule_used;
 	in.global_rate = d->conf->promotion.max_rate_mb_per_s ? &m->global_rate : NULL;
 	in.blocked_nodes = p->acct ? account_blocked_mask(p->acct, &d->topo, now_ns) : 0;
