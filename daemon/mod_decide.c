@@ -84,6 +84,7 @@ struct mod_decide {
 	size_t max_pages; /* base pages a tick */
 	size_t max_cand; /* candidates (array entries) a tick */
 	struct hot_entry_view *views;
+	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
 	struct policy_page *cand;
 	struct policy_intent *intents;
 	void **addrs;
@@ -242,7 +243,7 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
 	uint32_t nr_pages = 1, heat;
 	size_t count = 1, added = 0;
-	bool all_fast = true;
+	bool all_fast = true, all_low = v->len == HOT_HUGE_SIZE;
 
 	if (!proc)
 		return 0;
@@ -269,6 +270,8 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 			continue; /* not populated, or not a memory node */
 		if (d->topo.nodes[idx].tier != 0)
 			all_fast = false;
+		if (d->topo.nodes[idx].tier != d->topo.nr_tiers - 1)
+			all_low = false;
 		*pg = (struct policy_page){
 			.pid = v->pid,
 			.addr = (uint64_t)(uintptr_t)m->addrs[i],
@@ -285,9 +288,18 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 			m->rule_used[proc->rule] += (uint64_t)nr_pages * PAGE_SZ;
 		added++;
 	}
-	if (added && all_fast)
-		pipe_range(p, v->pid, v->addr)->fast_seen_ns = now_ns;
+	if (added && (all_fast || all_low)) {
+		struct pipe_range *r = pipe_range(p, v->pid, v->addr);
+
+		r->fast_seen_ns = all_fast ? now_ns : 0;
+		r->low_seen_ns = all_low ? now_ns : 0;
+	}
 	return added;
+}
+
+static bool seen_recently(uint64_t seen_ns, uint64_t now_ns)
+{
+	return seen_ns && now_ns - seen_ns < FAST_RECHECK_NS;
 }
 
 static bool known_fast(const struct pipeline *p, const struct hot_entry_view *v,
@@ -295,7 +307,20 @@ static bool known_fast(const struct pipeline *p, const struct hot_entry_view *v,
 {
 	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
 
-	return rg && rg->fast_seen_ns && now_ns - rg->fast_seen_ns < FAST_RECHECK_NS;
+	return rg && seen_recently(rg->fast_seen_ns, now_ns);
+}
+
+/*
+ * Nothing of the range to demote: it was seen wholly on the lowest tier
+ * within FAST_RECHECK_NS.  A range promoted in part since then may still be
+ * taken as low that long; the policy's cool-down holds it there anyway.
+ */
+static bool known_low(const struct pipeline *p, const struct hot_entry_view *v,
+		      uint64_t now_ns)
+{
+	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
+
+	return rg && seen_recently(rg->low_seen_ns, now_ns);
 }
 
 /*
@@ -348,31 +373,38 @@ static bool still_fast(struct tierd *d, struct mod_decide *m, struct pipeline *p
  *
  * With fewer than MAX_VIEWS entries the views are the whole table, the
  * coldest at their tail: the reserve is taken from there first, then the
- * hottest from the head down to where it stopped, so no entry is added
- * twice.  With MAX_VIEWS, the table may hold more: the hottest up to the
- * reserve, then a coldest pass over the entries colder than the last one
- * seen.  The cold passes do not skip ranges known fast: they are what
- * demotion wants.
+ * hottest from the head, leaving out what the reserve took.  With
+ * MAX_VIEWS, the table may hold more: the hottest up to the reserve, then
+ * a coldest pass over the entries colder than the last one seen.  The
+ * cold passes do not skip ranges known fast, they are what demotion
+ * wants, but skip those known to be on the lowest tier: the coldest
+ * entries are often ranges already there (demoted by an earlier tick, or
+ * placed there), and would take the whole reserve every tick.
  */
 static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 		     bool demote, uint64_t now_ns)
 {
-	size_t nv, n = 0, end, reserve;
+	size_t nv, n = 0, reserve;
+	bool tail;
 	double floor_heat;
 
 	memset(m->rule_used, 0, sizeof(m->rule_used));
 	nv = hot_select_hottest(p->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
 	reserve = demote ? m->max_cand / 4 : 0;
-	end = nv;
-	if (reserve && nv < MAX_VIEWS) {
-		while (end > 0 && n < reserve) {
-			end--;
-			n += add_entry(d, m, p, &m->views[end], n, now_ns);
+	tail = reserve && nv < MAX_VIEWS;
+	if (tail) {
+		memset(m->cold_taken, 0, sizeof(m->cold_taken));
+		for (size_t k = nv; k-- > 0 && n < reserve;) {
+			if (known_low(p, &m->views[k], now_ns))
+				continue;
+			n += add_entry(d, m, p, &m->views[k], n, now_ns);
+			m->cold_taken[k / 64] |= 1ull << (k % 64);
 		}
 		reserve = 0;
 	}
-	for (size_t i = 0; i < end && n + reserve < m->max_cand; i++) {
-		if (known_fast(p, &m->views[i], now_ns) ||
+	for (size_t i = 0; i < nv && n + reserve < m->max_cand; i++) {
+		if ((tail && (m->cold_taken[i / 64] & 1ull << (i % 64))) ||
+		    known_fast(p, &m->views[i], now_ns) ||
 		    still_fast(d, m, p, &m->views[i], now_ns))
 			continue;
 		n += add_entry(d, m, p, &m->views[i], n, now_ns);
@@ -382,7 +414,8 @@ static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 	floor_heat = m->views[nv - 1].heat;
 	nv = hot_select_coldest(p->hot, 0, now_ns, m->views, MAX_VIEWS);
 	for (size_t i = 0; i < nv && m->views[i].heat < floor_heat; i++)
-		n += add_entry(d, m, p, &m->views[i], n, now_ns);
+		if (!known_low(p, &m->views[i], now_ns))
+			n += add_entry(d, m, p, &m->views[i], n, now_ns);
 	return n;
 }
 

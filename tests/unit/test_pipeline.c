@@ -36,11 +36,14 @@
 #define NPAGES 1024 /* 4 MiB: the hot first half, the unsampled second */
 #define ENTRY_PAGES 512 /* a 2 MiB range of base pages */
 /* The large map: 96 ranges, more than the 64 of one tick's candidates
- * (MAX_CAND_ENTRIES, 32 Ki base pages), then 8 more. */
+ * (MAX_CAND_ENTRIES, 32 Ki base pages), then 8 cold on the fast node, then
+ * 16 colder still on the slow one. */
 #define HOT_RANGES 96
 #define COLD_RANGES 8
-#define MAP_PAGES ((HOT_RANGES + COLD_RANGES) * ENTRY_PAGES)
+#define SLOW_RANGES 16
+#define MAP_PAGES ((HOT_RANGES + COLD_RANGES + SLOW_RANGES) * ENTRY_PAGES)
 #define COLD_FIRST (HOT_RANGES * ENTRY_PAGES) /* first page of the cold ranges */
+#define SLOW_FIRST (COLD_FIRST + COLD_RANGES * ENTRY_PAGES)
 #define CAND_PAGES (32 << 10)
 
 static const char *fixtures_dir;
@@ -368,8 +371,9 @@ static void test_backlog(void)
 }
 
 /*
- * The large map: HOT_RANGES ranges on node 1 and COLD_RANGES on node 0,
- * demotion on, a fixed hot threshold of 8 (cold at 4 and below).
+ * The large map: HOT_RANGES ranges on node 1, COLD_RANGES on node 0,
+ * SLOW_RANGES on node 1; demotion on, a fixed hot threshold of 8 (cold at
+ * 4 and below).
  */
 static const char *conf_big =
 	"interval_ms: 500\n"
@@ -383,7 +387,7 @@ static void setup_big(struct tierd *d, char *root, size_t root_len, struct sampl
 {
 	setup(d, conf_big, root, root_len, sf, map, fk);
 	map->npages = MAP_PAGES;
-	for (int i = COLD_FIRST; i < MAP_PAGES; i++)
+	for (int i = COLD_FIRST; i < SLOW_FIRST; i++)
 		map->node[i] = 0;
 }
 
@@ -410,7 +414,7 @@ static void test_full_cap_promotes(void)
 	CHECK_EQ_INT(map.queries, CAND_PAGES / ENTRY_PAGES);
 	CHECK_EQ_U64(map.moved_pages, CAND_PAGES);
 	CHECK_EQ_INT(count_on(&map, 0, COLD_FIRST, 0), CAND_PAGES);
-	CHECK_EQ_INT(count_on(&map, COLD_FIRST, MAP_PAGES, 0), COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 0), COLD_RANGES * ENTRY_PAGES);
 	CHECK_EQ_U64(d.stats.tier[0].promoted_bytes_total, CAND_PAGES * PG);
 	tierd_fini(&d);
 }
@@ -418,12 +422,15 @@ static void test_full_cap_promotes(void)
 /*
  * Node 0 short of memory (@free_kb free: below its low target of 327.68
  * MiB, or above it but under its high target of 655.36 MiB): @nr_hot hot
- * ranges on node 1 and the cold ones on node 0.  The first tick sees only
- * the cold ranges (too recently accessed to demote) and finds them wholly
- * on node 0: known fast.  The second adds the hot ones; the cold ranges,
- * at the tail of the hottest-first table, are still candidates however
- * many hot ones there are, and all of them are demoted for @reason.  No
- * range is queried twice in a tick.
+ * ranges on node 1, the cold ones on node 0, and the colder slow ones on
+ * node 1.  The first tick sees only the cold and slow ranges (too recently
+ * accessed to demote): the reserve, 16 ranges, takes the slow ones from the
+ * tail, found wholly on the lowest tier; the head the cold ones, found
+ * wholly on node 0, known fast.  The second adds the hot ones: the cold
+ * ranges, at the tail of the hottest-first table, are candidates however
+ * many hot ones there are, and all of them are demoted for @reason; the
+ * slow ones, colder still, are left to the head, known to be where
+ * demotion cannot take them further.  No range is queried twice a tick.
  */
 static void cold_reserve(unsigned long free_kb, int nr_hot, enum policy_reason reason)
 {
@@ -431,7 +438,7 @@ static void cold_reserve(unsigned long free_kb, int nr_hot, enum policy_reason r
 	static struct sampler_fake sf;
 	static struct page_map map;
 	char root[4096], tmpl[] = "/tmp/test_pipeline_root.XXXXXX", meminfo[256];
-	int ranges = nr_hot + COLD_RANGES;
+	int ranges = nr_hot + COLD_RANGES + SLOW_RANGES;
 	int cand = ranges * ENTRY_PAGES < CAND_PAGES ? ranges * ENTRY_PAGES : CAND_PAGES;
 	struct pipe_fakes fk;
 	int queries;
@@ -446,8 +453,10 @@ static void cold_reserve(unsigned long free_kb, int nr_hot, enum policy_reason r
 
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG, COLD_RANGES * 2 * MIB,
 				       1.0), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + SLOW_FIRST * PG, SLOW_RANGES * 2 * MIB,
+				       0.5), 0);
 	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
-	CHECK_EQ_INT(map.queries, COLD_RANGES);
+	CHECK_EQ_INT(map.queries, COLD_RANGES + SLOW_RANGES);
 	CHECK_EQ_INT(map.moves, 0);
 
 	queries = map.queries;
@@ -456,7 +465,7 @@ static void cold_reserve(unsigned long free_kb, int nr_hot, enum policy_reason r
 	CHECK_EQ_U64(d.pipe->candidates_pages, cand);
 	CHECK_EQ_INT(map.queries - queries, cand / ENTRY_PAGES);
 	CHECK_EQ_U64(d.pipe->policy_stats.intents[reason], COLD_RANGES * ENTRY_PAGES);
-	CHECK_EQ_INT(count_on(&map, COLD_FIRST, MAP_PAGES, 1), COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 1), COLD_RANGES * ENTRY_PAGES);
 	/* No room on node 0: nothing is promoted. */
 	CHECK_EQ_U64(map.moved_pages, COLD_RANGES * ENTRY_PAGES);
 	CHECK_EQ_U64(d.stats.tier[1].demoted_bytes_total, COLD_RANGES * 2 * MIB);
@@ -471,7 +480,7 @@ static void test_cold_reserve(void)
 	/* 500 MiB free: no room for the hot ranges, room demotions. */
 	cold_reserve(500 << 10, HOT_RANGES, POLICY_R_ROOM);
 	/* A table smaller than the cap: every range once, the cold ones
-	 * from the reserve, the rest from the head. */
+	 * from the reserve, the rest, the slow ones too, from the head. */
 	cold_reserve(100 << 10, 20, POLICY_R_WMARK);
 }
 
