@@ -375,7 +375,10 @@ static bool still_fast(struct tierd *d, struct mod_decide *m, struct pipeline *p
  * coldest at their tail: the reserve is taken from there first, then the
  * hottest from the head, leaving out what the reserve took.  With
  * MAX_VIEWS, the table may hold more: the hottest up to the reserve, then
- * a coldest pass over the entries colder than the last one seen.  The
+ * a coldest pass over the entries colder than the last one the head
+ * looked at (not the last view: with a table a little larger than
+ * MAX_VIEWS, the cold entries were in the views, past where the head
+ * stopped, and none was colder than the last view).  The
  * cold passes do not skip ranges known fast, they are what demotion
  * wants, but skip those known to be on the lowest tier: the coldest
  * entries are often ranges already there (demoted by an earlier tick, or
@@ -384,9 +387,9 @@ static bool still_fast(struct tierd *d, struct mod_decide *m, struct pipeline *p
 static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 		     bool demote, uint64_t now_ns)
 {
-	size_t nv, n = 0, reserve;
-	bool tail;
+	size_t nv, n = 0, reserve, i;
 	double floor_heat;
+	bool tail;
 
 	memset(m->rule_used, 0, sizeof(m->rule_used));
 	nv = hot_select_hottest(p->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
@@ -402,7 +405,7 @@ static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 		}
 		reserve = 0;
 	}
-	for (size_t i = 0; i < nv && n + reserve < m->max_cand; i++) {
+	for (i = 0; i < nv && n + reserve < m->max_cand; i++) {
 		if ((tail && (m->cold_taken[i / 64] & 1ull << (i % 64))) ||
 		    known_fast(p, &m->views[i], now_ns) ||
 		    still_fast(d, m, p, &m->views[i], now_ns))
@@ -411,9 +414,9 @@ static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 	}
 	if (!reserve)
 		return n;
-	floor_heat = m->views[nv - 1].heat;
+	floor_heat = m->views[i - 1].heat;
 	nv = hot_select_coldest(p->hot, 0, now_ns, m->views, MAX_VIEWS);
-	for (size_t i = 0; i < nv && m->views[i].heat < floor_heat; i++)
+	for (i = 0; i < nv && m->views[i].heat < floor_heat; i++)
 		if (!known_low(p, &m->views[i], now_ns))
 			n += add_entry(d, m, p, &m->views[i], n, now_ns);
 	return n;

@@ -10,7 +10,8 @@
  * tick at once, without sampling in between.  A hot set larger than one
  * tick's candidates takes the whole cap when nothing needs demoting, and
  * leaves a quarter of it to the coldest entries when a node is short of
- * memory, so those are demoted.
+ * memory, so those are demoted, past ranges already on the slow node, in a
+ * table smaller or larger than the views a tick takes.
  *
  *   test_pipeline FIXTURES_DIR
  */
@@ -419,6 +420,18 @@ static void test_full_cap_promotes(void)
 	tierd_fini(&d);
 }
 
+/* d->root: a copy of the fixture (d->root) where node 0 has @free_kb free. */
+static void short_of_memory(struct tierd *d, char *tmpl, unsigned long free_kb)
+{
+	char meminfo[256];
+
+	CHECK_EQ_INT(fs_tree_copy(d->root, tmpl), 0);
+	snprintf(meminfo, sizeof(meminfo),
+		 "Node 0 MemTotal:       16777216 kB\nNode 0 MemFree:        %lu kB\n", free_kb);
+	CHECK_EQ_INT(fs_tree_put(tmpl, "sys/devices/system/node/node0/meminfo", meminfo), 0);
+	d->root = tmpl;
+}
+
 /*
  * Node 0 short of memory (@free_kb free: below its low target of 327.68
  * MiB, or above it but under its high target of 655.36 MiB): @nr_hot hot
@@ -437,18 +450,14 @@ static void cold_reserve(unsigned long free_kb, int nr_hot, enum policy_reason r
 	static struct tierd d;
 	static struct sampler_fake sf;
 	static struct page_map map;
-	char root[4096], tmpl[] = "/tmp/test_pipeline_root.XXXXXX", meminfo[256];
+	char root[4096], tmpl[] = "/tmp/test_pipeline_root.XXXXXX";
 	int ranges = nr_hot + COLD_RANGES + SLOW_RANGES;
 	int cand = ranges * ENTRY_PAGES < CAND_PAGES ? ranges * ENTRY_PAGES : CAND_PAGES;
 	struct pipe_fakes fk;
 	int queries;
 
 	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
-	CHECK_EQ_INT(fs_tree_copy(root, tmpl), 0);
-	snprintf(meminfo, sizeof(meminfo),
-		 "Node 0 MemTotal:       16777216 kB\nNode 0 MemFree:        %lu kB\n", free_kb);
-	CHECK_EQ_INT(fs_tree_put(tmpl, "sys/devices/system/node/node0/meminfo", meminfo), 0);
-	d.root = tmpl;
+	short_of_memory(&d, tmpl, free_kb);
 	CHECK_EQ_INT(tierd_init(&d, modules), 0);
 
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG, COLD_RANGES * 2 * MIB,
@@ -484,6 +493,42 @@ static void test_cold_reserve(void)
 	cold_reserve(100 << 10, 20, POLICY_R_WMARK);
 }
 
+/*
+ * A table of MAX_VIEWS entries and 2 more, the cold ranges at its tail:
+ * 96 mapped hot ranges (heat 21), 3994 hot ranges outside the map (heat 20;
+ * their queries find nothing, but they fill the table), 8 cold ranges on
+ * node 0, below its low target.  The hottest 4096 views end with 6 of the
+ * cold ranges; the head stops after 48 hot ranges, and the coldest pass
+ * takes what is colder than those: the cold ranges, all demoted.
+ */
+static void test_cold_pass_large_table(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	char root[4096], tmpl[] = "/tmp/test_pipeline_root.XXXXXX";
+	struct pipe_fakes fk;
+
+	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
+	short_of_memory(&d, tmpl, 100 << 10);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG, COLD_RANGES * 2 * MIB,
+				       1.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_INT(map.moves, 0);
+
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, HOT_RANGES * 2 * MIB, 21.0), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + MAP_PAGES * PG, 3994 * 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC), 0);
+	CHECK_EQ_U64(d.pipe->hot->nused, 4096 + 2);
+	CHECK_EQ_U64(d.pipe->candidates_pages, (48 + COLD_RANGES) * ENTRY_PAGES);
+	CHECK_EQ_U64(d.pipe->policy_stats.intents[POLICY_R_WMARK], COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 1), COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_U64(map.moved_pages, COLD_RANGES * ENTRY_PAGES);
+	tierd_fini(&d);
+	fs_tree_remove(tmpl);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2 || !mkdtemp(tmpdir)) {
@@ -499,6 +544,7 @@ int main(int argc, char **argv)
 	RUN(test_backlog);
 	RUN(test_full_cap_promotes);
 	RUN(test_cold_reserve);
+	RUN(test_cold_pass_large_table);
 	{
 		char path[512];
 
