@@ -13,11 +13,12 @@
  *
  * One tick of the daemon, in order (tests/lab/policy_drive.c does this
  * against the real kernel):
- *  1. candidates from core/hotness; their nodes from mig_query() (a
- *     move_pages node query); cgroup index per pid from cg_path_of_pid(),
- *     GPU rule from policy_rule_match() (both once per process);
- *  2. per cgroup: fast_bytes = cg_fast_bytes() of cg_read_numa_stat();
- *     per rule: the bytes its processes hold on GPU nodes;
+ *  1. per cgroup: fast_bytes = cg_fast_bytes() of cg_read_numa_stat();
+ *  2. candidates from core/hotness, with room kept for the coldest when
+ *     policy_may_demote(); their nodes from mig_query() (a move_pages node
+ *     query); cgroup index per pid from cg_path_of_pid(), GPU rule from
+ *     policy_rule_match() (both once per process); per rule: the bytes its
+ *     processes hold on GPU nodes;
  *  3. blocked_nodes = account_blocked_mask();
  *  4. policy_run(), then append account_take_retries() to the intents,
  *     then batch_build() and mig_run_plan() (which accounts every page);
