@@ -288,7 +288,9 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 			m->rule_used[proc->rule] += (uint64_t)nr_pages * PAGE_SZ;
 		added++;
 	}
-	if (added && (all_fast || all_low)) {
+	/* What the query saw, for the passes that skip ranges known fast or
+	 * low; a range already remembered loses a mark it no longer earns. */
+	if (added && (all_fast || all_low || rg)) {
 		struct pipe_range *r = pipe_range(p, v->pid, v->addr);
 
 		r->fast_seen_ns = all_fast ? now_ns : 0;
@@ -312,8 +314,9 @@ static bool known_fast(const struct pipeline *p, const struct hot_entry_view *v,
 
 /*
  * Nothing of the range to demote: it was seen wholly on the lowest tier
- * within FAST_RECHECK_NS.  A range promoted in part since then may still be
- * taken as low that long; the policy's cool-down holds it there anyway.
+ * within FAST_RECHECK_NS.  A range promoted in part since then is still
+ * taken as low until then, when the cold passes query it again; one tierd
+ * promoted is held there by the policy's cool-down about as long.
  */
 static bool known_low(const struct pipeline *p, const struct hot_entry_view *v,
 		      uint64_t now_ns)
