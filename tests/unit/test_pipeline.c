@@ -420,15 +420,21 @@ static void test_full_cap_promotes(void)
 	tierd_fini(&d);
 }
 
-/* d->root: a copy of the fixture (d->root) where node 0 has @free_kb free. */
-static void short_of_memory(struct tierd *d, char *tmpl, unsigned long free_kb)
+/* Node 0 of the tree at @root has @free_kb free from now on. */
+static void node0_free(const char *root, unsigned long free_kb)
 {
 	char meminfo[256];
 
-	CHECK_EQ_INT(fs_tree_copy(d->root, tmpl), 0);
 	snprintf(meminfo, sizeof(meminfo),
 		 "Node 0 MemTotal:       16777216 kB\nNode 0 MemFree:        %lu kB\n", free_kb);
-	CHECK_EQ_INT(fs_tree_put(tmpl, "sys/devices/system/node/node0/meminfo", meminfo), 0);
+	CHECK_EQ_INT(fs_tree_put(root, "sys/devices/system/node/node0/meminfo", meminfo), 0);
+}
+
+/* d->root: a copy of the fixture (d->root) where node 0 has @free_kb free. */
+static void short_of_memory(struct tierd *d, char *tmpl, unsigned long free_kb)
+{
+	CHECK_EQ_INT(fs_tree_copy(d->root, tmpl), 0);
+	node0_free(tmpl, free_kb);
 	d->root = tmpl;
 }
 
@@ -529,6 +535,46 @@ static void test_cold_pass_large_table(void)
 	fs_tree_remove(tmpl);
 }
 
+/*
+ * A hot range known fast that the cold reserve queries again, and finds
+ * half on node 1 (the kernel moved it), is no longer known fast: once node
+ * 0 has room again, the next tick queries it and promotes that half.
+ */
+static void test_mark_follows_query(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	char root[4096], tmpl[] = "/tmp/test_pipeline_root.XXXXXX";
+	struct pipe_fakes fk;
+
+	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
+	for (int i = 0; i < ENTRY_PAGES; i++)
+		map.node[i] = 0;
+	short_of_memory(&d, tmpl, 12000000);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_INT(map.queries, 1);
+
+	for (int i = ENTRY_PAGES / 2; i < ENTRY_PAGES; i++)
+		map.node[i] = 1;
+	node0_free(tmpl, 100 << 10);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 2 * SEC), 0);
+	CHECK_EQ_INT(map.queries, 2);
+	CHECK_EQ_INT(map.moves, 0);
+
+	node0_free(tmpl, 12000000);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC), 0);
+	CHECK_EQ_INT(map.queries, 3);
+	CHECK_EQ_U64(map.moved_pages, ENTRY_PAGES / 2);
+	CHECK_EQ_INT(count_on(&map, 0, ENTRY_PAGES, 0), ENTRY_PAGES);
+	tierd_fini(&d);
+	fs_tree_remove(tmpl);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2 || !mkdtemp(tmpdir)) {
@@ -545,6 +591,7 @@ int main(int argc, char **argv)
 	RUN(test_full_cap_promotes);
 	RUN(test_cold_reserve);
 	RUN(test_cold_pass_large_table);
+	RUN(test_mark_follows_query);
 	{
 		char path[512];
 
