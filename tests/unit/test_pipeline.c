@@ -430,12 +430,17 @@ static void node0_free(const char *root, unsigned long free_kb)
 	CHECK_EQ_INT(fs_tree_put(root, "sys/devices/system/node/node0/meminfo", meminfo), 0);
 }
 
-/* d->root: a copy of the fixture (d->root) where node 0 has @free_kb free. */
-static void short_of_memory(struct tierd *d, char *tmpl, unsigned long free_kb)
+/* A writable copy of the fixture, made by short_of_memory(). */
+static char tree[sizeof("/tmp/test_pipeline_root.XXXXXX")];
+
+/* d->root: a copy of the fixture (d->root) where node 0 has @free_kb free;
+ * fs_tree_remove(tree) after tierd_fini(). */
+static void short_of_memory(struct tierd *d, unsigned long free_kb)
 {
-	CHECK_EQ_INT(fs_tree_copy(d->root, tmpl), 0);
-	node0_free(tmpl, free_kb);
-	d->root = tmpl;
+	snprintf(tree, sizeof(tree), "/tmp/test_pipeline_root.XXXXXX");
+	CHECK_EQ_INT(fs_tree_copy(d->root, tree), 0);
+	node0_free(tree, free_kb);
+	d->root = tree;
 }
 
 /*
@@ -456,14 +461,14 @@ static void cold_reserve(unsigned long free_kb, int nr_hot, enum policy_reason r
 	static struct tierd d;
 	static struct sampler_fake sf;
 	static struct page_map map;
-	char root[4096], tmpl[] = "/tmp/test_pipeline_root.XXXXXX";
+	char root[4096];
 	int ranges = nr_hot + COLD_RANGES + SLOW_RANGES;
 	int cand = ranges * ENTRY_PAGES < CAND_PAGES ? ranges * ENTRY_PAGES : CAND_PAGES;
 	struct pipe_fakes fk;
 	int queries;
 
 	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
-	short_of_memory(&d, tmpl, free_kb);
+	short_of_memory(&d, free_kb);
 	CHECK_EQ_INT(tierd_init(&d, modules), 0);
 
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG, COLD_RANGES * 2 * MIB,
@@ -485,7 +490,7 @@ static void cold_reserve(unsigned long free_kb, int nr_hot, enum policy_reason r
 	CHECK_EQ_U64(map.moved_pages, COLD_RANGES * ENTRY_PAGES);
 	CHECK_EQ_U64(d.stats.tier[1].demoted_bytes_total, COLD_RANGES * 2 * MIB);
 	tierd_fini(&d);
-	fs_tree_remove(tmpl);
+	fs_tree_remove(tree);
 }
 
 static void test_cold_reserve(void)
@@ -512,11 +517,11 @@ static void test_cold_pass_large_table(void)
 	static struct tierd d;
 	static struct sampler_fake sf;
 	static struct page_map map;
-	char root[4096], tmpl[] = "/tmp/test_pipeline_root.XXXXXX";
+	char root[4096];
 	struct pipe_fakes fk;
 
 	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
-	short_of_memory(&d, tmpl, 100 << 10);
+	short_of_memory(&d, 100 << 10);
 	CHECK_EQ_INT(tierd_init(&d, modules), 0);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG, COLD_RANGES * 2 * MIB,
 				       1.0), 0);
@@ -532,7 +537,7 @@ static void test_cold_pass_large_table(void)
 	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 1), COLD_RANGES * ENTRY_PAGES);
 	CHECK_EQ_U64(map.moved_pages, COLD_RANGES * ENTRY_PAGES);
 	tierd_fini(&d);
-	fs_tree_remove(tmpl);
+	fs_tree_remove(tree);
 }
 
 /*
@@ -545,13 +550,13 @@ static void test_mark_follows_query(void)
 	static struct tierd d;
 	static struct sampler_fake sf;
 	static struct page_map map;
-	char root[4096], tmpl[] = "/tmp/test_pipeline_root.XXXXXX";
+	char root[4096];
 	struct pipe_fakes fk;
 
 	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
 	for (int i = 0; i < ENTRY_PAGES; i++)
 		map.node[i] = 0;
-	short_of_memory(&d, tmpl, 12000000);
+	short_of_memory(&d, 12000000);
 	CHECK_EQ_INT(tierd_init(&d, modules), 0);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
 	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
@@ -559,20 +564,20 @@ static void test_mark_follows_query(void)
 
 	for (int i = ENTRY_PAGES / 2; i < ENTRY_PAGES; i++)
 		map.node[i] = 1;
-	node0_free(tmpl, 100 << 10);
+	node0_free(tree, 100 << 10);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
 	CHECK_EQ_INT(tierd_tick(&d, 2 * SEC), 0);
 	CHECK_EQ_INT(map.queries, 2);
 	CHECK_EQ_INT(map.moves, 0);
 
-	node0_free(tmpl, 12000000);
+	node0_free(tree, 12000000);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
 	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC), 0);
 	CHECK_EQ_INT(map.queries, 3);
 	CHECK_EQ_U64(map.moved_pages, ENTRY_PAGES / 2);
 	CHECK_EQ_INT(count_on(&map, 0, ENTRY_PAGES, 0), ENTRY_PAGES);
 	tierd_fini(&d);
-	fs_tree_remove(tmpl);
+	fs_tree_remove(tree);
 }
 
 int main(int argc, char **argv)
