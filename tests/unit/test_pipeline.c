@@ -45,7 +45,10 @@
 #define MAP_PAGES ((HOT_RANGES + COLD_RANGES + SLOW_RANGES) * ENTRY_PAGES)
 #define COLD_FIRST (HOT_RANGES * ENTRY_PAGES) /* first page of the cold ranges */
 #define SLOW_FIRST (COLD_FIRST + COLD_RANGES * ENTRY_PAGES)
-#define CAND_PAGES (32 << 10)
+#define CAND_PAGES (32 << 10) /* MAX_CAND_ENTRIES in mod_decide.c */
+#define RESERVE_PAGES (CAND_PAGES / 4) /* kept for the coldest */
+#define VIEWS 4096 /* MAX_VIEWS in mod_decide.c: entries looked at a tick */
+#define FIXTURE_FREE_KB 12000000 /* node 0's MemFree in dram-cxl */
 
 static const char *fixtures_dir;
 /* As in modules.c. */
@@ -430,12 +433,12 @@ static void node0_free(const char *root, unsigned long free_kb)
 	CHECK_EQ_INT(fs_tree_put(root, "sys/devices/system/node/node0/meminfo", meminfo), 0);
 }
 
-/* A writable copy of the fixture, made by short_of_memory(). */
+/* A writable copy of the fixture, made by writable_root(). */
 static char tree[sizeof("/tmp/test_pipeline_root.XXXXXX")];
 
 /* d->root: a copy of the fixture (d->root) where node 0 has @free_kb free;
  * fs_tree_remove(tree) after tierd_fini(). */
-static void short_of_memory(struct tierd *d, unsigned long free_kb)
+static void writable_root(struct tierd *d, unsigned long free_kb)
 {
 	snprintf(tree, sizeof(tree), "/tmp/test_pipeline_root.XXXXXX");
 	CHECK_EQ_INT(fs_tree_copy(d->root, tree), 0);
@@ -468,7 +471,7 @@ static void cold_reserve(unsigned long free_kb, int nr_hot, enum policy_reason r
 	int queries;
 
 	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
-	short_of_memory(&d, free_kb);
+	writable_root(&d, free_kb);
 	CHECK_EQ_INT(tierd_init(&d, modules), 0);
 
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG, COLD_RANGES * 2 * MIB,
@@ -509,8 +512,9 @@ static void test_cold_reserve(void)
  * 96 mapped hot ranges (heat 21), 3994 hot ranges outside the map (heat 20;
  * their queries find nothing, but they fill the table), 8 cold ranges on
  * node 0, below its low target.  The hottest 4096 views end with 6 of the
- * cold ranges; the head stops after 48 hot ranges, and the coldest pass
- * takes what is colder than those: the cold ranges, all demoted.
+ * cold ranges; the head stops after 48 hot ranges (24 Ki pages, the cap
+ * less the reserve), and the coldest pass takes what is colder than those:
+ * the cold ranges, all demoted.
  */
 static void test_cold_pass_large_table(void)
 {
@@ -519,9 +523,10 @@ static void test_cold_pass_large_table(void)
 	static struct page_map map;
 	char root[4096];
 	struct pipe_fakes fk;
+	int unmapped = VIEWS + 2 - HOT_RANGES - COLD_RANGES;
 
 	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
-	short_of_memory(&d, 100 << 10);
+	writable_root(&d, 100 << 10);
 	CHECK_EQ_INT(tierd_init(&d, modules), 0);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG, COLD_RANGES * 2 * MIB,
 				       1.0), 0);
@@ -529,10 +534,12 @@ static void test_cold_pass_large_table(void)
 	CHECK_EQ_INT(map.moves, 0);
 
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, HOT_RANGES * 2 * MIB, 21.0), 0);
-	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + MAP_PAGES * PG, 3994 * 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + MAP_PAGES * PG, unmapped * 2 * MIB, 20.0),
+		     0);
 	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC), 0);
-	CHECK_EQ_U64(d.pipe->hot->nused, 4096 + 2);
-	CHECK_EQ_U64(d.pipe->candidates_pages, (48 + COLD_RANGES) * ENTRY_PAGES);
+	CHECK_EQ_U64(d.pipe->hot->nused, VIEWS + 2);
+	CHECK_EQ_U64(d.pipe->candidates_pages,
+		     CAND_PAGES - RESERVE_PAGES + COLD_RANGES * ENTRY_PAGES);
 	CHECK_EQ_U64(d.pipe->policy_stats.intents[POLICY_R_WMARK], COLD_RANGES * ENTRY_PAGES);
 	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 1), COLD_RANGES * ENTRY_PAGES);
 	CHECK_EQ_U64(map.moved_pages, COLD_RANGES * ENTRY_PAGES);
@@ -556,7 +563,7 @@ static void test_mark_follows_query(void)
 	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
 	for (int i = 0; i < ENTRY_PAGES; i++)
 		map.node[i] = 0;
-	short_of_memory(&d, 12000000);
+	writable_root(&d, FIXTURE_FREE_KB);
 	CHECK_EQ_INT(tierd_init(&d, modules), 0);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
 	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
@@ -570,7 +577,7 @@ static void test_mark_follows_query(void)
 	CHECK_EQ_INT(map.queries, 2);
 	CHECK_EQ_INT(map.moves, 0);
 
-	node0_free(tree, 12000000);
+	node0_free(tree, FIXTURE_FREE_KB);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
 	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC), 0);
 	CHECK_EQ_INT(map.queries, 3);
