@@ -381,11 +381,11 @@ static bool still_fast(struct tierd *d, struct mod_decide *m, struct pipeline *p
  * a coldest pass over the entries colder than the last one the head
  * looked at (not the last view: with a table a little larger than
  * MAX_VIEWS, the cold entries were in the views, past where the head
- * stopped, and none was colder than the last view).  The
- * cold passes do not skip ranges known fast, they are what demotion
- * wants, but skip those known to be on the lowest tier: the coldest
- * entries are often ranges already there (demoted by an earlier tick, or
- * placed there), and would take the whole reserve every tick.
+ * stopped, and none was colder than the last view).  The cold passes do
+ * not skip ranges known fast, they are what demotion wants, but skip
+ * those known to be on the lowest tier: the coldest entries are often
+ * ranges already there (demoted by an earlier tick, or placed there), and
+ * would take the whole reserve every tick.
  */
 static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 		     bool demote, uint64_t now_ns)
