@@ -3,17 +3,19 @@
  * Pipeline step 2, decide: from the hotness table to this tick's
  * move_pages plan.
  *
- *  1. candidates: the hottest entries of the table (promotion), then, when
- *     the table holds more than one tick can look at, the coldest
- *     (demotion).  A 2 MiB entry is one candidate when it is a PMD THP
- *     (sys/thp), else its 512 base pages; at most max_pages base pages
- *     and max_cand candidates a tick, so the node query below and the
- *     memory are bounded.  A range seen wholly on the fast tier, or
- *     moved there wholly by the last tick (mod_migrate.c), is not queried
- *     again for FAST_RECHECK_NS: the budget goes to the ranges that may
- *     still need moving.
- *  2. where each candidate is: one move_pages node query per entry;
- *  3. per configured cgroup, its fast-tier bytes (memory.numa_stat);
+ *  1. per configured cgroup, its fast-tier bytes (memory.numa_stat);
+ *  2. candidates: the hottest entries of the table (promotion) and, when
+ *     the policy may demote this tick (policy_may_demote(): a node short
+ *     of free memory, a cgroup over its cap), up to a quarter of them from
+ *     the coldest (demotion; see gather()).  A 2 MiB entry is one
+ *     candidate when it is a PMD THP (sys/thp), else its 512 base pages;
+ *     at most max_pages base pages and max_cand candidates a tick, so the
+ *     node query below and the memory are bounded.  A range seen wholly
+ *     on the fast tier, or moved there wholly by the last tick
+ *     (mod_migrate.c), is not queried again for promotion for
+ *     FAST_RECHECK_NS: the budget goes to the ranges that may still need
+ *     moving;
+ *  3. where each candidate is: one move_pages node query per entry;
  *  4. core/policy -> intents, cut to this tick's time budget (below), plus
  *     the -EBUSY retries that are due (core/account) -> core/batch -> the
  *     plan the migrate step carries out.
@@ -82,6 +84,7 @@ struct mod_decide {
 	size_t max_pages; /* base pages a tick */
 	size_t max_cand; /* candidates (array entries) a tick */
 	struct hot_entry_view *views;
+	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
 	struct policy_page *cand;
 	struct policy_intent *intents;
 	void **addrs;
@@ -240,7 +243,7 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
 	uint32_t nr_pages = 1, heat;
 	size_t count = 1, added = 0;
-	bool all_fast = true;
+	bool all_fast = true, all_low = v->len == HOT_HUGE_SIZE;
 
 	if (!proc)
 		return 0;
@@ -267,6 +270,8 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 			continue; /* not populated, or not a memory node */
 		if (d->topo.nodes[idx].tier != 0)
 			all_fast = false;
+		if (d->topo.nodes[idx].tier != d->topo.nr_tiers - 1)
+			all_low = false;
 		*pg = (struct policy_page){
 			.pid = v->pid,
 			.addr = (uint64_t)(uintptr_t)m->addrs[i],
@@ -283,9 +288,20 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 			m->rule_used[proc->rule] += (uint64_t)nr_pages * PAGE_SZ;
 		added++;
 	}
-	if (added && all_fast)
-		pipe_range(p, v->pid, v->addr)->fast_seen_ns = now_ns;
+	/* What the query saw, for the passes that skip ranges known fast or
+	 * low; a range already remembered loses a mark it no longer earns. */
+	if (added && (all_fast || all_low || rg)) {
+		struct pipe_range *r = pipe_range(p, v->pid, v->addr);
+
+		r->fast_seen_ns = all_fast ? now_ns : 0;
+		r->low_seen_ns = all_low ? now_ns : 0;
+	}
 	return added;
+}
+
+static bool seen_recently(uint64_t seen_ns, uint64_t now_ns)
+{
+	return seen_ns && now_ns - seen_ns < FAST_RECHECK_NS;
 }
 
 static bool known_fast(const struct pipeline *p, const struct hot_entry_view *v,
@@ -293,7 +309,21 @@ static bool known_fast(const struct pipeline *p, const struct hot_entry_view *v,
 {
 	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
 
-	return rg && rg->fast_seen_ns && now_ns - rg->fast_seen_ns < FAST_RECHECK_NS;
+	return rg && seen_recently(rg->fast_seen_ns, now_ns);
+}
+
+/*
+ * Nothing of the range to demote: it was seen wholly on the lowest tier
+ * within FAST_RECHECK_NS.  A range promoted in part since then is still
+ * taken as low until then, when the cold passes query it again; one tierd
+ * promoted is held there by the policy's cool-down about as long.
+ */
+static bool known_low(const struct pipeline *p, const struct hot_entry_view *v,
+		      uint64_t now_ns)
+{
+	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
+
+	return rg && seen_recently(rg->low_seen_ns, now_ns);
 }
 
 /*
@@ -333,31 +363,65 @@ static bool still_fast(struct tierd *d, struct mod_decide *m, struct pipeline *p
 	return true;
 }
 
+/*
+ * This tick's candidates into m->cand, hottest entries first; returns how
+ * many.  When the policy may demote (@demote: policy_may_demote()), a
+ * quarter of max_cand is kept for the coldest entries, as demotion takes
+ * only pages that are candidates: with a hot set of more than max_cand
+ * pages the hottest alone fill the cap, and the cold pages the policy
+ * would demote were never looked at (300 entries of 2 MiB base pages:
+ * the cap was full after 64).  Otherwise promotion gets the whole cap:
+ * a reserve kept always cut each tick of a hot set of base pages to
+ * 24 Ki pages (tierd -v in the lab).
+ *
+ * With fewer than MAX_VIEWS entries the views are the whole table, the
+ * coldest at their tail: the reserve is taken from there first, then the
+ * hottest from the head, leaving out what the reserve took.  With
+ * MAX_VIEWS, the table may hold more: the hottest up to the reserve, then
+ * a coldest pass over the entries colder than the last one the head
+ * looked at (not the last view: with a table a little larger than
+ * MAX_VIEWS, the cold entries were in the views, past where the head
+ * stopped, and none was colder than the last view).  The cold passes do
+ * not skip ranges known fast, they are what demotion wants, but skip
+ * those known to be on the lowest tier: the coldest entries are often
+ * ranges already there (demoted by an earlier tick, or placed there), and
+ * would take the whole reserve every tick.
+ */
 static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
-		     uint64_t now_ns)
+		     bool demote, uint64_t now_ns)
 {
-	size_t nv, n = 0, cold_reserve;
-	double floor_heat = 0;
+	size_t nv, n = 0, reserve, i;
+	double floor_heat;
+	bool tail;
 
 	memset(m->rule_used, 0, sizeof(m->rule_used));
 	nv = hot_select_hottest(p->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
-	/* A quarter of the candidates is kept for the coldest entries, but only
-	 * when there is a coldest pass: with fewer than MAX_VIEWS entries the
-	 * views are the whole table, and the reserve only cut each tick of a
-	 * hot set of base pages to 24 Ki pages (tierd -v in the lab). */
-	cold_reserve = m->pp.demote && nv == MAX_VIEWS ? m->max_cand / 4 : 0;
-	for (size_t i = 0; i < nv && n + cold_reserve < m->max_cand; i++) {
-		if (known_fast(p, &m->views[i], now_ns) ||
+	reserve = demote ? m->max_cand / 4 : 0;
+	tail = reserve && nv < MAX_VIEWS;
+	if (tail) {
+		memset(m->cold_taken, 0, sizeof(m->cold_taken));
+		for (size_t k = nv; k-- > 0 && n < reserve;) {
+			if (known_low(p, &m->views[k], now_ns))
+				continue;
+			n += add_entry(d, m, p, &m->views[k], n, now_ns);
+			m->cold_taken[k / 64] |= 1ull << (k % 64);
+		}
+		reserve = 0;
+	}
+	for (i = 0; i < nv && n + reserve < m->max_cand; i++) {
+		if ((tail && (m->cold_taken[i / 64] & 1ull << (i % 64))) ||
+		    known_fast(p, &m->views[i], now_ns) ||
 		    still_fast(d, m, p, &m->views[i], now_ns))
 			continue;
 		n += add_entry(d, m, p, &m->views[i], n, now_ns);
 	}
-	if (nv < MAX_VIEWS || !cold_reserve)
-		return n; /* every entry was looked at */
-	floor_heat = m->views[nv - 1].heat;
+	if (!reserve)
+		return n;
+	floor_heat = m->views[i - 1].heat;
 	nv = hot_select_coldest(p->hot, 0, now_ns, m->views, MAX_VIEWS);
-	for (size_t i = 0; i < nv && m->views[i].heat < floor_heat; i++)
-		n += add_entry(d, m, p, &m->views[i], n, now_ns);
+	for (i = 0; i < nv && m->views[i].heat < floor_heat; i++)
+		if (!known_low(p, &m->views[i], now_ns))
+			n += add_entry(d, m, p, &m->views[i], n, now_ns);
 	return n;
 }
 
@@ -416,13 +480,14 @@ static int mod_decide_tick(struct tierd *d, void *priv, uint64_t now_ns)
 		match_rules(m, p);
 	if (m->thp)
 		thp_reset(m->thp);
-	n = gather(d, m, p, now_ns);
-	p->candidates_pages = n;
 	cgroup_usage(d, m);
-	in.pages = m->cand;
-	in.nr_pages = n;
 	in.cgroups = m->cgs;
 	in.nr_cgroups = d->conf->nr_cgroups;
+	n = gather(d, m, p, policy_may_demote(&m->pp, &in, (uint64_t)m->max_pages * PAGE_SZ),
+		   now_ns);
+	p->candidates_pages = n;
+	in.pages = m->cand;
+	in.nr_pages = n;
 	in.rule_used_bytes = m->rule_used;
 	in.global_rate = d->conf->promotion.max_rate_mb_per_s ? &m->global_rate : NULL;
 	in.blocked_nodes = p->acct ? account_blocked_mask(p->acct, &d->topo, now_ns) : 0;

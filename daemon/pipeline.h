@@ -46,7 +46,8 @@ struct pipe_proc {
 /*
  * What tierd last did to a 2 MiB range of a process: the policy's cool-down
  * and ping-pong inputs, and when the range was last seen wholly on the fast
- * tier (so a hot range already there is not queried every tick).  A
+ * tier (so a hot range already there is not queried every tick) or wholly
+ * on the lowest (so a cold one there is not queried for demotion).  A
  * direct-mapped cache: a collision forgets the older range, which only
  * costs a node query or a shorter cool-down.
  */
@@ -56,6 +57,9 @@ struct pipe_range {
 	uint64_t last_promote_ns;
 	uint64_t last_demote_ns;
 	uint64_t fast_seen_ns; /* 0 = not known to be on the fast tier */
+	/* 0 = not known to be wholly on the lowest tier, where nothing can be
+	 * demoted from (decide's cold passes do not query it again) */
+	uint64_t low_seen_ns;
 };
 
 /*

@@ -476,33 +476,75 @@ static bool emit(struct policy *p, struct plan *pl, uint32_t i, int from, int to
 	return true;
 }
 
+/*
+ * Node index @i's free-memory targets: demotion starts below *@ret_low,
+ * promotion leaves *@ret_high free (the model above).
+ */
+static void node_targets(const struct topology *topo, int i, int64_t *ret_low,
+			 int64_t *ret_high)
+{
+	const struct topo_node *n = &topo->nodes[i];
+	uint64_t lo = n->high_wmark_bytes, hi;
+
+	if (n->tier >= 0 && n->tier < topo->nr_tiers) {
+		const struct topo_tier *t = &topo->tiers[n->tier];
+		uint64_t l = n->total_bytes / 100 * t->low_watermark_pct +
+			     n->total_bytes % 100 * t->low_watermark_pct / 100;
+		uint64_t h = n->total_bytes / 100 * t->high_watermark_pct +
+			     n->total_bytes % 100 * t->high_watermark_pct / 100;
+
+		if (l > lo)
+			lo = l;
+		hi = h > lo ? h : lo;
+	} else {
+		hi = lo;
+	}
+	*ret_low = (int64_t)lo;
+	*ret_high = (int64_t)hi;
+}
+
+/* Bytes a cgroup holds on the fast tier over its cap; 0 when under it. */
+static int64_t cg_over_cap(const struct policy_cgroup *cg)
+{
+	return cg->fast_max_bytes && cg->fast_bytes > cg->fast_max_bytes ?
+		       (int64_t)(cg->fast_bytes - cg->fast_max_bytes) : 0;
+}
+
 static void plan_nodes(struct plan *pl)
 {
 	const struct topology *topo = pl->topo;
 
 	for (int i = 0; i < topo->nr_nodes; i++) {
-		const struct topo_node *n = &topo->nodes[i];
-		uint64_t lo = n->high_wmark_bytes, hi;
-
-		if (n->tier >= 0 && n->tier < topo->nr_tiers) {
-			const struct topo_tier *t = &topo->tiers[n->tier];
-			uint64_t l = n->total_bytes / 100 * t->low_watermark_pct +
-				     n->total_bytes % 100 * t->low_watermark_pct / 100;
-			uint64_t h = n->total_bytes / 100 * t->high_watermark_pct +
-				     n->total_bytes % 100 * t->high_watermark_pct / 100;
-
-			if (l > lo)
-				lo = l;
-			hi = h > lo ? h : lo;
-		} else {
-			hi = lo;
-		}
-		pl->free[i] = (int64_t)n->free_bytes;
-		pl->low[i] = (int64_t)lo;
-		pl->high[i] = (int64_t)hi;
+		node_targets(topo, i, &pl->low[i], &pl->high[i]);
+		pl->free[i] = (int64_t)topo->nodes[i].free_bytes;
 		pl->need[i] = pl->free[i] < pl->low[i] ? pl->high[i] - pl->free[i] : 0;
 		pl->unmet[i] = 0;
 	}
+}
+
+bool policy_may_demote(const struct policy_params *params, const struct policy_input *in,
+		       uint64_t promote_bytes)
+{
+	const struct topology *topo = in->topo;
+
+	for (size_t c = 0; c < in->nr_cgroups; c++)
+		if (cg_over_cap(&in->cgroups[c]) > 0)
+			return true;
+	if (!params->demote)
+		return false;
+	for (int i = 0; i < topo->nr_nodes && i < TOPO_MAX_NODES; i++) {
+		const struct topo_node *n = &topo->nodes[i];
+		int64_t free_b = (int64_t)n->free_bytes, lo, hi;
+
+		if (n->tier < 0 || n->tier + 1 >= topo->nr_tiers)
+			continue; /* no tier below to demote to */
+		node_targets(topo, i, &lo, &hi);
+		if (free_b < lo)
+			return true; /* watermark demotions */
+		if (params->demote_for_room && !n->gpu && free_b - hi < (int64_t)promote_bytes)
+			return true; /* promotions may find no room: room demotions */
+	}
+	return false;
 }
 
 static uint32_t adaptive_threshold(const struct policy *p, const struct plan *pl)
@@ -541,10 +583,7 @@ static void demote_for_cap(struct policy *p, struct plan *pl)
 	bool any = false;
 
 	for (size_t c = 0; c < in->nr_cgroups; c++) {
-		const struct policy_cgroup *cg = &in->cgroups[c];
-
-		p->cg_excess[c] = cg->fast_max_bytes && cg->fast_bytes > cg->fast_max_bytes ?
-					  (int64_t)(cg->fast_bytes - cg->fast_max_bytes) : 0;
+		p->cg_excess[c] = cg_over_cap(&in->cgroups[c]);
 		any |= p->cg_excess[c] > 0;
 	}
 	if (!any)

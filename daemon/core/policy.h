@@ -13,11 +13,12 @@
  *
  * One tick of the daemon, in order (tests/lab/policy_drive.c does this
  * against the real kernel):
- *  1. candidates from core/hotness; their nodes from mig_query() (a
- *     move_pages node query); cgroup index per pid from cg_path_of_pid(),
- *     GPU rule from policy_rule_match() (both once per process);
- *  2. per cgroup: fast_bytes = cg_fast_bytes() of cg_read_numa_stat();
- *     per rule: the bytes its processes hold on GPU nodes;
+ *  1. per cgroup: fast_bytes = cg_fast_bytes() of cg_read_numa_stat();
+ *  2. candidates from core/hotness, with room kept for the coldest when
+ *     policy_may_demote(); their nodes from mig_query() (a move_pages node
+ *     query); cgroup index per pid from cg_path_of_pid(), GPU rule from
+ *     policy_rule_match() (both once per process); per rule: the bytes its
+ *     processes hold on GPU nodes;
  *  3. blocked_nodes = account_blocked_mask();
  *  4. policy_run(), then append account_take_retries() to the intents,
  *     then batch_build() and mig_run_plan() (which accounts every page);
@@ -205,6 +206,19 @@ void policy_free(struct policy *p);
  * topology has more than 64 nodes.
  */
 int policy_run(struct policy *p, const struct policy_input *in, struct policy_output *out);
+
+/*
+ * Whether policy_run() may demote this tick, from what it is given besides
+ * the candidates (in->topo, in->cgroups; in->pages is not read): a cgroup
+ * over its fast-tier cap; with params->demote, a node with a tier below it
+ * under its low target (watermark demotions) or, with demote_for_room too,
+ * a non-GPU one with less than @promote_bytes of room above its high target
+ * (hot pages may not fit: room demotions).  @promote_bytes is the most one
+ * tick promotes.  Demotion takes only pages that are candidates: the caller
+ * keeps room among them for cold pages when this is true.
+ */
+bool policy_may_demote(const struct policy_params *params, const struct policy_input *in,
+		       uint64_t promote_bytes);
 
 /*
  * The first rule that matches a process in cgroup @cgroup_path (as in

@@ -7,7 +7,11 @@
  * takes it; an unsampled range stays; d->stats counts exactly the bytes that
  * landed; the next tick neither moves nor queries the range again; a dry
  * run moves nothing; a plan the tick's time budget cuts goes on at the next
- * tick at once, without sampling in between.
+ * tick at once, without sampling in between.  A hot set larger than one
+ * tick's candidates takes the whole cap when nothing needs demoting, and
+ * leaves a quarter of it to the coldest entries when a node is short of
+ * memory, so those are demoted, past ranges already on the slow node, in a
+ * table smaller or larger than the views a tick takes.
  *
  *   test_pipeline FIXTURES_DIR
  */
@@ -17,6 +21,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "fs_tree.h"
 #include "migrate.h"
 #include "modules.h"
 #include "pipeline.h"
@@ -30,6 +35,20 @@
 #define PID 4242
 #define BASE 0x40000000ull
 #define NPAGES 1024 /* 4 MiB: the hot first half, the unsampled second */
+#define ENTRY_PAGES 512 /* a 2 MiB range of base pages */
+/* The large map: 96 ranges, more than the 64 of one tick's candidates
+ * (MAX_CAND_ENTRIES, 32 Ki base pages), then 8 cold on the fast node, then
+ * 16 colder still on the slow one. */
+#define HOT_RANGES 96
+#define COLD_RANGES 8
+#define SLOW_RANGES 16
+#define MAP_PAGES ((HOT_RANGES + COLD_RANGES + SLOW_RANGES) * ENTRY_PAGES)
+#define COLD_FIRST (HOT_RANGES * ENTRY_PAGES) /* first page of the cold ranges */
+#define SLOW_FIRST (COLD_FIRST + COLD_RANGES * ENTRY_PAGES)
+#define CAND_PAGES (32 << 10) /* MAX_CAND_ENTRIES in mod_decide.c */
+#define RESERVE_PAGES (CAND_PAGES / 4) /* kept for the coldest */
+#define VIEWS 4096 /* MAX_VIEWS in mod_decide.c: entries looked at a tick */
+#define FIXTURE_FREE_KB 12000000 /* node 0's MemFree in dram-cxl */
 
 static const char *fixtures_dir;
 /* As in modules.c. */
@@ -38,9 +57,11 @@ static const struct tierd_module *const modules[] = {
 };
 static char tmpdir[] = "/tmp/test_pipeline.XXXXXX";
 
-/* The fake kernel: which node each page of PID's [BASE, BASE + 4 MiB) is on. */
+/* The fake kernel: which node each page of PID's [BASE, BASE + npages
+ * pages) is on; other addresses are not mapped. */
 struct page_map {
-	int node[NPAGES];
+	int node[MAP_PAGES];
+	int npages; /* NPAGES, or up to MAP_PAGES */
 	bool has_promote;
 	int queries, moves, promote_moves;
 	unsigned long last_query; /* pages in the last node query */
@@ -70,7 +91,7 @@ static int map_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
 		uint64_t a = (uint64_t)(uintptr_t)addrs[i];
 		size_t pg = (a - BASE) / PG;
 
-		if (a < BASE || pg >= NPAGES) {
+		if (a < BASE || pg >= (size_t)m->npages) {
 			status[i] = -ENOENT;
 			continue;
 		}
@@ -126,7 +147,8 @@ static void setup(struct tierd *d, const char *conf_text, char *root, size_t roo
 	d->no_knobs = true;
 
 	memset(map, 0, sizeof(*map));
-	for (int i = 0; i < NPAGES; i++)
+	map->npages = NPAGES;
+	for (int i = 0; i < MAP_PAGES; i++)
 		map->node[i] = 1;
 	map->has_promote = true;
 	sampler_fake_init(sf, "fake");
@@ -352,6 +374,219 @@ static void test_backlog(void)
 	tierd_fini(&d);
 }
 
+/*
+ * The large map: HOT_RANGES ranges on node 1, COLD_RANGES on node 0,
+ * SLOW_RANGES on node 1; demotion on, a fixed hot threshold of 8 (cold at
+ * 4 and below).
+ */
+static const char *conf_big =
+	"interval_ms: 500\n"
+	"tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
+	"promotion: {max_rate_mb_per_s: 0, batch_pages: 2048, hot_threshold: 8}\n"
+	"demotion: {enabled: true, cold_age_s: 1}\n"
+	"copy_threads: {mode: off}\n";
+
+static void setup_big(struct tierd *d, char *root, size_t root_len, struct sampler_fake *sf,
+		      struct page_map *map, struct pipe_fakes *fk)
+{
+	setup(d, conf_big, root, root_len, sf, map, fk);
+	map->npages = MAP_PAGES;
+	for (int i = COLD_FIRST; i < SLOW_FIRST; i++)
+		map->node[i] = 0;
+}
+
+/*
+ * Nothing to demote (node 0 has 11.4 GiB free against a high target of
+ * 655 MiB): a hot set larger than a tick's candidates gets all of them,
+ * 32 Ki pages promoted in one tick, though demotion is on.
+ */
+static void test_full_cap_promotes(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct pipe_fakes fk;
+	char root[4096];
+
+	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, HOT_RANGES * 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG, COLD_RANGES * 2 * MIB,
+				       1.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_U64(d.pipe->candidates_pages, CAND_PAGES);
+	CHECK_EQ_INT(map.queries, CAND_PAGES / ENTRY_PAGES);
+	CHECK_EQ_U64(map.moved_pages, CAND_PAGES);
+	CHECK_EQ_INT(count_on(&map, 0, COLD_FIRST, 0), CAND_PAGES);
+	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 0), COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_U64(d.stats.tier[0].promoted_bytes_total, CAND_PAGES * PG);
+	tierd_fini(&d);
+}
+
+/* Node 0 of the tree at @root has @free_kb free from now on. */
+static void node0_free(const char *root, unsigned long free_kb)
+{
+	char meminfo[256];
+
+	snprintf(meminfo, sizeof(meminfo),
+		 "Node 0 MemTotal:       16777216 kB\nNode 0 MemFree:        %lu kB\n", free_kb);
+	CHECK_EQ_INT(fs_tree_put(root, "sys/devices/system/node/node0/meminfo", meminfo), 0);
+}
+
+/* A writable copy of the fixture, made by writable_root(). */
+static char tree[sizeof("/tmp/test_pipeline_root.XXXXXX")];
+
+/* d->root: a copy of the fixture (d->root) where node 0 has @free_kb free;
+ * fs_tree_remove(tree) after tierd_fini(). */
+static void writable_root(struct tierd *d, unsigned long free_kb)
+{
+	snprintf(tree, sizeof(tree), "/tmp/test_pipeline_root.XXXXXX");
+	CHECK_EQ_INT(fs_tree_copy(d->root, tree), 0);
+	node0_free(tree, free_kb);
+	d->root = tree;
+}
+
+/*
+ * Node 0 short of memory (@free_kb free: below its low target of 327.68
+ * MiB, or above it but under its high target of 655.36 MiB): @nr_hot hot
+ * ranges on node 1, the cold ones on node 0, and the colder slow ones on
+ * node 1.  The first tick sees only the cold and slow ranges (too recently
+ * accessed to demote): the reserve, 16 ranges, takes the slow ones from the
+ * tail, found wholly on the lowest tier; the head the cold ones, found
+ * wholly on node 0, known fast.  The second adds the hot ones: the cold
+ * ranges, at the tail of the hottest-first table, are candidates however
+ * many hot ones there are, and all of them are demoted for @reason; the
+ * slow ones, colder still, are left to the head, known to be where
+ * demotion cannot take them further.  No range is queried twice a tick.
+ */
+static void cold_reserve(unsigned long free_kb, int nr_hot, enum policy_reason reason)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	char root[4096];
+	int ranges = nr_hot + COLD_RANGES + SLOW_RANGES;
+	int cand = ranges * ENTRY_PAGES < CAND_PAGES ? ranges * ENTRY_PAGES : CAND_PAGES;
+	struct pipe_fakes fk;
+	int queries;
+
+	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
+	writable_root(&d, free_kb);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG, COLD_RANGES * 2 * MIB,
+				       1.0), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + SLOW_FIRST * PG, SLOW_RANGES * 2 * MIB,
+				       0.5), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_INT(map.queries, COLD_RANGES + SLOW_RANGES);
+	CHECK_EQ_INT(map.moves, 0);
+
+	queries = map.queries;
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, nr_hot * 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC), 0);
+	CHECK_EQ_U64(d.pipe->candidates_pages, cand);
+	CHECK_EQ_INT(map.queries - queries, cand / ENTRY_PAGES);
+	CHECK_EQ_U64(d.pipe->policy_stats.intents[reason], COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 1), COLD_RANGES * ENTRY_PAGES);
+	/* No room on node 0: nothing is promoted. */
+	CHECK_EQ_U64(map.moved_pages, COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_U64(d.stats.tier[1].demoted_bytes_total, COLD_RANGES * 2 * MIB);
+	tierd_fini(&d);
+	fs_tree_remove(tree);
+}
+
+static void test_cold_reserve(void)
+{
+	/* 100 MiB free: watermark demotions; the cap is full. */
+	cold_reserve(100 << 10, HOT_RANGES, POLICY_R_WMARK);
+	/* 500 MiB free: no room for the hot ranges, room demotions. */
+	cold_reserve(500 << 10, HOT_RANGES, POLICY_R_ROOM);
+	/* A table smaller than the cap: every range once, the cold ones
+	 * from the reserve, the rest, the slow ones too, from the head. */
+	cold_reserve(100 << 10, 20, POLICY_R_WMARK);
+}
+
+/*
+ * A table of MAX_VIEWS entries and 2 more, the cold ranges at its tail:
+ * 96 mapped hot ranges (heat 21), 3994 hot ranges outside the map (heat 20;
+ * their queries find nothing, but they fill the table), 8 cold ranges on
+ * node 0, below its low target.  The hottest 4096 views end with 6 of the
+ * cold ranges; the head stops after 48 hot ranges (24 Ki pages, the cap
+ * less the reserve), and the coldest pass takes what is colder than those:
+ * the cold ranges, all demoted.
+ */
+static void test_cold_pass_large_table(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	char root[4096];
+	struct pipe_fakes fk;
+	int unmapped = VIEWS + 2 - HOT_RANGES - COLD_RANGES;
+
+	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
+	writable_root(&d, 100 << 10);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG, COLD_RANGES * 2 * MIB,
+				       1.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_INT(map.moves, 0);
+
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, HOT_RANGES * 2 * MIB, 21.0), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + MAP_PAGES * PG, unmapped * 2 * MIB, 20.0),
+		     0);
+	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC), 0);
+	CHECK_EQ_U64(d.pipe->hot->nused, VIEWS + 2);
+	CHECK_EQ_U64(d.pipe->candidates_pages,
+		     CAND_PAGES - RESERVE_PAGES + COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_U64(d.pipe->policy_stats.intents[POLICY_R_WMARK], COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 1), COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_U64(map.moved_pages, COLD_RANGES * ENTRY_PAGES);
+	tierd_fini(&d);
+	fs_tree_remove(tree);
+}
+
+/*
+ * A hot range known fast that the cold reserve queries again, and finds
+ * half on node 1 (the kernel moved it), is no longer known fast: once node
+ * 0 has room again, the next tick queries it and promotes that half.
+ */
+static void test_mark_follows_query(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	char root[4096];
+	struct pipe_fakes fk;
+
+	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
+	for (int i = 0; i < ENTRY_PAGES; i++)
+		map.node[i] = 0;
+	writable_root(&d, FIXTURE_FREE_KB);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_INT(map.queries, 1);
+
+	for (int i = ENTRY_PAGES / 2; i < ENTRY_PAGES; i++)
+		map.node[i] = 1;
+	node0_free(tree, 100 << 10);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 2 * SEC), 0);
+	CHECK_EQ_INT(map.queries, 2);
+	CHECK_EQ_INT(map.moves, 0);
+
+	node0_free(tree, FIXTURE_FREE_KB);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC), 0);
+	CHECK_EQ_INT(map.queries, 3);
+	CHECK_EQ_U64(map.moved_pages, ENTRY_PAGES / 2);
+	CHECK_EQ_INT(count_on(&map, 0, ENTRY_PAGES, 0), ENTRY_PAGES);
+	tierd_fini(&d);
+	fs_tree_remove(tree);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2 || !mkdtemp(tmpdir)) {
@@ -365,6 +600,10 @@ int main(int argc, char **argv)
 	RUN(test_vanilla_kernel);
 	RUN(test_dry_run);
 	RUN(test_backlog);
+	RUN(test_full_cap_promotes);
+	RUN(test_cold_reserve);
+	RUN(test_cold_pass_large_table);
+	RUN(test_mark_follows_query);
 	{
 		char path[512];
 

@@ -217,6 +217,72 @@ static void test_watermark_demotion(void)
 	CHECK_EQ_INT(out.stats.held[POLICY_H_NO_ROOM], 70);
 }
 
+/*
+ * policy_may_demote() against what policy_run() does on the same nodes: a
+ * cold fast-tier page is demoted exactly when it says so.  Node 0: 1000 MiB,
+ * low 10% = 100 MiB, high 20% = 200 MiB; one tick promotes at most 64 MiB.
+ */
+static void test_may_demote(void)
+{
+	struct policy_cgroup cg = { .fast_bytes = 10 * PG, .fast_max_bytes = 0 };
+	struct policy_input in = { .topo = &topo };
+	struct policy_params pp;
+
+	topo_reset();
+	topo_node(0, 0, true, 1000 * MiB, 100 * MiB);
+	topo_node(1, 1, false, 4 * GiB, 3 * GiB);
+	topo_wmarks(0, 10, 20);
+	topo_dist(0, 1, 20);
+	nr_pages = 0;
+	add_pages(1, 7, 0x200000, THP, 0, 0, 0);
+	add_pages(1, 7, 0x400000, THP, 1, 200, 0);
+	policy_params_default(&pp);
+	pp.hot_threshold = 100;
+	pp.demote_for_room = false;
+
+	/* At low: no watermark demotion; the hot page finds no room. */
+	CHECK(!policy_may_demote(&pp, &in, 64 * MiB));
+	CHECK_EQ_INT(run(&pp, &cg, 1, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_U64(out.stats.demote_bytes, 0);
+	/* One byte under it: the cold page goes. */
+	topo.nodes[0].free_bytes = 100 * MiB - 1;
+	CHECK(policy_may_demote(&pp, &in, 64 * MiB));
+	CHECK_EQ_INT(run(&pp, &cg, 1, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_WMARK, 1), 1);
+
+	/* Room demotions: less room above high than a tick promotes. */
+	pp.demote_for_room = true;
+	topo.nodes[0].free_bytes = 100 * MiB;
+	CHECK(policy_may_demote(&pp, &in, 64 * MiB));
+	CHECK_EQ_INT(run(&pp, &cg, 1, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_ROOM, 1), 1);
+	topo.nodes[0].free_bytes = 263 * MiB;
+	CHECK(policy_may_demote(&pp, &in, 64 * MiB));
+	topo.nodes[0].free_bytes = 264 * MiB;
+	CHECK(!policy_may_demote(&pp, &in, 64 * MiB));
+	CHECK_EQ_INT(run(&pp, &cg, 1, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 1);
+	CHECK_EQ_U64(out.stats.demote_bytes, 0);
+
+	/* The lowest tier has nowhere to demote to. */
+	topo.nodes[1].free_bytes = 0;
+	CHECK(!policy_may_demote(&pp, &in, 64 * MiB));
+
+	/* Demotion off: only a cgroup over its cap demotes. */
+	pp.demote = false;
+	topo.nodes[0].free_bytes = 0;
+	topo.nodes[1].free_bytes = 3 * GiB;
+	in.cgroups = &cg;
+	in.nr_cgroups = 1;
+	CHECK(!policy_may_demote(&pp, &in, 64 * MiB));
+	cg.fast_max_bytes = 10 * PG;
+	CHECK(!policy_may_demote(&pp, &in, 64 * MiB));
+	cg.fast_bytes = 10 * PG + 1;
+	CHECK(policy_may_demote(&pp, &in, 64 * MiB));
+	CHECK_EQ_INT(run(&pp, &cg, 1, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_CAP, 1), 1);
+}
+
 static void test_cooldown_and_pingpong(void)
 {
 	struct policy_params pp;
@@ -571,6 +637,7 @@ int main(void)
 	RUN(test_threshold_from_hist);
 	RUN(test_worked_example);
 	RUN(test_watermark_demotion);
+	RUN(test_may_demote);
 	RUN(test_cooldown_and_pingpong);
 	RUN(test_cgroup_cap);
 	RUN(test_rates);
