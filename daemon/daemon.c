@@ -208,6 +208,15 @@ static const char *load_error(int r)
 		       strerror(-r);
 }
 
+static uint64_t clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
 int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 {
 	char *errors = NULL, why[1024];
@@ -261,12 +270,18 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 			return -E2BIG;
 		d->modules[d->nr_modules++] = *m;
 		if ((*m)->start) {
+			uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+
 			r = (*m)->start(d, &d->module_priv[i]);
 			if (r < 0) {
 				log_err("Failed to start %s: %s", (*m)->name,
 					strerror(-r));
 				return r;
 			}
+			/* -v: what delays the first tick */
+			log_debug("%s started in %.3f s, %.3f s after tierd", (*m)->name,
+				  (clock_ns(CLOCK_MONOTONIC) - t0) / 1e9,
+				  (clock_ns(CLOCK_MONOTONIC) - d->start_ns) / 1e9);
 		}
 		d->module_started[i] = true;
 	}
@@ -332,15 +347,6 @@ uint32_t tierd_interval_ms(const struct tierd *d)
 	for (uint32_t i = 0; i < d->idle_ticks && ms < idle; i++)
 		ms = ms > idle / 2 ? idle : 2 * ms;
 	return ms;
-}
-
-static uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clock, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 /*
