@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,7 +35,8 @@ struct mod_sample {
 	size_t nr_cands;
 	struct sampler *s; /* the one running, NULL when none */
 	struct hot_table hot;
-	void *hot_mem;
+	void *hot_mem; /* mmap()ed, hot_mem_len bytes */
+	size_t hot_mem_len;
 	struct targets targets;
 	bool targets_ok;
 	struct targets_rule rules[2 * CONF_MAX_PATTERNS + 1];
@@ -94,12 +96,19 @@ static int hot_setup(struct mod_sample *m, const struct tierd_conf *c,
 		.max_entries = (uint32_t)c->sampling.max_tracked_pages,
 	};
 	size_t len = hot_mem_size(hp.max_entries);
+	void *mem;
 
 	if (!len)
 		return -EINVAL;
-	m->hot_mem = aligned_alloc(64, (len + 63) & ~(size_t)63);
-	if (!m->hot_mem)
+	/* Fresh anonymous memory is zero: clearing the default table's 20 MiB
+	 * took 0.56 s of the lab guest's start-up under TCG, before the first
+	 * tick (tierd -v), and made all of it resident at once. */
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
 		return -ENOMEM;
+	m->hot_mem = mem;
+	m->hot_mem_len = len;
+	hp.mem_zeroed = true;
 	return hot_init(&m->hot, &hp, m->hot_mem, len, now_ns);
 }
 
@@ -342,7 +351,8 @@ static void mod_sample_stop(struct tierd *d, void *priv)
 		sampler_free(m->cands[i]); /* a fake sampler is the test's */
 	if (m->targets_ok)
 		targets_free(&m->targets);
-	free(m->hot_mem);
+	if (m->hot_mem)
+		munmap(m->hot_mem, m->hot_mem_len);
 	free(m->pids);
 	free(m);
 }

@@ -728,7 +728,8 @@ int hot_init(struct hot_table *t, const struct hot_params *p, void *mem,
 	t->occ = (uint64_t *)(t->slots + t->nslots);
 	t->pids = (struct hot_pid *)(t->occ + hot_occ_words(t->nslots));
 	t->pid_index = (uint16_t *)(t->pids + np);
-	memset(mem, 0, need);
+	if (!p->mem_zeroed)
+		memset(mem, 0, need);
 	for (uint32_t i = 0; i < np; i++)
 		t->pids[i].nents = i + 1 < np ? i + 1 : PID_NONE;
 	t->pid_free = 0;

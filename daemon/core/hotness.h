@@ -8,6 +8,7 @@
 #ifndef TIERD_CORE_HOTNESS_H
 #define TIERD_CORE_HOTNESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -26,6 +27,10 @@
 struct hot_params {
 	uint64_t half_life_ns;	/* heat halves every half_life_ns; > 0 */
 	uint32_t max_entries;	/* the most (pid, page) entries held; >= 1 */
+	/* hot_init()'s @mem is all zero bytes already (fresh anonymous memory),
+	 * and is not cleared: its pages are then touched only as the table
+	 * fills, not all at start-up */
+	bool mem_zeroed;
 };
 
 /* One entry as the selectors report it, heat evaluated at the caller's now. */

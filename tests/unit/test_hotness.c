@@ -682,6 +682,48 @@ static void test_foreach(void)
 	CHECK_EQ_INT(hot_foreach(&t, SEC, count_cb, &sum), 7);
 }
 
+/*
+ * mem_zeroed: hot_init() leaves the memory as it is (the daemon hands it
+ * fresh anonymous pages, so that start-up does not touch all of them), and a
+ * table over zeroed memory behaves as one hot_init() cleared itself.
+ */
+static void test_mem_zeroed(void)
+{
+	static uint64_t zeroed[1 << 16];
+	struct hot_params p = { .half_life_ns = SEC, .max_entries = 1000 };
+	struct hot_entry_view va[64], vb[64];
+	struct hot_table a, b;
+	size_t need = hot_mem_size(1000), na, nb;
+
+	CHECK(need <= sizeof(mem) && need <= sizeof(zeroed));
+	/* Not cleared: a byte in the slots keeps what was there. */
+	memset(mem, 0x5a, need);
+	p.mem_zeroed = true;
+	CHECK_EQ_INT(hot_init(&a, &p, mem, need, 0), 0);
+	CHECK_EQ_INT(((unsigned char *)mem)[8], 0x5a);
+	/* Cleared by hot_init() vs given zeroed: the same table. */
+	p.mem_zeroed = false;
+	CHECK_EQ_INT(hot_init(&a, &p, mem, need, 0), 0);
+	p.mem_zeroed = true;
+	CHECK_EQ_INT(hot_init(&b, &p, zeroed, need, 0), 0);
+	for (uint64_t i = 0; i < 5000; i++) {
+		int ra = hot_record(&a, 1 + i % 5, (i * 7919 % 3000) * PG, PG, 1.0 + i % 3, i * 1000);
+		int rb = hot_record(&b, 1 + i % 5, (i * 7919 % 3000) * PG, PG, 1.0 + i % 3, i * 1000);
+
+		CHECK(ra >= 0);
+		CHECK_EQ_INT(rb, ra);
+	}
+	na = hot_select_hottest(&a, 0, 0.0, 5000 * 1000, va, 64);
+	nb = hot_select_hottest(&b, 0, 0.0, 5000 * 1000, vb, 64);
+	CHECK_EQ_U64(na, 64);
+	CHECK_EQ_U64(nb, na);
+	for (size_t i = 0; i < na && i < nb; i++) {
+		CHECK_EQ_INT(va[i].pid, vb[i].pid);
+		CHECK_EQ_U64(va[i].addr, vb[i].addr);
+		CHECK(va[i].heat == vb[i].heat);
+	}
+}
+
 int main(void)
 {
 	RUN(test_exp2);
@@ -703,5 +745,6 @@ int main(void)
 	RUN(test_thp_fold_full_table);
 	RUN(test_probe_delete_model);
 	RUN(test_eviction_near_coldest);
+	RUN(test_mem_zeroed);
 	return TEST_EXIT();
 }
