@@ -44,7 +44,8 @@
  * MAX_CAND_ENTRIES = 32 Ki keeps them to 4 MiB; a tick then plans up to
  * 128 MiB of base pages (a THP is one candidate for 512 pages, so
  * THP-backed memory still gets the whole page budget), and a larger hot
- * set of base pages takes more ticks, which follow at once (backlog).
+ * set of base pages takes more ticks, which follow at once while they
+ * move something (pipeline.h: cand_capped, backlog).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -415,6 +416,7 @@ static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 			continue;
 		n += add_entry(d, m, p, &m->views[i], n, now_ns);
 	}
+	p->cand_capped = i < nv;
 	if (!reserve)
 		return n;
 	floor_heat = m->views[i - 1].heat;
@@ -474,6 +476,7 @@ static int mod_decide_tick(struct tierd *d, void *priv, uint64_t now_ns)
 
 	p->plan = NULL;
 	p->backlog = false;
+	p->cand_capped = false;
 	if (!p->hot || d->topo.nr_tiers < 2)
 		return 0;
 	if (m->procs_generation != p->targets_generation)

@@ -164,7 +164,7 @@ static int mod_migrate_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	if (r < 0)
 		return r;
 	m->last = run;
-	if (run.skipped_batches)
+	if (run.skipped_batches || (p->cand_capped && run.moved_bytes))
 		p->backlog = true;
 	/* -v only: what a tick moved, to see where the time goes. */
 	log_debug("migrate at %.3f s: %zu calls, %.1f MiB moved in %.3f s of move_pages, %zu batches left for later",

@@ -107,6 +107,15 @@ struct pipeline {
 	 * old still names the same pages.
 	 */
 	bool backlog;
+	/*
+	 * decide: the candidate cap stopped this tick's gather() with table
+	 * entries left unlooked at.  When the tick's moves also landed, the
+	 * migrate step sets backlog, so a hot set larger than one tick's
+	 * candidates moves tick after tick at once; when nothing landed (moves
+	 * refused, a dry run), the next tick waits its interval, and tierd
+	 * does not spin on what cannot move.
+	 */
+	bool cand_capped;
 
 	/* migrate's totals (d->stats has the same for threads.c) */
 	uint64_t moved_bytes_total; /* reached their target node */

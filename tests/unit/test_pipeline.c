@@ -68,7 +68,7 @@ struct page_map {
 	unsigned long moved_pages;
 	uint64_t clock_ns;
 	uint64_t move_ns; /* fake time one move call takes; 0: 1 ms */
-	int busy; /* page index + 1 that moves leave in place with -EBUSY; 0: none */
+	int busy; /* page index + 1 that moves leave in place with -EBUSY; 0: none; -1: all */
 };
 
 static int map_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
@@ -95,7 +95,7 @@ static int map_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
 			status[i] = -ENOENT;
 			continue;
 		}
-		if (nodes && m->busy == (int)pg + 1) {
+		if (nodes && (m->busy == (int)pg + 1 || m->busy < 0)) {
 			status[i] = -EBUSY;
 			continue;
 		}
@@ -398,9 +398,13 @@ static void setup_big(struct tierd *d, char *root, size_t root_len, struct sampl
 /*
  * Nothing to demote (node 0 has 11.4 GiB free against a high target of
  * 655 MiB): a hot set larger than a tick's candidates gets all of them,
- * 32 Ki pages promoted in one tick, though demotion is on.
+ * 32 Ki pages promoted in one tick, though demotion is on, and the next
+ * tick comes at once for the rest.  Then the cap full but nothing landing
+ * (every move refused with -EBUSY, then a dry run): no backlog, the next
+ * tick waits its interval; a full cap alone must not make tierd tick
+ * without pause on what cannot move.
  */
-static void test_full_cap_promotes(void)
+static void test_full_cap(void)
 {
 	static struct tierd d;
 	static struct sampler_fake sf;
@@ -408,19 +412,33 @@ static void test_full_cap_promotes(void)
 	struct pipe_fakes fk;
 	char root[4096];
 
-	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
-	CHECK_EQ_INT(tierd_init(&d, modules), 0);
-	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, HOT_RANGES * 2 * MIB, 20.0), 0);
-	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG, COLD_RANGES * 2 * MIB,
-				       1.0), 0);
-	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
-	CHECK_EQ_U64(d.pipe->candidates_pages, CAND_PAGES);
-	CHECK_EQ_INT(map.queries, CAND_PAGES / ENTRY_PAGES);
-	CHECK_EQ_U64(map.moved_pages, CAND_PAGES);
-	CHECK_EQ_INT(count_on(&map, 0, COLD_FIRST, 0), CAND_PAGES);
-	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 0), COLD_RANGES * ENTRY_PAGES);
-	CHECK_EQ_U64(d.stats.tier[0].promoted_bytes_total, CAND_PAGES * PG);
-	tierd_fini(&d);
+	for (int land = 1; land >= 0; land--) {
+		setup_big(&d, root, sizeof(root), &sf, &map, &fk);
+		CHECK_EQ_INT(tierd_init(&d, modules), 0);
+		map.busy = land ? 0 : -1;
+		CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, HOT_RANGES * 2 * MIB, 20.0), 0);
+		CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG,
+					       COLD_RANGES * 2 * MIB, 1.0), 0);
+		CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+		CHECK_EQ_U64(d.pipe->candidates_pages, CAND_PAGES);
+		CHECK_EQ_INT(map.queries, CAND_PAGES / ENTRY_PAGES);
+		CHECK(map.moves > 0);
+		CHECK_EQ_U64(map.moved_pages, land ? CAND_PAGES : 0);
+		CHECK_EQ_INT(count_on(&map, 0, COLD_FIRST, 0), land ? CAND_PAGES : 0);
+		CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 0), COLD_RANGES * ENTRY_PAGES);
+		CHECK_EQ_U64(d.stats.tier[0].promoted_bytes_total, land ? CAND_PAGES * PG : 0);
+		CHECK_EQ_INT(d.pipe->backlog, land);
+		CHECK_EQ_INT(tierd_interval_ms(&d) == 0, land);
+		if (!land) {
+			map.busy = 0;
+			d.dry_run = true;
+			CHECK_EQ_INT(tierd_tick(&d, 2 * SEC), 0);
+			CHECK_EQ_U64(map.moved_pages, 0);
+			CHECK(!d.pipe->backlog);
+			CHECK(tierd_interval_ms(&d) > 0);
+		}
+		tierd_fini(&d);
+	}
 }
 
 /* Node 0 of the tree at @root has @free_kb free from now on. */
@@ -600,7 +618,7 @@ int main(int argc, char **argv)
 	RUN(test_vanilla_kernel);
 	RUN(test_dry_run);
 	RUN(test_backlog);
-	RUN(test_full_cap_promotes);
+	RUN(test_full_cap);
 	RUN(test_cold_reserve);
 	RUN(test_cold_pass_large_table);
 	RUN(test_mark_follows_query);
