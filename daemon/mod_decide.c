@@ -84,6 +84,7 @@ struct mod_decide {
 	struct thp_lookup *thp; /* NULL: treat 2 MiB entries as base pages */
 	size_t max_pages; /* base pages a tick */
 	size_t max_cand; /* candidates (array entries) a tick */
+	bool cand_full; /* add_entry() refused an entry for max_cand this tick */
 	struct hot_entry_view *views;
 	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
 	struct policy_page *cand;
@@ -254,8 +255,10 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 		else
 			count = PAGES_PER_HUGE;
 	}
-	if (n + count > m->max_cand)
+	if (n + count > m->max_cand) {
+		m->cand_full = true; /* gather() stops at the first refusal */
 		return 0;
+	}
 	for (size_t i = 0; i < count; i++)
 		m->addrs[i] = (void *)(uintptr_t)(v->addr + i * PAGE_SZ);
 	if (mig_query(&m->query, v->pid, count, m->addrs, m->status) < 0)
@@ -396,6 +399,7 @@ static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 	bool tail;
 
 	memset(m->rule_used, 0, sizeof(m->rule_used));
+	m->cand_full = false;
 	nv = hot_select_hottest(p->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
 	reserve = demote ? m->max_cand / 4 : 0;
 	tail = reserve && nv < MAX_VIEWS;
@@ -409,14 +413,16 @@ static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 		}
 		reserve = 0;
 	}
-	for (i = 0; i < nv && n + reserve < m->max_cand; i++) {
+	for (i = 0; i < nv && n + reserve < m->max_cand && !m->cand_full; i++) {
 		if ((tail && (m->cold_taken[i / 64] & 1ull << (i % 64))) ||
 		    known_fast(p, &m->views[i], now_ns) ||
 		    still_fast(d, m, p, &m->views[i], now_ns))
 			continue;
 		n += add_entry(d, m, p, &m->views[i], n, now_ns);
 	}
-	p->cand_capped = i < nv;
+	/* Stopped by the cap with entries left: the last one may have been
+	 * refused (a range of 512 base pages with fewer slots left). */
+	p->cand_capped = m->cand_full || i < nv;
 	if (!reserve)
 		return n;
 	floor_heat = m->views[i - 1].heat;

@@ -147,6 +147,17 @@ static void add_stats(struct tierd *d, const struct account *a,
 				a->class_pages[k] - before->class_pages[k];
 }
 
+/*
+ * The policy held candidates back for a rate limit this tick: the next tick
+ * at once would find the bucket nearly empty, move the little it refilled,
+ * and gather and sort all over again, tick after tick.
+ */
+static bool rate_held(const struct pipeline *p)
+{
+	return p->policy_stats.held[POLICY_H_GLOBAL_RATE] ||
+	       p->policy_stats.held[POLICY_H_CGROUP_RATE];
+}
+
 static int mod_migrate_tick(struct tierd *d, void *priv, uint64_t now_ns)
 {
 	struct mod_migrate *m = priv;
@@ -164,7 +175,7 @@ static int mod_migrate_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	if (r < 0)
 		return r;
 	m->last = run;
-	if (run.skipped_batches || (p->cand_capped && run.moved_bytes))
+	if (run.skipped_batches || (p->cand_capped && run.moved_bytes && !rate_held(p)))
 		p->backlog = true;
 	/* -v only: what a tick moved, to see where the time goes. */
 	log_debug("migrate at %.3f s: %zu calls, %.1f MiB moved in %.3f s of move_pages, %zu batches left for later",

@@ -112,8 +112,9 @@ struct pipeline {
 	 * entries left unlooked at.  When the tick's moves also landed, the
 	 * migrate step sets backlog, so a hot set larger than one tick's
 	 * candidates moves tick after tick at once; when nothing landed (moves
-	 * refused, a dry run), the next tick waits its interval, and tierd
-	 * does not spin on what cannot move.
+	 * refused, a dry run) or a rate limit held candidates back, the next
+	 * tick waits its interval, and tierd does not spin on what cannot, or
+	 * may not yet, move.
 	 */
 	bool cand_capped;
 

@@ -441,6 +441,65 @@ static void test_full_cap(void)
 	}
 }
 
+/*
+ * The cap refuses a range of 512 base pages with fewer slots left (one page
+ * of the first range is not populated, so the candidates are not a multiple
+ * of 512): the tick is still capped, and followed at once.
+ */
+static void test_cap_partial_range(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct pipe_fakes fk;
+	char root[4096];
+
+	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	map.node[5] = -ENOENT;
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, HOT_RANGES * 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_U64(d.pipe->candidates_pages, CAND_PAGES - 1);
+	CHECK(d.pipe->cand_capped);
+	CHECK(d.pipe->backlog);
+	tierd_fini(&d);
+}
+
+/*
+ * A capped tick whose candidates a rate limit held back: no backlog.  The
+ * next tick at once would find the bucket nearly empty, move what it
+ * refilled in the few ms between, and gather and sort all over again.
+ */
+static void test_rate_no_spin(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct pipe_fakes fk;
+	char root[4096];
+	uint64_t now = 1 * SEC;
+
+	setup(&d, "interval_ms: 500\n"
+		  "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
+		  "promotion: {max_rate_mb_per_s: 64, batch_pages: 2048, hot_threshold: 8}\n"
+		  "copy_threads: {mode: off}\n", root, sizeof(root), &sf, &map, &fk);
+	map.npages = MAP_PAGES;
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, HOT_RANGES * 2 * MIB, 20.0), 0);
+	for (int k = 0; k < 4; k++) {
+		unsigned long before = map.moved_pages;
+
+		CHECK_EQ_INT(tierd_tick(&d, now), 0);
+		CHECK(map.moved_pages > before);
+		CHECK(d.pipe->cand_capped);
+		CHECK(d.pipe->policy_stats.held[POLICY_H_GLOBAL_RATE] > 0);
+		CHECK(!d.pipe->backlog);
+		CHECK(tierd_interval_ms(&d) > 0);
+		now += 5 * 1000000ull; /* as if the next tick came at once */
+	}
+	tierd_fini(&d);
+}
+
 /* Node 0 of the tree at @root has @free_kb free from now on. */
 static void node0_free(const char *root, unsigned long free_kb)
 {
@@ -619,6 +678,8 @@ int main(int argc, char **argv)
 	RUN(test_dry_run);
 	RUN(test_backlog);
 	RUN(test_full_cap);
+	RUN(test_cap_partial_range);
+	RUN(test_rate_no_spin);
 	RUN(test_cold_reserve);
 	RUN(test_cold_pass_large_table);
 	RUN(test_mark_follows_query);

@@ -218,8 +218,12 @@ static void test_watermark_demotion(void)
 }
 
 /*
- * policy_may_demote() against what policy_run() does on the same nodes: a
- * cold fast-tier page is demoted exactly when it says so.  Node 0: 1000 MiB,
+ * policy_may_demote() against what policy_run() does on the same nodes: at
+ * each boundary it checks (free at the low target vs a byte under it, room
+ * for a tick's promotion or not, a cgroup at or over its cap) it says yes
+ * where policy_run() may demote.  It may say yes where policy_run() then
+ * demotes nothing (room short of a whole tick, but enough for this tick's
+ * pages): it is an upper bound, not the decision.  Node 0: 1000 MiB,
  * low 10% = 100 MiB, high 20% = 200 MiB; one tick promotes at most 64 MiB.
  */
 static void test_may_demote(void)
