@@ -270,7 +270,7 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 			return -E2BIG;
 		d->modules[d->nr_modules++] = *m;
 		if ((*m)->start) {
-			uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+			uint64_t t0 = clock_ns(CLOCK_MONOTONIC), t1;
 
 			r = (*m)->start(d, &d->module_priv[i]);
 			if (r < 0) {
@@ -279,9 +279,9 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 				return r;
 			}
 			/* -v: what delays the first tick */
+			t1 = clock_ns(CLOCK_MONOTONIC);
 			log_debug("%s started in %.3f s, %.3f s after tierd", (*m)->name,
-				  (clock_ns(CLOCK_MONOTONIC) - t0) / 1e9,
-				  (clock_ns(CLOCK_MONOTONIC) - d->start_ns) / 1e9);
+				  (t1 - t0) / 1e9, (t1 - d->start_ns) / 1e9);
 		}
 		d->module_started[i] = true;
 	}
