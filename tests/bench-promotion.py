@@ -12,9 +12,12 @@ import sys
 import tempfile
 
 
-def run_dir(root, rep, name, hot_at, ops, summary):
+def run_dir(root, rep, name, hot_at, ops, summary, shift=None):
     """A run whose hot set reaches 100% at hot_at seconds after the
-    system's start (never when None), at ops ops/s throughout."""
+    system's start (never when None), at ops ops/s throughout.  With
+    shift=(S, A), the hot set moves S seconds after the system's start
+    (back to 0% on node 0) and is back at 100% A seconds later (never
+    when A is None)."""
     d = os.path.join(root, "runs", "rep%d" % rep, name)
     os.makedirs(d)
     with open(os.path.join(d, "work.log"), "w") as f:
@@ -23,6 +26,10 @@ def run_dir(root, rep, name, hot_at, ops, summary):
         for i in range(0, 81):
             t = i * 0.25
             p = 0.0 if hot_at is None or t - 5 < hot_at else 100.0
+            if shift and t - 5 >= shift[0]:
+                if t - 5 - 0.25 < shift[0]:
+                    f.write("# shift at %.3f hot 0x20000000-0x30000000\n" % (shift[0] + 5))
+                p = 0.0 if shift[1] is None or t - 5 < shift[0] + shift[1] else 100.0
             f.write("%.2f %d %.1f\n" % (t, ops, p))
     with open(os.path.join(d, "summary"), "w") as f:
         f.write("system_start_s=5.000\nsettle_end_s=20.000\n")
@@ -54,13 +61,37 @@ def main():
                     {"tierd_cpu_pct": rep * rep, "tierd_rss_mib": 30 + rep,
                      "migrate_vs_raw": mvr[i], "tick_nice": "?",
                      "raw_bytes_per_s": 2 ** 28 / rep})
-        subprocess.run([sys.executable, script, out, "uniform"], check=True,
+        # shift: the hot set moves 10 s after the start; back on node 0
+        # after 1, 2, never (patched) and 4, 4, 8 (NB).
+        for rep in (1, 2, 3):
+            i = rep - 1
+            run_dir(out, rep, "numa_balancing-shift", 3.0, 500, {},
+                    shift=(10.0, [4.0, 4.0, 8.0][i]))
+            run_dir(out, rep, "tierd-patched-shift", 2.0, 1000,
+                    {"raw_bytes_per_s": 2 ** 28},
+                    shift=(10.0, [1.0, 2.0, None][i]))
+        subprocess.run([sys.executable, script, out, "uniform,shift"], check=True,
                        stdout=subprocess.DEVNULL)
         for ext in ("json", "md", "png"):
             check("promotion.%s written" % ext,
                   os.path.getsize(os.path.join(out, "promotion." + ext)) > 0, True)
         res = json.load(open(os.path.join(out, "promotion.json")))
-        rows = {r["system"]: r for r in res["rows"]}
+        rows = {r["system"]: r for r in res["rows"] if r["workload"] == "uniform"}
+        shift = {r["system"]: r for r in res["rows"] if r["workload"] == "shift"}
+        check("shift per rep", shift["tierd-patched"]["runs"]["after_shift_s"], [1.0, 2.0, None])
+        check("shift median", shift["tierd-patched"]["after_shift_s"], 2.0)
+        check("shift first hot set", shift["numa_balancing"]["time_to_90pct_s"], 3.0)
+        check("shift nb median", shift["numa_balancing"]["after_shift_s"], 4.0)
+        # 8 s after the shift is past the watch's end (settle_end_s 20).
+        check("shift nb per rep", shift["numa_balancing"]["runs"]["after_shift_s"],
+              [4.0, 4.0, None])
+        check("no shift, no after", rows["numa_balancing"]["after_shift_s"], None)
+        qs = res["ratios"][1]
+        check("shift ratio of", (qs["workload"], qs["of"]), ("shift", "after_shift_s"))
+        # 1/4, 2/4 (rep 3: patched never).
+        check("shift ratio nb", qs["numa_balancing"], 0.38)
+        # 0.9 s over 4, 4 (rep 3: NB never within the watch).
+        check("shift raw / nb", qs["raw_call_vs_numa_balancing"], 0.23)
         check("reps", res["reps"], 3)
         check("systems", sorted(rows), ["damos", "numa_balancing", "tierd-patched"])
         pat, nb, damos = rows["tierd-patched"], rows["numa_balancing"], rows["damos"]
@@ -86,8 +117,9 @@ def main():
         check("raw call / nb", q["raw_call_vs_numa_balancing"], 0.36)
         md = open(os.path.join(out, "promotion.md")).read()
         check("md per-rep column", "| 2.0 3.0 - |" in md, True)
+        check("md shift columns", "| 2.0 | 1.0 2.0 - |" in md, True)
         check("md ratios", "| uniform | 0.55 | 0.25 | - | 0.36 |" in md, True)
-        check("md text", "90%%" not in md and "uniform 1000." in md, True)
+        check("md text", "90%%" not in md and "uniform 1000, shift -." in md, True)
         check("dram ref", nb["dram_ops_per_s"], 1000)
         # No repetitions: a clear failure, not an empty table.
         empty = os.path.join(out, "empty")

@@ -10,6 +10,12 @@ ops_per_s hot_node0_pct ...) and summary (promote-run's key=value lines).
 Per run:
   time_to_90pct_s   first sample with >= 90% of H on node 0, from the
                     system's start; null when never
+  after_shift_s     shift only: from the moment the hot set moved (the
+                    "# shift at" line) to the first later sample with >= 90%
+                    of the new hot set on node 0 before the watch ended
+                    (what follows is the raw reference); null when never.  Every
+                    system is running by then, so this is time from a hot
+                    set's arrival, not from a daemon's start
   ops_per_s_after   mean ops/s after that until the watch ended (the last
                     10 s when never); not the raw reference that follows
   work_lost_pct     100 * (1 - mean ops/s from start to 90% / dram's mean),
@@ -38,7 +44,7 @@ migrate_vs_raw is the median over tierd-patched's runs, all workloads
 repetitions of tierd-patched's time to 90% over each other system's in
 the same repetition: target P5 is <= 0.5 against numa_balancing and damos;
 and the raw call's time to 90% over numa_balancing's, the floor under the
-first of those ratios.
+first of those ratios.  For shift the ratios are of after_shift_s.
 """
 import json
 import math
@@ -58,6 +64,7 @@ SUMMARY_KEYS = {
     "migrate_vs_raw": "migrate_vs_raw",
 }
 HOT_RE = re.compile(r" hot (0x[0-9a-f]+)-(0x[0-9a-f]+) ")
+SHIFT_RE = re.compile(r"^# shift at ([0-9.]+) ")
 MEDIAN_KEYS = (["ops_per_s_after", "work_lost_pct", "pages_migrated"] + list(SUMMARY_KEYS) +
                ["raw_time_to_90pct_s"])
 
@@ -76,6 +83,9 @@ def load(d):
             m = HOT_RE.search(line) if line.startswith("#") else None
             if m:
                 summ["hot_bytes"] = str(int(m.group(2), 16) - int(m.group(1), 16))
+            m = SHIFT_RE.match(line)
+            if m:
+                summ["shift_at_s"] = str(float(m.group(1)) - off)
             if line[:1].isdigit():
                 t, ops, p0 = line.split()[:3]
                 pts.append((float(t) - off, float(ops), float(p0)))
@@ -115,8 +125,14 @@ def run_row(d, ref):
         end = end or (pts[-1][0] if pts else 0)
         after = [o for t, o, _ in pts if end - 10 < t <= end]
         during = [o for t, o, _ in pts if t >= 0]
+    shift = num(summ, "shift_at_s")
+    t90_shift = None
+    if shift is not None:
+        t90_shift = next((t - shift for t, _, p in pts
+                          if t > shift and p >= 90.0 and (end is None or t <= end)), None)
     row = {
         "time_to_90pct_s": t90,
+        "after_shift_s": t90_shift,
         "ops_per_s_after": mean(after),
         "work_lost_pct": 100.0 * (1 - mean(during) / ref) if ref and during else None,
         "pages_migrated": num(summ, "pages_migrated"),
@@ -179,7 +195,9 @@ def aggregate(out, workloads):
             if not runs:
                 continue
             row = {"system": sysname, "workload": wl, "reps": len(runs),
-                   "time_to_90pct_s": rnd(median_t90([r["time_to_90pct_s"] for r in runs]), 2)}
+                   "time_to_90pct_s": rnd(median_t90([r["time_to_90pct_s"] for r in runs]), 2),
+                   "after_shift_s": rnd(median_t90([r["after_shift_s"] for r in runs]), 2)
+                   if wl == "shift" else None}
             for key in MEDIAN_KEYS:
                 row[key] = median([r[key] for r in runs])
             for key, nd in (("ops_per_s_after", 0), ("work_lost_pct", 1),
@@ -195,20 +213,23 @@ def aggregate(out, workloads):
             row["dram_ops_per_s"] = int(round(ref)) if ref is not None else None
             row["runs"] = {
                 "time_to_90pct_s": [rnd(r["time_to_90pct_s"], 2) for r in runs],
+                "after_shift_s": [rnd(r["after_shift_s"], 2) for r in runs],
                 "work_lost_pct": [rnd(r["work_lost_pct"], 1) for r in runs],
                 "migrate_vs_raw": [rnd(r["migrate_vs_raw"], 3) for r in runs],
             }
             rows.append(row)
-        # tierd-patched against each system, within a repetition.
-        mine = {r["rep"]: r["time_to_90pct_s"] for r in per["tierd-patched"]}
-        ratio = {"workload": wl}
+        # tierd-patched against each system, within a repetition; for
+        # shift, from the hot set's move.
+        key = "after_shift_s" if wl == "shift" else "time_to_90pct_s"
+        mine = {r["rep"]: r[key] for r in per["tierd-patched"]}
+        ratio = {"workload": wl, "of": key}
         for sysname in ("numa_balancing", "damos", "tierd-vanilla"):
-            rs = [mine[r["rep"]] / r["time_to_90pct_s"] for r in per[sysname]
-                  if r["time_to_90pct_s"] and mine.get(r["rep"]) is not None]
+            rs = [mine[r["rep"]] / r[key] for r in per[sysname]
+                  if r[key] and mine.get(r["rep"]) is not None]
             ratio[sysname] = rnd(median(rs), 2)
         raw = {r["rep"]: r["raw_time_to_90pct_s"] for r in per["tierd-patched"]}
-        rs = [raw[r["rep"]] / r["time_to_90pct_s"] for r in per["numa_balancing"]
-              if r["time_to_90pct_s"] and raw.get(r["rep"]) is not None]
+        rs = [raw[r["rep"]] / r[key] for r in per["numa_balancing"]
+              if r[key] and raw.get(r["rep"]) is not None]
         ratio["raw_call_vs_numa_balancing"] = rnd(median(rs), 2)
         ratios.append(ratio)
     mvr = None
@@ -230,16 +251,20 @@ def write_md(path, res):
     with open(path, "w") as f:
         f.write("Medians over %d repetition(s) (a vanilla and a patched boot each); "
                 "time to 90%% also per repetition.\n\n" % res["reps"])
-        f.write("| system | workload | time to 90% (s) | per repetition | ops/s after "
+        f.write("| system | workload | time to 90% (s) | per repetition "
+                "| after the shift (s) | per repetition | ops/s after "
                 "| work lost % | pages migrated | tierd CPU % (run / steady) "
                 "| kdamond CPU % (run / steady) | tierd RSS MiB "
                 "| migrate_vs_raw |\n")
-        f.write("|---|---|---|---|---|---|---|---|---|---|---|\n")
+        f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         pair = lambda a, b: "-" if a is None else "%s / %s" % (fmt(a), fmt(b))
         for r in res["rows"]:
-            f.write("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
+            shifted = r["workload"] == "shift"
+            f.write("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
                 r["system"], r["workload"], fmt(r["time_to_90pct_s"]),
                 " ".join(fmt(t) for t in r["runs"]["time_to_90pct_s"]),
+                fmt(r["after_shift_s"]),
+                " ".join(fmt(t) for t in r["runs"]["after_shift_s"]) if shifted else "-",
                 fmt(r["ops_per_s_after"]), fmt(r["work_lost_pct"]),
                 fmt(r["pages_migrated"]),
                 pair(r["cpu_pct"], r["steady_cpu_pct"]),
@@ -249,7 +274,8 @@ def write_md(path, res):
                 "per-repetition ratios; P5 wants <= 0.5 against numa_balancing "
                 "and damos), and one raw move_pages(2) call's time to move 90% of "
                 "the hot set over numa_balancing's time (the floor under the "
-                "first ratio for a copy from one thread):\n\n"
+                "first ratio for a copy from one thread).  For shift, the times "
+                "are from the moment the hot set moved:\n\n"
                 "| workload | / numa_balancing | / damos | / tierd-vanilla "
                 "| raw call / numa_balancing |\n|---|---|---|---|---|\n")
         for q in res["ratios"]:
