@@ -636,6 +636,31 @@ static void test_cold_pass_large_table(void)
 }
 
 /*
+ * 4 KiB entries (the BPF source's): page 0 of a range, on node 0, and
+ * page 1, on node 1, both hot.  Page 0's query must not mark the whole
+ * range fast: page 1, next in the hottest-first order, is queried and
+ * promoted in the same tick (it was skipped for 10 s).
+ */
+static void test_small_entries_no_range_mark(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct pipe_fakes fk;
+	char root[4096];
+
+	setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
+	map.node[0] = 0;
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, PG, 30.0), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + PG, PG, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_INT(map.node[1], 0);
+	CHECK_EQ_U64(map.moved_pages, 1);
+	tierd_fini(&d);
+}
+
+/*
  * A table larger than MAX_VIEWS whose coldest 4100 entries (far ranges,
  * heat 0.5) are all on the lowest tier, the 8 cold ranges on node 0
  * (heat 1) behind them, the hot ranges (heat 20) ahead; node 0 below its
@@ -749,6 +774,7 @@ int main(int argc, char **argv)
 	RUN(test_cold_reserve);
 	RUN(test_cold_pass_large_table);
 	RUN(test_cold_walk);
+	RUN(test_small_entries_no_range_mark);
 	RUN(test_mark_follows_query);
 	{
 		char path[512];
