@@ -70,6 +70,8 @@
 #define MAX_CAND (128u << 10) /* 512 MiB */
 #define MAX_CAND_ENTRIES (32u << 10) /* candidates a tick: 4 MiB of arrays */
 #define MAX_VIEWS 4096 /* table entries looked at a tick */
+#define COLD_QUERY_PAGES (16u << 10) /* base pages the cold passes query a tick */
+#define COLD_WINDOWS 2 /* MAX_VIEWS selections the coldest pass makes a tick */
 #define MAX_RETRIES 4096
 #define FAST_RECHECK_NS (10 * NSEC_PER_SEC)
 #define RECHECK_PAGES 16 /* of a known-fast range's 512, see still_fast() */
@@ -85,6 +87,8 @@ struct mod_decide {
 	size_t max_pages; /* base pages a tick */
 	size_t max_cand; /* candidates (array entries) a tick */
 	bool cand_full; /* add_entry() refused an entry for max_cand this tick */
+	size_t cold_queried; /* base pages the cold passes queried this tick */
+	struct hot_cursor cold_cursor; /* where the coldest pass goes on from */
 	struct hot_entry_view *views;
 	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
 	struct policy_page *cand;
@@ -236,16 +240,20 @@ static void match_rules(struct mod_decide *m, struct pipeline *p)
 
 /*
  * Append the pages of entry @v as candidates, with their nodes.  Returns
- * how many were added (pages not mapped are left out).
+ * how many were added (pages not mapped are left out).  For the cold
+ * passes (@cold), an entry found wholly on the lowest tier adds nothing:
+ * there is no tier to demote it to, and it would take the reserve's slots
+ * from the cold pages that can go down (its range is remembered as low,
+ * see known_low()).
  */
 static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *p,
-			const struct hot_entry_view *v, size_t n, uint64_t now_ns)
+			const struct hot_entry_view *v, size_t n, bool cold, uint64_t now_ns)
 {
 	const struct pipe_proc *proc = pipe_proc(p, v->pid);
 	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
 	uint32_t nr_pages = 1, heat;
 	size_t count = 1, added = 0;
-	bool all_fast = true, all_low = v->len == HOT_HUGE_SIZE;
+	bool all_fast = true, all_low = true;
 
 	if (!proc)
 		return 0;
@@ -261,6 +269,8 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 	}
 	for (size_t i = 0; i < count; i++)
 		m->addrs[i] = (void *)(uintptr_t)(v->addr + i * PAGE_SZ);
+	if (cold)
+		m->cold_queried += count;
 	if (mig_query(&m->query, v->pid, count, m->addrs, m->status) < 0)
 		return 0;
 	heat = v->heat >= 4e9 ? 4000000000u : (uint32_t)(v->heat + 0.5);
@@ -293,12 +303,22 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 		added++;
 	}
 	/* What the query saw, for the passes that skip ranges known fast or
-	 * low; a range already remembered loses a mark it no longer earns. */
-	if (added && (all_fast || all_low || rg)) {
+	 * low; a range already remembered loses a mark it no longer earns.
+	 * Marks are per 2 MiB range: a 4 KiB entry says nothing of the rest. */
+	if (added && v->len == HOT_HUGE_SIZE && (all_fast || all_low || rg)) {
 		struct pipe_range *r = pipe_range(p, v->pid, v->addr);
 
 		r->fast_seen_ns = all_fast ? now_ns : 0;
 		r->low_seen_ns = all_low ? now_ns : 0;
+	}
+	if (cold && added && all_low) {
+		for (size_t i = 0; proc->rule >= 0 && i < added; i++) {
+			int idx = topo_node_index(&d->topo, m->cand[n + i].node);
+
+			if (d->topo.nodes[idx].gpu)
+				m->rule_used[proc->rule] -= (uint64_t)nr_pages * PAGE_SZ;
+		}
+		return 0;
 	}
 	return added;
 }
@@ -382,24 +402,33 @@ static bool still_fast(struct tierd *d, struct mod_decide *m, struct pipeline *p
  * coldest at their tail: the reserve is taken from there first, then the
  * hottest from the head, leaving out what the reserve took.  With
  * MAX_VIEWS, the table may hold more: the hottest up to the reserve, then
- * a coldest pass over the entries colder than the last one the head
- * looked at (not the last view: with a table a little larger than
- * MAX_VIEWS, the cold entries were in the views, past where the head
+ * a coldest pass (cold_walk()) over the entries colder than the last one
+ * the head looked at (not the last view: with a table a little larger
+ * than MAX_VIEWS, the cold entries were in the views, past where the head
  * stopped, and none was colder than the last view).  The cold passes do
  * not skip ranges known fast, they are what demotion wants, but skip
  * those known to be on the lowest tier: the coldest entries are often
  * ranges already there (demoted by an earlier tick, or placed there), and
- * would take the whole reserve every tick.
+ * would take the whole reserve every tick.  The tail's entries are every
+ * entry of the table, the hot set too, so what it finds on the lowest
+ * tier stays a candidate (the head skips what the tail took: one query a
+ * range a tick).  The coldest pass is below everything the head looked
+ * at, so an entry it finds on the lowest tier takes no slot (add_entry()),
+ * and its queries are bounded by COLD_QUERY_PAGES a tick: 16 Ki base
+ * pages, what the reserve's slots queried before.
  */
+static void cold_walk(struct tierd *d, struct mod_decide *m, struct pipeline *p,
+		      double floor_heat, size_t *n, uint64_t now_ns);
+
 static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 		     bool demote, uint64_t now_ns)
 {
 	size_t nv, n = 0, reserve, i;
-	double floor_heat;
 	bool tail;
 
 	memset(m->rule_used, 0, sizeof(m->rule_used));
 	m->cand_full = false;
+	m->cold_queried = 0;
 	nv = hot_select_hottest(p->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
 	reserve = demote ? m->max_cand / 4 : 0;
 	tail = reserve && nv < MAX_VIEWS;
@@ -408,7 +437,7 @@ static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 		for (size_t k = nv; k-- > 0 && n < reserve;) {
 			if (known_low(p, &m->views[k], now_ns))
 				continue;
-			n += add_entry(d, m, p, &m->views[k], n, now_ns);
+			n += add_entry(d, m, p, &m->views[k], n, false, now_ns);
 			m->cold_taken[k / 64] |= 1ull << (k % 64);
 		}
 		reserve = 0;
@@ -418,19 +447,61 @@ static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 		    known_fast(p, &m->views[i], now_ns) ||
 		    still_fast(d, m, p, &m->views[i], now_ns))
 			continue;
-		n += add_entry(d, m, p, &m->views[i], n, now_ns);
+		n += add_entry(d, m, p, &m->views[i], n, false, now_ns);
 	}
 	/* Stopped by the cap with entries left: the last one may have been
 	 * refused (a range of 512 base pages with fewer slots left). */
 	p->cand_capped = m->cand_full || i < nv;
-	if (!reserve)
-		return n;
-	floor_heat = m->views[i - 1].heat;
-	nv = hot_select_coldest(p->hot, 0, now_ns, m->views, MAX_VIEWS);
-	for (i = 0; i < nv && m->views[i].heat < floor_heat; i++)
-		if (!known_low(p, &m->views[i], now_ns))
-			n += add_entry(d, m, p, &m->views[i], n, now_ns);
+	if (reserve)
+		cold_walk(d, m, p, m->views[i - 1].heat, &n, now_ns);
 	return n;
+}
+
+/*
+ * The coldest pass over a table larger than MAX_VIEWS: the entries colder
+ * than @floor_heat, coldest first, MAX_VIEWS at a time (at most
+ * COLD_WINDOWS selections), from where the last tick's pass stopped
+ * (m->cold_cursor) until the cap is full or the tick's COLD_QUERY_PAGES
+ * are spent; once it reaches @floor_heat or the end of the table, the
+ * next pass starts again from the coldest.  Without the cursor a table
+ * whose MAX_VIEWS coldest entries all sat on the lowest tier (more than
+ * 8 GiB of 2 MiB ranges) hid every colder-than-hot page behind them on
+ * the fast tier: each tick looked at the same coldest entries only.  A
+ * selection walks the whole table (12-19 ms for a million entries, see
+ * the README), so a tick makes at most COLD_WINDOWS of them: one more than
+ * before, and only while the policy may demote.
+ */
+static void cold_walk(struct tierd *d, struct mod_decide *m, struct pipeline *p,
+		      double floor_heat, size_t *n, uint64_t now_ns)
+{
+	for (int w = 0; w < COLD_WINDOWS; w++) {
+		size_t nv = hot_select_coldest_after(p->hot, 0, now_ns, &m->cold_cursor,
+						     m->views, MAX_VIEWS);
+		bool stopped = false;
+		size_t i;
+
+		for (i = 0; i < nv && m->views[i].heat < floor_heat; i++) {
+			if (known_low(p, &m->views[i], now_ns))
+				continue;
+			stopped = m->cold_queried >= COLD_QUERY_PAGES;
+			if (stopped)
+				break;
+			*n += add_entry(d, m, p, &m->views[i], *n, true, now_ns);
+			stopped = m->cand_full;	/* views[i] did not fit */
+			if (stopped)
+				break;
+		}
+		if (stopped) {	/* views[i] first next time */
+			if (i > 0)
+				hot_cursor_after(p->hot, &m->views[i - 1], &m->cold_cursor);
+			return;
+		}
+		if (i < nv || nv < MAX_VIEWS) {	/* the floor or the end */
+			memset(&m->cold_cursor, 0, sizeof(m->cold_cursor));
+			return;
+		}
+		hot_cursor_after(p->hot, &m->views[nv - 1], &m->cold_cursor);
+	}
 }
 
 static void cgroup_usage(struct tierd *d, struct mod_decide *m)

@@ -69,8 +69,11 @@ static int mod_migrate_start(struct tierd *d, void **ret_priv)
  * is known fast from now, as if decide had queried it: otherwise the next
  * tick's candidates would be these same ranges, queried only to be found
  * on the fast tier, and a hot set larger than one tick's candidates would
- * take an extra tick per tick of moves.  A range with a page that did not
- * move is queried again as before.
+ * take an extra tick per tick of moves.  Likewise a range demoted whole
+ * to a lowest-tier node is known low (the cold passes skip it rather than
+ * query it next tick, see known_low() in mod_decide.c), and one with a
+ * page promoted is no longer.  A range with a page that did not move is
+ * queried again as before.
  */
 static void remember_moves(const struct tierd *d, struct pipeline *p,
 			   const struct batch_plan *pl,
@@ -79,29 +82,36 @@ static void remember_moves(const struct tierd *d, struct pipeline *p,
 	uint64_t run_base = 0;
 	uint32_t run_pages = 0;
 	pid_t run_pid = 0;
+	int run_node = -1;
 
 	for (size_t i = 0; i < pl->nr_entries; i++) {
 		const struct policy_intent *it = &intents[pl->intent[i]];
 		uint64_t base = it->addr & ~(uint64_t)(HOT_HUGE_SIZE - 1);
+		int idx = topo_node_index(&d->topo, it->to_node);
 		struct pipe_range *rg;
+		bool whole;
 
 		if (pl->status[i] != it->to_node)
 			continue;
 		rg = pipe_range(p, it->pid, it->addr);
-		if (it->kind != POLICY_PROMOTE) {
-			rg->last_demote_ns = now_ns;
-			rg->fast_seen_ns = 0;
-			continue;
-		}
-		rg->last_promote_ns = now_ns;
-		if (it->pid != run_pid || base != run_base) {
+		if (it->pid != run_pid || base != run_base || it->to_node != run_node) {
 			run_pid = it->pid;
 			run_base = base;
+			run_node = it->to_node;
 			run_pages = 0;
 		}
 		run_pages += it->nr_pages;
-		if (run_pages == HOT_HUGE_SIZE / HOT_PAGE_SIZE &&
-		    topo_node_fast(&d->topo, it->to_node))
+		whole = run_pages == HOT_HUGE_SIZE / HOT_PAGE_SIZE;
+		if (it->kind != POLICY_PROMOTE) {
+			rg->last_demote_ns = now_ns;
+			rg->fast_seen_ns = 0;
+			if (whole && idx >= 0 && d->topo.nodes[idx].tier == d->topo.nr_tiers - 1)
+				rg->low_seen_ns = now_ns;
+			continue;
+		}
+		rg->last_promote_ns = now_ns;
+		rg->low_seen_ns = 0;
+		if (whole && topo_node_fast(&d->topo, it->to_node))
 			rg->fast_seen_ns = now_ns;
 	}
 }

@@ -971,11 +971,21 @@ static void hot_sel_down(struct hot_entry_view *h, size_t n, size_t i, int dir)
 }
 
 static size_t hot_select(const struct hot_table *t, pid_t pid, bool use_min, double min_v,
-			 uint64_t now_ns, struct hot_entry_view *out, size_t max, int dir)
+			 const struct hot_cursor *after, uint64_t now_ns,
+			 struct hot_entry_view *out, size_t max, int dir)
 {
 	double inv = 1.0 / hot_scale(t, now_ns);
+	struct hot_entry_view from = { 0 };
 	uint32_t want = 0;
 	size_t n = 0;
+
+	if (after && after->pid && after->rebases == t->st.rebases) {
+		from.pid = after->pid;
+		from.addr = after->addr;
+		from.heat = after->v;	/* stored, as v.heat below */
+	} else {
+		after = NULL;
+	}
 
 	if (pid) {
 		want = pid > 0 ? pid_find(t, pid) + 1 : 0;
@@ -993,6 +1003,8 @@ static size_t hot_select(const struct hot_table *t, pid_t pid, bool use_min, dou
 		if (use_min && (double)e->v < min_v)
 			continue;
 		hot_view(t, pos, 1.0, &v);
+		if (after && !hot_worse(&v, &from, dir))
+			continue;	/* at or before the cursor */
 		if (n < max) {
 			out[n++] = v;
 			if (n == max)	/* heapify once full */
@@ -1022,14 +1034,35 @@ static size_t hot_select(const struct hot_table *t, pid_t pid, bool use_min, dou
 size_t hot_select_hottest(const struct hot_table *t, pid_t pid, double min_heat,
 			  uint64_t now_ns, struct hot_entry_view *out, size_t max)
 {
-	return hot_select(t, pid, min_heat > 0.0, min_heat * hot_scale(t, now_ns), now_ns,
-			  out, max, 1);
+	return hot_select(t, pid, min_heat > 0.0, min_heat * hot_scale(t, now_ns), NULL,
+			  now_ns, out, max, 1);
 }
 
 size_t hot_select_coldest(const struct hot_table *t, pid_t pid, uint64_t now_ns,
 			  struct hot_entry_view *out, size_t max)
 {
-	return hot_select(t, pid, false, 0.0, now_ns, out, max, -1);
+	return hot_select(t, pid, false, 0.0, NULL, now_ns, out, max, -1);
+}
+
+size_t hot_select_coldest_after(const struct hot_table *t, pid_t pid, uint64_t now_ns,
+				const struct hot_cursor *after, struct hot_entry_view *out,
+				size_t max)
+{
+	return hot_select(t, pid, false, 0.0, after, now_ns, out, max, -1);
+}
+
+void hot_cursor_after(const struct hot_table *t, const struct hot_entry_view *v,
+		      struct hot_cursor *ret)
+{
+	uint32_t pos = hot_find(t, v->pid, v->addr);
+
+	memset(ret, 0, sizeof(*ret));
+	if (pos == PID_NONE)
+		return;
+	ret->pid = v->pid;
+	ret->addr = v->addr;
+	ret->v = t->slots[pos].v;
+	ret->rebases = t->st.rebases;
 }
 
 int hot_foreach(const struct hot_table *t, uint64_t now_ns,

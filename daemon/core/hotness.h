@@ -144,6 +144,31 @@ size_t hot_select_hottest(const struct hot_table *t, pid_t pid, double min_heat,
 size_t hot_select_coldest(const struct hot_table *t, pid_t pid, uint64_t now_ns,
 			  struct hot_entry_view *out, size_t max);
 
+/*
+ * A place in the coldest-first order (heat, then pid, then address), for a
+ * walk over more entries than one selection holds: hot_cursor_after() marks
+ * the place just past an entry a selection returned, and
+ * hot_select_coldest_after() goes on from there.  The cursor keeps the
+ * entry's stored weight, not its decayed heat, so it is exact: decay scales
+ * every weight alike and leaves the order as it was.  It lapses when the
+ * table rebases its weights (hot_stats.rebases); a lapsed or unset cursor
+ * (pid 0) starts from the coldest.
+ */
+struct hot_cursor {
+	pid_t pid;		/* 0: unset */
+	float v;
+	uint64_t addr;
+	uint64_t rebases;
+};
+
+/* @ret just past the entry @v, which must be in the table: unset if not. */
+void hot_cursor_after(const struct hot_table *t, const struct hot_entry_view *v,
+		      struct hot_cursor *ret);
+/* hot_select_coldest() of the entries after @after (NULL: from the coldest). */
+size_t hot_select_coldest_after(const struct hot_table *t, pid_t pid, uint64_t now_ns,
+				const struct hot_cursor *after, struct hot_entry_view *out,
+				size_t max);
+
 /* Call @fn for every entry, in no order; stops early when @fn returns != 0
  * and returns that value.  @fn must not modify the table. */
 int hot_foreach(const struct hot_table *t, uint64_t now_ns,

@@ -253,6 +253,64 @@ static void test_select_order(void)
 	CHECK_EQ_U64(hot_select_hottest(&t, 0, 0.0, 0, v, 0), 0);
 }
 
+/* A walk of the coldest entries window by window: every entry exactly
+ * once, in the order of one big selection, across ties (20 entries of each
+ * heat, over two pids) and windows that end inside a tie; a cursor from
+ * before a rebase starts again from the coldest. */
+static void test_cursor_walk(void)
+{
+	struct hot_table t;
+	struct hot_entry_view all[128], win[7];
+	struct hot_cursor cur = { 0 };
+	struct hot_stats st;
+	size_t n, got = 0;
+
+	mk(&t, SEC, 128);
+	for (int i = 0; i < 100; i++)
+		hot_record(&t, 1 + i % 2, (uint64_t)i * PG, PG, 1.0 + i % 5, 0);
+	n = hot_select_coldest(&t, 0, SEC, all, 128);
+	CHECK_EQ_U64(n, 100);
+	for (int w = 0; w < 20; w++) {
+		size_t k = hot_select_coldest_after(&t, 0, SEC, &cur, win, 7);
+
+		for (size_t i = 0; i < k && got + i < n; i++) {
+			CHECK_EQ_INT(win[i].pid, all[got + i].pid);
+			CHECK_EQ_U64(win[i].addr, all[got + i].addr);
+			CHECK(win[i].heat == all[got + i].heat);
+		}
+		got += k;
+		if (k < 7)
+			break;
+		hot_cursor_after(&t, &win[k - 1], &cur);
+		CHECK_EQ_INT(cur.pid, win[k - 1].pid);
+	}
+	CHECK_EQ_U64(got, 100);
+	/* Past the end: nothing; NULL: from the coldest; one pid's walk. */
+	hot_cursor_after(&t, &all[99], &cur);
+	CHECK_EQ_U64(hot_select_coldest_after(&t, 0, SEC, &cur, win, 7), 0);
+	CHECK_EQ_U64(hot_select_coldest_after(&t, 0, SEC, NULL, win, 1), 1);
+	CHECK_EQ_U64(win[0].addr, all[0].addr);
+	hot_cursor_after(&t, &all[0], &cur);	/* pid 1, page 0, heat 1 */
+	CHECK_EQ_U64(hot_select_coldest_after(&t, 2, SEC, &cur, win, 7), 7);
+	CHECK_EQ_INT(win[0].pid, 2);
+	CHECK_EQ_U64(win[0].addr, 5 * PG);	/* pid 2's first heat-1 page */
+	/* An entry not in the table: unset, from the coldest. */
+	win[0].addr = 1000 * PG;
+	hot_cursor_after(&t, &win[0], &cur);
+	CHECK_EQ_INT(cur.pid, 0);
+	/* A rebase (64 half-lives on) lapses a cursor. */
+	hot_cursor_after(&t, &all[50], &cur);
+	CHECK_EQ_U64(hot_select_coldest_after(&t, 0, SEC, &cur, win, 7), 7);
+	CHECK(win[0].heat > all[50].heat || win[0].addr != all[50].addr);
+	hot_record(&t, 3, 0, PG, 1.0, 64 * SEC);
+	hot_get_stats(&t, &st);
+	CHECK_EQ_U64(st.rebases, 1);
+	CHECK_EQ_U64(hot_select_coldest_after(&t, 0, 64 * SEC, &cur, win, 1), 1);
+	CHECK_EQ_U64(hot_select_coldest(&t, 0, 64 * SEC, all, 1), 1);
+	CHECK_EQ_INT(win[0].pid, all[0].pid);
+	CHECK_EQ_U64(win[0].addr, all[0].addr);
+}
+
 static void test_drop_pid(void)
 {
 	struct hot_table t;
@@ -734,6 +792,7 @@ int main(void)
 	RUN(test_region_split);
 	RUN(test_bounded_memory);
 	RUN(test_select_order);
+	RUN(test_cursor_walk);
 	RUN(test_drop_pid);
 	RUN(test_rebase_keeps_order);
 	RUN(test_foreach);

@@ -48,6 +48,10 @@
 #define CAND_PAGES (32 << 10) /* MAX_CAND_ENTRIES in mod_decide.c */
 #define RESERVE_PAGES (CAND_PAGES / 4) /* kept for the coldest */
 #define VIEWS 4096 /* MAX_VIEWS in mod_decide.c: entries looked at a tick */
+#define COLD_QUERY_RANGES 32 /* COLD_QUERY_PAGES in mod_decide.c, in ranges */
+/* A second mapping of up to FAR_MAX 2 MiB ranges, every page on far_node. */
+#define FAR_BASE 0x100000000ull
+#define FAR_MAX 8192
 #define FIXTURE_FREE_KB 12000000 /* node 0's MemFree in dram-cxl */
 
 static const char *fixtures_dir;
@@ -69,6 +73,8 @@ struct page_map {
 	uint64_t clock_ns;
 	uint64_t move_ns; /* fake time one move call takes; 0: 1 ms */
 	int busy; /* page index + 1 that moves leave in place with -EBUSY; 0: none; -1: all */
+	int far_ranges, far_node; /* the far mapping: how many ranges, their node */
+	unsigned long far_moved; /* pages moves asked of it (left where they are) */
 };
 
 static int map_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
@@ -91,6 +97,11 @@ static int map_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
 		uint64_t a = (uint64_t)(uintptr_t)addrs[i];
 		size_t pg = (a - BASE) / PG;
 
+		if (a >= FAR_BASE && a < FAR_BASE + (uint64_t)m->far_ranges * 2 * MIB) {
+			m->far_moved += !!nodes;
+			status[i] = m->far_node;
+			continue;
+		}
 		if (a < BASE || pg >= (size_t)m->npages) {
 			status[i] = -ENOENT;
 			continue;
@@ -625,6 +636,86 @@ static void test_cold_pass_large_table(void)
 }
 
 /*
+ * 4 KiB entries (the BPF source's): page 0 of a range, on node 0, and
+ * page 1, on node 1, both hot.  Page 0's query must not mark the whole
+ * range fast: page 1, next in the hottest-first order, is queried and
+ * promoted in the same tick (it was skipped for 10 s).
+ */
+static void test_small_entries_no_range_mark(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct pipe_fakes fk;
+	char root[4096];
+
+	setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
+	map.node[0] = 0;
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, PG, 30.0), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + PG, PG, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_INT(map.node[1], 0);
+	CHECK_EQ_U64(map.moved_pages, 1);
+	tierd_fini(&d);
+}
+
+/*
+ * A table larger than MAX_VIEWS whose coldest 4100 entries (far ranges,
+ * heat 0.5) are all on the lowest tier, the 8 cold ranges on node 0
+ * (heat 1) behind them, the hot ranges (heat 20) ahead; node 0 below its
+ * low target.  The coldest pass of each tick goes on where the last one
+ * stopped, COLD_QUERY_PAGES a tick (32 ranges), and reaches the cold
+ * ranges within 4100 / 32 + 1 ticks: they are demoted.  Before, every
+ * tick looked at the same 16 coldest ranges, lowest-tier ones that took
+ * the reserve, and the cold ranges were never demoted.  Lowest-tier
+ * entries take no candidate slot, and no tick queries more than the head
+ * (48 ranges) and COLD_QUERY_PAGES.  Demoted whole, the cold ranges are
+ * known low.
+ */
+static void test_cold_walk(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	const int far = VIEWS + 4, most = far / COLD_QUERY_RANGES + 2;
+	char root[4096];
+	struct pipe_fakes fk;
+	int tick;
+
+	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
+	map.far_ranges = far;
+	map.far_node = 1;
+	writable_root(&d, 100 << 10);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, FAR_BASE, (uint64_t)far * 2 * MIB, 0.5), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG, COLD_RANGES * 2 * MIB,
+				       1.0), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, HOT_RANGES * 2 * MIB, 20.0), 0);
+	for (tick = 1; tick <= 3 * most; tick++) {
+		int queries = map.queries;
+
+		CHECK_EQ_INT(tierd_tick(&d, SEC + (uint64_t)tick * SEC / 2), 0);
+		CHECK(map.queries - queries <= (CAND_PAGES - RESERVE_PAGES) / ENTRY_PAGES +
+						       COLD_QUERY_RANGES);
+		if (count_on(&map, COLD_FIRST, SLOW_FIRST, 1) == COLD_RANGES * ENTRY_PAGES)
+			break;
+	}
+	CHECK_EQ_U64(d.pipe->hot->nused, far + COLD_RANGES + HOT_RANGES);
+	CHECK(tick <= most);
+	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 1), COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_U64(map.far_moved, 0);
+	for (int r = 0; r < COLD_RANGES; r++) {
+		const struct pipe_range *rg =
+			pipe_range_peek(d.pipe, PID, BASE + (COLD_FIRST + r * ENTRY_PAGES) * PG);
+
+		CHECK(rg && rg->low_seen_ns == SEC + (uint64_t)tick * SEC / 2);
+	}
+	tierd_fini(&d);
+	fs_tree_remove(tree);
+}
+
+/*
  * A hot range known fast that the cold reserve queries again, and finds
  * half on node 1 (the kernel moved it), is no longer known fast: once node
  * 0 has room again, the next tick queries it and promotes that half.
@@ -682,6 +773,8 @@ int main(int argc, char **argv)
 	RUN(test_rate_no_spin);
 	RUN(test_cold_reserve);
 	RUN(test_cold_pass_large_table);
+	RUN(test_cold_walk);
+	RUN(test_small_entries_no_range_mark);
 	RUN(test_mark_follows_query);
 	{
 		char path[512];
