@@ -44,6 +44,7 @@ struct mod_sample {
 	pid_t *pids; /* sorted, what the sampler was given */
 	size_t nr_pids;
 	uint64_t last_scan_ns;
+	int scan_source; /* what the last scan logged: 0 none, 1 /proc, 2 cgroups */
 	int last_error;
 	unsigned int backlog_ticks; /* ticks in a row with a backlog */
 };
@@ -253,6 +254,12 @@ static int rescan(struct tierd *d, struct mod_sample *m)
 		if (r < 0)
 			return r;
 		n = m->targets.n;
+		if (m->scan_source != 1 + m->targets.from_cgroups) {
+			m->scan_source = 1 + m->targets.from_cgroups;
+			log_info("Targets: %s", m->targets.from_cgroups ?
+				 "the processes of the configured cgroups (their cgroup.procs)" :
+				 "a walk of every process in /proc");
+		}
 	}
 	if (!strcmp(m->s->ops->name, "damon") && n > DAMON_MAX_TARGETS)
 		n = DAMON_MAX_TARGETS; /* the rest stay untracked */

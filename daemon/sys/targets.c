@@ -22,6 +22,8 @@ int targets_init(struct targets *t, const struct targets_params *p)
 	t->p = *p;
 	if (!t->p.proc_root)
 		t->p.proc_root = "/proc";
+	if (!t->p.cgroup_root)
+		t->p.cgroup_root = "/sys/fs/cgroup";
 	if (!t->p.page_size)
 		t->p.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (!t->p.self)
@@ -110,12 +112,17 @@ static int pid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static bool process_matches(const struct targets *t, pid_t pid)
+/* @cgroup: the process's cgroup v2 path when the caller knows it, else NULL. */
+static bool process_matches(const struct targets *t, pid_t pid, const char *cgroup)
 {
 	struct proc_info pi = { .pid = pid };
 	unsigned long long size, rss;
 	char statm[128];
 
+	if (cgroup) {
+		snprintf(pi.cgroup, sizeof(pi.cgroup), "%s", cgroup);
+		pi.have_cgroup = true;
+	}
 	if (read_small(t->p.proc_root, pid, "statm", statm, sizeof(statm)))
 		return false;
 	if (sscanf(statm, "%llu %llu", &size, &rss) != 2 || size == 0)
@@ -132,31 +139,125 @@ static bool process_matches(const struct targets *t, pid_t pid)
 	return false;
 }
 
-int targets_scan(struct targets *t, struct targets_diff *diff)
+static void take(struct targets *t, pid_t pid, size_t *n)
 {
-	pid_t *next = NEXT(t);
+	if (*n == t->p.max_targets)
+		t->overflow++;
+	else
+		NEXT(t)[(*n)++] = pid;
+}
+
+static int scan_proc(struct targets *t, size_t *n)
+{
 	struct dirent *de;
-	size_t n = 0, i = 0, j = 0;
 	DIR *d = opendir(t->p.proc_root);
 
 	if (!d)
 		return -errno;
-	t->overflow = 0;
 	while ((de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
 		if (end == de->d_name || *end || pid <= 0 || pid == t->p.self)
 			continue;
-		if (!process_matches(t, (pid_t)pid))
-			continue;
-		if (n == t->p.max_targets) {
-			t->overflow++;
-			continue;
-		}
-		next[n++] = (pid_t)pid;
+		if (process_matches(t, (pid_t)pid, NULL))
+			take(t, (pid_t)pid, n);
 	}
 	closedir(d);
+	return 0;
+}
+
+#define CGROUP_DEPTH_MAX 32
+
+/*
+ * The processes of the cgroup at @path (under cgroup_root; @path is its v2
+ * path, "/a/b") and of every cgroup below it.  A cgroup that goes away
+ * while we look is skipped, like a process that exits.
+ */
+static void scan_cgroup(struct targets *t, char *path, size_t size, int depth, size_t *n)
+{
+	size_t len = strlen(path);
+	char file[4096];
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+	int pid;
+
+	snprintf(file, sizeof(file), "%s%s/cgroup.procs", t->p.cgroup_root, path);
+	f = fopen(file, "re");
+	if (!f)
+		return;
+	while (fscanf(f, "%d", &pid) == 1)
+		if (pid > 0 && pid != t->p.self && process_matches(t, pid, path[0] ? path : "/"))
+			take(t, pid, n);
+	fclose(f);
+	if (depth >= CGROUP_DEPTH_MAX)
+		return;
+	snprintf(file, sizeof(file), "%s%s", t->p.cgroup_root, path);
+	d = opendir(file);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    len + 1 + strlen(de->d_name) >= size)
+			continue;
+		snprintf(path + len, size - len, "/%s", de->d_name);
+		scan_cgroup(t, path, size, depth + 1, n);
+		path[len] = '\0';
+	}
+	closedir(d);
+}
+
+/* Every rule names a cgroup and cgroup_root is a cgroup v2 mount. */
+static bool cgroups_only(const struct targets *t)
+{
+	char file[4096];
+
+	for (size_t i = 0; i < t->p.nrules; i++)
+		if (!t->p.rules[i].cgroup)
+			return false;
+	snprintf(file, sizeof(file), "%s/cgroup.controllers", t->p.cgroup_root);
+	return access(file, F_OK) == 0;
+}
+
+static void scan_cgroups(struct targets *t, size_t *n)
+{
+	for (size_t i = 0; i < t->p.nrules; i++) {
+		const char *cg = t->p.rules[i].cgroup;
+		char path[2048];
+		size_t len;
+		bool inner = false;
+
+		/* A rule whose cgroup lies within another's is walked with it:
+		 * a process is in one cgroup, and found once. */
+		for (size_t j = 0; j < t->p.nrules && !inner; j++)
+			inner = j != i && cgroup_under(cg, t->p.rules[j].cgroup) &&
+				(!cgroup_under(t->p.rules[j].cgroup, cg) || j < i);
+		if (inner)
+			continue;
+		snprintf(path, sizeof(path), "%s", cg);
+		len = strlen(path);
+		while (len > 0 && path[len - 1] == '/')
+			path[--len] = '\0';	/* "/a/" is "/a", "/" is "" */
+		scan_cgroup(t, path, sizeof(path), 0, n);
+	}
+}
+
+int targets_scan(struct targets *t, struct targets_diff *diff)
+{
+	pid_t *next = NEXT(t);
+	size_t n = 0, i = 0, j = 0;
+
+	t->overflow = 0;
+	t->from_cgroups = cgroups_only(t);
+	if (t->from_cgroups) {
+		scan_cgroups(t, &n);
+	} else {
+		int r = scan_proc(t, &n);
+
+		if (r < 0)
+			return r;
+	}
 	qsort(next, n, sizeof(*next), pid_cmp);
 
 	if (diff) {

@@ -119,6 +119,85 @@ static void test_scan_and_diff(void)
 	targets_free(&t);
 }
 
+static char cgroot[] = "/tmp/tierd-cgroup-XXXXXX";
+
+/* A cgroup under cgroot (made with its parents) listing @procs. */
+static void cgroup(const char *cg, const char *procs)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "mkdir -p '%s%s'", cgroot, cg);
+	CHECK_EQ_INT(system(path), 0);
+	snprintf(path, sizeof(path), "%s%s/cgroup.procs", cgroot, cg);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(procs, f);
+		fclose(f);
+	}
+}
+
+/*
+ * Every rule names a cgroup: the processes come from the cgroup.procs files
+ * of those cgroups and their descendants, not from /proc (202 says /db in
+ * /proc but no cgroup lists it); a rule within another's cgroup finds its
+ * processes once; min_rss still applies.  Without a cgroup v2 mount there,
+ * the /proc walk again.
+ */
+static void test_scan_cgroups(void)
+{
+	static const struct targets_rule cg_rules[] = {
+		{ .cgroup = "/db/", .min_rss_bytes = 100 * MB },
+		{ .cgroup = "/db/child" },
+	};
+	struct targets_params p = {
+		.proc_root = root, .cgroup_root = cgroot, .rules = cg_rules, .nrules = 2,
+		.max_targets = 8, .page_size = 4096, .self = 555,
+	};
+	struct targets t;
+	char path[512];
+
+	CHECK(mkdtemp(cgroot) != NULL);
+	proc(200, "a", "/db", 100000, 76800);		/* 300 MiB */
+	proc(201, "b", "/db/child", 1000, 10);		/* small, but rule 2 */
+	proc(202, "c", "/db", 100000, 76800);		/* in no cgroup.procs */
+	proc(203, "d", "/db", 1000, 10);		/* too small for rule 1 */
+	proc(204, "e", "/other", 100000, 76800);
+	cgroup("", "1\n");
+	cgroup("/db", "200\n203\n555\n205\n");	/* 555: tierd; 205: exited */
+	cgroup("/db/child", "201\n");
+	cgroup("/db/child/empty", "");
+	cgroup("/other", "204\n");
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", cgroot);
+	fclose(fopen(path, "w"));
+
+	CHECK_EQ_INT(targets_init(&t, &p), 0);
+	CHECK_EQ_INT(targets_scan(&t, NULL), 2);
+	CHECK(t.from_cgroups);
+	CHECK_EQ_INT(t.pids[0], 200);
+	CHECK_EQ_INT(t.pids[1], 201);
+	targets_free(&t);
+	/* A rule cgroup that does not exist (yet): nothing, no error. */
+	p.rules = &(const struct targets_rule){ .cgroup = "/missing" };
+	p.nrules = 1;
+	CHECK_EQ_INT(targets_init(&t, &p), 0);
+	CHECK_EQ_INT(targets_scan(&t, NULL), 0);
+	CHECK(t.from_cgroups);
+	targets_free(&t);
+	/* No cgroup v2 mount there: the /proc walk, which finds 202 too. */
+	unlink(path);
+	p.rules = cg_rules;
+	p.nrules = 2;
+	CHECK_EQ_INT(targets_init(&t, &p), 0);
+	CHECK_EQ_INT(targets_scan(&t, NULL), 3);
+	CHECK(!t.from_cgroups);
+	CHECK_EQ_INT(t.pids[2], 202);
+	targets_free(&t);
+	snprintf(path, sizeof(path), "rm -rf '%s'", cgroot);
+	CHECK_EQ_INT(system(path), 0);
+}
+
 static void test_bad_params(void)
 {
 	struct targets_params p = { .proc_root = "/nonexistent/proc", .rules = rules,
@@ -135,6 +214,7 @@ static void test_bad_params(void)
 int main(void)
 {
 	RUN(test_scan_and_diff);
+	RUN(test_scan_cgroups);
 	RUN(test_bad_params);
 	if (!test_failures) {
 		char cmd[600];
