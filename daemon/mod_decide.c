@@ -70,7 +70,8 @@
 #define MAX_CAND (128u << 10) /* 512 MiB */
 #define MAX_CAND_ENTRIES (32u << 10) /* candidates a tick: 4 MiB of arrays */
 #define MAX_VIEWS 4096 /* table entries looked at a tick */
-#define COLD_QUERY_PAGES (16u << 10) /* base pages the cold passes query a tick */
+#define COLD_QUERY_PAGES (16u << 10) /* base pages the coldest pass queries a tick */
+#define COLD_QUERY_CALLS 256 /* and node queries (a THP or 4 KiB entry is one page) */
 #define COLD_WINDOWS 2 /* MAX_VIEWS selections the coldest pass makes a tick */
 #define MAX_RETRIES 4096
 #define FAST_RECHECK_NS (10 * NSEC_PER_SEC)
@@ -87,7 +88,7 @@ struct mod_decide {
 	size_t max_pages; /* base pages a tick */
 	size_t max_cand; /* candidates (array entries) a tick */
 	bool cand_full; /* add_entry() refused an entry for max_cand this tick */
-	size_t cold_queried; /* base pages the cold passes queried this tick */
+	size_t cold_queried, cold_calls; /* base pages and queries of the coldest pass this tick */
 	struct hot_cursor cold_cursor; /* where the coldest pass goes on from */
 	struct hot_entry_view *views;
 	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
@@ -269,8 +270,10 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 	}
 	for (size_t i = 0; i < count; i++)
 		m->addrs[i] = (void *)(uintptr_t)(v->addr + i * PAGE_SZ);
-	if (cold)
+	if (cold) {
 		m->cold_queried += count;
+		m->cold_calls++;
+	}
 	if (mig_query(&m->query, v->pid, count, m->addrs, m->status) < 0)
 		return 0;
 	heat = v->heat >= 4e9 ? 4000000000u : (uint32_t)(v->heat + 0.5);
@@ -415,7 +418,8 @@ static bool still_fast(struct tierd *d, struct mod_decide *m, struct pipeline *p
  * range a tick).  The coldest pass is below everything the head looked
  * at, so an entry it finds on the lowest tier takes no slot (add_entry()),
  * and its queries are bounded by COLD_QUERY_PAGES a tick: 16 Ki base
- * pages, what the reserve's slots queried before.
+ * pages, what the reserve's slots queried before, and COLD_QUERY_CALLS
+ * node queries (a THP or a 4 KiB entry is one page a query).
  */
 static void cold_walk(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 		      double floor_heat, size_t *n, uint64_t now_ns);
@@ -429,6 +433,7 @@ static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 	memset(m->rule_used, 0, sizeof(m->rule_used));
 	m->cand_full = false;
 	m->cold_queried = 0;
+	m->cold_calls = 0;
 	nv = hot_select_hottest(p->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
 	reserve = demote ? m->max_cand / 4 : 0;
 	tail = reserve && nv < MAX_VIEWS;
@@ -462,8 +467,8 @@ static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
  * than @floor_heat, coldest first, MAX_VIEWS at a time (at most
  * COLD_WINDOWS selections), from where the last tick's pass stopped
  * (m->cold_cursor) until the cap is full or the tick's COLD_QUERY_PAGES
- * are spent; once it reaches @floor_heat or the end of the table, the
- * next pass starts again from the coldest.  Without the cursor a table
+ * or COLD_QUERY_CALLS are spent; once it reaches @floor_heat or the end
+ * of the table, the next pass starts again from the coldest.  Without the cursor a table
  * whose MAX_VIEWS coldest entries all sat on the lowest tier (more than
  * 8 GiB of 2 MiB ranges) hid every colder-than-hot page behind them on
  * the fast tier: each tick looked at the same coldest entries only.  A
@@ -483,7 +488,8 @@ static void cold_walk(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 		for (i = 0; i < nv && m->views[i].heat < floor_heat; i++) {
 			if (known_low(p, &m->views[i], now_ns))
 				continue;
-			stopped = m->cold_queried >= COLD_QUERY_PAGES;
+			stopped = m->cold_queried >= COLD_QUERY_PAGES ||
+				  m->cold_calls >= COLD_QUERY_CALLS;
 			if (stopped)
 				break;
 			*n += add_entry(d, m, p, &m->views[i], *n, true, now_ns);

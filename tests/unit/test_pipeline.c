@@ -636,6 +636,65 @@ static void test_cold_pass_large_table(void)
 }
 
 /*
+ * The coldest pass over 4 KiB entries (the BPF source's): 4224 of them on
+ * the lowest tier, colder than anything else, then 8 cold ranges on node 0
+ * and the hot ranges.  Each query is one page, so the pass is bounded by
+ * COLD_QUERY_CALLS (256 a tick), not by its 16 Ki pages: with node 0 below
+ * its low target, no tick queries more than the head (48 ranges) and 256
+ * entries, the first reaches 256, and the cold ranges are demoted within
+ * 4224 / 256 + 2 ticks.
+ */
+static void test_cold_walk_small_entries(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	const int pages = 66 * 64, head = (CAND_PAGES - RESERVE_PAGES) / ENTRY_PAGES;
+	const int calls = 256, most = pages / calls + 2;
+	char root[4096];
+	struct pipe_fakes fk;
+	uint64_t now = 0;
+	int tick;
+
+	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
+	map.far_ranges = pages / ENTRY_PAGES + 1;
+	map.far_node = 1;
+	writable_root(&d, FIXTURE_FREE_KB);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	/* 64 records a drain (the fake's queue); below hot_threshold 8. */
+	for (int t = 0; t < pages / 64; t++) {
+		for (int i = 0; i < 64; i++)
+			CHECK_EQ_INT(sampler_fake_push(&sf, PID, FAR_BASE + (uint64_t)(t * 64 + i) * PG,
+						       PG, 0.5), 0);
+		now += SEC / 10;
+		CHECK_EQ_INT(tierd_tick(&d, now), 0);
+	}
+	CHECK_EQ_U64(d.pipe->hot->nused, pages);
+	CHECK_EQ_U64(map.far_moved, 0);
+
+	node0_free(tree, 100 << 10);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + COLD_FIRST * PG, COLD_RANGES * 2 * MIB,
+				       1.0), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, HOT_RANGES * 2 * MIB, 20.0), 0);
+	for (tick = 1; tick <= 3 * most; tick++) {
+		int queries = map.queries;
+
+		now += 2 * SEC;	/* past cold_age_s */
+		CHECK_EQ_INT(tierd_tick(&d, now), 0);
+		CHECK(map.queries - queries <= head + calls);
+		if (tick == 1)
+			CHECK_EQ_INT(map.queries - queries, head + calls);
+		if (count_on(&map, COLD_FIRST, SLOW_FIRST, 1) == COLD_RANGES * ENTRY_PAGES)
+			break;
+	}
+	CHECK(tick <= most);
+	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 1), COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_U64(map.far_moved, 0);
+	tierd_fini(&d);
+	fs_tree_remove(tree);
+}
+
+/*
  * 4 KiB entries (the BPF source's): page 0 of a range, on node 0, and
  * page 1, on node 1, both hot.  Page 0's query must not mark the whole
  * range fast: page 1, next in the hottest-first order, is queried and
@@ -775,6 +834,7 @@ int main(int argc, char **argv)
 	RUN(test_cold_pass_large_table);
 	RUN(test_cold_walk);
 	RUN(test_small_entries_no_range_mark);
+	RUN(test_cold_walk_small_entries);
 	RUN(test_mark_follows_query);
 	{
 		char path[512];
