@@ -165,17 +165,23 @@ static void test_statuses(void)
 }
 
 /* A plan that outlasts the migrator's budget: no batch starts after it. */
+/* Three one-page promotions from node 1 to node 0, of three processes:
+ * three batches. */
+static void three_promotions(void)
+{
+	setup_topo();
+	nr = 0;
+	for (int pid = 7; pid <= 9; pid++)
+		add(pid, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
+}
+
 static void test_budget(void)
 {
 	struct fake_mig f = { .probe_result = 0 };
 	struct migrator m;
 	struct mig_run_result res;
 
-	setup_topo();
-	nr = 0;
-	add(7, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
-	add(8, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
-	add(9, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
+	three_promotions();
 	f.nr_steps = 3;
 	for (int i = 0; i < 3; i++) {
 		f.steps[i].nr_status = 1;
@@ -211,11 +217,7 @@ static void test_room_floor(void)
 	struct migrator m;
 	struct mig_run_result res;
 
-	setup_topo();
-	nr = 0;
-	add(7, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
-	add(8, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
-	add(9, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
+	three_promotions();
 	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
 	m.page_bytes = PG;
 	m.floor_bytes[0] = 100 * PG;
