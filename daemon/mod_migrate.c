@@ -180,6 +180,17 @@ static int mod_migrate_tick(struct tierd *d, void *priv, uint64_t now_ns)
 		return 0;
 	m->mig.dry_run = d->dry_run;
 	m->mig.budget_ns = PIPE_MOVE_BUDGET_NS;
+	/* The floor the policy planned to (mig_run_plan() checks it again
+	 * before each batch). */
+	for (int i = 0; i < d->topo.nr_nodes; i++) {
+		int id = d->topo.nodes[i].id;
+		int64_t lo, hi;
+
+		if (id < 0 || id >= TOPO_MAX_NODES)
+			continue;
+		policy_node_targets(&d->topo, i, &lo, &hi);
+		m->mig.floor_bytes[id] = hi > 0 ? (uint64_t)hi : 0;
+	}
 	before = *m->acct;
 	r = mig_run_plan(&m->mig, m->acct, &d->topo, p->plan, p->intents, now_ns, &run);
 	if (r < 0)
@@ -188,9 +199,9 @@ static int mod_migrate_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	if (run.skipped_batches || (p->cand_capped && run.moved_bytes && !rate_held(p)))
 		p->backlog = true;
 	/* -v only: what a tick moved, to see where the time goes. */
-	log_debug("migrate at %.3f s: %zu calls, %.1f MiB moved in %.3f s of move_pages, %zu batches left for later",
+	log_debug("migrate at %.3f s: %zu calls, %.1f MiB moved in %.3f s of move_pages, %zu batches left for later, %zu for want of room",
 		  (double)(now_ns - d->start_ns) / 1e9, run.calls, run.moved_bytes / 1048576.0,
-		  run.elapsed_ns / 1e9, run.skipped_batches);
+		  run.elapsed_ns / 1e9, run.skipped_batches, run.room_skipped_batches);
 	m->calls_total += run.calls;
 	m->failed_calls_total += run.failed_calls;
 	d->stats.move_pages_calls_total += run.calls;

@@ -480,7 +480,7 @@ static bool emit(struct policy *p, struct plan *pl, uint32_t i, int from, int to
  * Node index @i's free-memory targets: demotion starts below *@ret_low,
  * promotion leaves *@ret_high free (the model above).
  */
-static void node_targets(const struct topology *topo, int i, int64_t *ret_low,
+void policy_node_targets(const struct topology *topo, int i, int64_t *ret_low,
 			 int64_t *ret_high)
 {
 	const struct topo_node *n = &topo->nodes[i];
@@ -515,7 +515,7 @@ static void plan_nodes(struct plan *pl)
 	const struct topology *topo = pl->topo;
 
 	for (int i = 0; i < topo->nr_nodes; i++) {
-		node_targets(topo, i, &pl->low[i], &pl->high[i]);
+		policy_node_targets(topo, i, &pl->low[i], &pl->high[i]);
 		pl->free[i] = (int64_t)topo->nodes[i].free_bytes;
 		pl->need[i] = pl->free[i] < pl->low[i] ? pl->high[i] - pl->free[i] : 0;
 		pl->unmet[i] = 0;
@@ -538,7 +538,7 @@ bool policy_may_demote(const struct policy_params *params, const struct policy_i
 
 		if (n->tier < 0 || n->tier + 1 >= topo->nr_tiers)
 			continue; /* no tier below to demote to */
-		node_targets(topo, i, &lo, &hi);
+		policy_node_targets(topo, i, &lo, &hi);
 		if (free_b < lo)
 			return true; /* watermark demotions */
 		if (params->demote_for_room && !n->gpu && free_b - hi < (int64_t)promote_bytes)

@@ -217,6 +217,13 @@ int policy_run(struct policy *p, const struct policy_input *in, struct policy_ou
  * tick promotes.  Demotion takes only pages that are candidates: the caller
  * keeps room among them for cold pages when this is true.
  */
+/*
+ * Node index @i's free-memory targets: demotion starts below *@ret_low, and
+ * moves into the node leave *@ret_high free.
+ */
+void policy_node_targets(const struct topology *topo, int i, int64_t *ret_low,
+			 int64_t *ret_high);
+
 bool policy_may_demote(const struct policy_params *params, const struct policy_input *in,
 		       uint64_t promote_bytes);
 

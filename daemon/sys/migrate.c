@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "migrate.h"
 
@@ -59,9 +60,31 @@ static uint64_t real_now_ns(void *ctx)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static int real_node_free(void *ctx, int node, uint64_t *ret_bytes)
+{
+	char path[96], line[256];
+	unsigned long long kb;
+	int r = -ENODATA;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node %*d MemFree: %llu kB", &kb) == 1) {
+			*ret_bytes = (uint64_t)kb << 10;
+			r = 0;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
 const struct mig_ops mig_real_ops = {
 	.move_pages = real_move_pages,
 	.now_ns = real_now_ns,
+	.node_free = real_node_free,
 };
 
 int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_run)
@@ -72,6 +95,7 @@ int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_
 	m->ops = ops;
 	m->ctx = ctx;
 	m->dry_run = dry_run;
+	m->page_bytes = (uint64_t)sysconf(_SC_PAGESIZE);
 	r = ops->move_pages(ctx, 0, 0, NULL, NULL, NULL, MPOL_MF_PROMOTE);
 	m->has_promote = r == 0;
 	return r == 0 || r == -EINVAL ? 0 : r;
@@ -82,6 +106,33 @@ int mig_query(struct migrator *m, int pid, size_t count, void **addrs, int *stat
 	int r = m->ops->move_pages(m->ctx, pid, count, addrs, NULL, status, 0);
 
 	return r < 0 ? r : 0;
+}
+
+/*
+ * Would batch @k of @pl leave its target node less free memory than its
+ * floor?  The plan was made from the free memory at the tick's start; its
+ * batches take seconds to copy on a slow machine, and the node's other
+ * users allocate meanwhile (on a CPU's node first, down to its low
+ * watermark).  A batch that goes below the floor has the kernel allocate
+ * its pages through direct reclaim on that node, page after page: in the
+ * lab, with node 0 filled to its high watermark (tests/lab/fault-enomem),
+ * tierd ran for more than 30 s without answering tierctl.  A node whose
+ * free memory cannot be read is taken as planned.
+ */
+static bool room_short(const struct migrator *m, const struct batch_plan *pl, size_t k,
+		       const struct policy_intent *intents)
+{
+	const struct batch *b = &pl->batches[k];
+	uint64_t bytes = 0, free_b;
+
+	if (!m->ops->node_free || b->node < 0 || b->node >= TOPO_MAX_NODES ||
+	    !m->floor_bytes[b->node])
+		return false;
+	for (size_t i = b->first; i < b->first + b->count; i++)
+		bytes += (uint64_t)intents[pl->intent[i]].nr_pages * m->page_bytes;
+	if (m->ops->node_free(m->ctx, b->node, &free_b) < 0)
+		return false;
+	return free_b < m->floor_bytes[b->node] + bytes;
 }
 
 /*
@@ -129,6 +180,10 @@ int mig_run_plan(struct migrator *m, struct account *a, const struct topology *t
 			/* The time budget is spent: the rest waits. */
 			ret->skipped_batches = mig_skip(pl, k, pl->nr_batches);
 			break;
+		}
+		if (!m->dry_run && room_short(m, pl, k, intents)) {
+			ret->room_skipped_batches += mig_skip(pl, k, k + 1);
+			continue;
 		}
 		if (m->dry_run)
 			r = m->ops->move_pages(m->ctx, b->pid, b->count, addrs, NULL, status, 0);

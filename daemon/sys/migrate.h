@@ -35,6 +35,8 @@ struct mig_ops {
 	int (*move_pages)(void *ctx, int pid, unsigned long count, void **addrs, const int *nodes,
 			  int *status, int flags);
 	uint64_t (*now_ns)(void *ctx);	/* CLOCK_MONOTONIC */
+	/* MemFree of node @node, or a negative errno; NULL: never checked. */
+	int (*node_free)(void *ctx, int node, uint64_t *ret_bytes);
 };
 
 extern const struct mig_ops mig_real_ops;
@@ -44,8 +46,12 @@ struct migrator {
 	void *ctx;
 	bool has_promote;	/* the kernel takes MPOL_MF_PROMOTE */
 	bool dry_run;
+	uint64_t page_bytes;	/* of a base page: an intent's nr_pages counts them */
 	/* mig_run_plan() starts no batch after this long (0: no limit). */
 	uint64_t budget_ns;
+	/* By node id: mig_run_plan() starts no batch that would leave that
+	 * node less free memory than this (0: no floor). */
+	uint64_t floor_bytes[TOPO_MAX_NODES];
 };
 
 /*
@@ -69,12 +75,15 @@ struct mig_run_result {
 	uint64_t would_pages;	/* dry run */
 	int first_error;	/* first whole-call errno (negative), 0 if none */
 	size_t skipped_batches;	/* not started: budget_ns ran out */
+	size_t room_skipped_batches;	/* not started: the node is at its floor */
 };
 
 /*
  * Carry out the batches of @pl in order and account each through @a; once
  * m->budget_ns has passed, start no more (their status entries become
- * -ECANCELED, their count is in @ret).  @now_ns is the tick's time, for
+ * -ECANCELED, their count is in @ret).  A batch whose target node has, just
+ * before it would start, less free memory than m->floor_bytes and the
+ * batch's bytes is not started either (room_skipped_batches).  @now_ns is the tick's time, for
  * back-off and retry scheduling.
  * Returns 0; per-call failures are accounted, counted in @ret and the
  * first one kept there.  Once a node is in -ENOMEM back-off, the plan's

@@ -38,6 +38,12 @@ struct fake_mig {
 	struct fake_mig_call calls[FAKE_MIG_STEPS];
 	int nr_calls;
 	uint64_t clock_ns;
+	/* node_free(): an errno (negative), else the bytes of free[node], which
+	 * each page that lands takes page_bytes from. */
+	int free_err;
+	uint64_t free[2];
+	uint64_t page_bytes;
+	int free_reads;
 };
 
 extern const struct mig_ops fake_mig_ops;

@@ -165,17 +165,23 @@ static void test_statuses(void)
 }
 
 /* A plan that outlasts the migrator's budget: no batch starts after it. */
+/* Three one-page promotions from node 1 to node 0, of three processes:
+ * three batches. */
+static void three_promotions(void)
+{
+	setup_topo();
+	nr = 0;
+	for (int pid = 7; pid <= 9; pid++)
+		add(pid, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
+}
+
 static void test_budget(void)
 {
 	struct fake_mig f = { .probe_result = 0 };
 	struct migrator m;
 	struct mig_run_result res;
 
-	setup_topo();
-	nr = 0;
-	add(7, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
-	add(8, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
-	add(9, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
+	three_promotions();
 	f.nr_steps = 3;
 	for (int i = 0; i < 3; i++) {
 		f.steps[i].nr_status = 1;
@@ -194,6 +200,58 @@ static void test_budget(void)
 	CHECK_EQ_U64(res.moved_bytes, 2 * PG);
 	CHECK_EQ_INT(pl->status[pl->batches[2].first], -ECANCELED);
 	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 2);
+	teardown_run();
+}
+
+/*
+ * Each batch checks its node's free memory just before it starts: with
+ * node 0 two pages above its floor, the first two one-page batches land
+ * (the fake takes a page of free memory for each) and the third, which
+ * would go below the floor, waits (-ECANCELED, room_skipped_batches), not
+ * counted as a budget skip.  A free count that cannot be read, no floor,
+ * or a dry run: everything starts.
+ */
+static void test_room_floor(void)
+{
+	struct fake_mig f = { .probe_result = 0, .page_bytes = PG };
+	struct migrator m;
+	struct mig_run_result res;
+
+	three_promotions();
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	m.page_bytes = PG;
+	m.floor_bytes[0] = 100 * PG;
+	f.free[0] = 102 * PG;
+	setup_run(2);
+	CHECK_EQ_INT(pl->nr_batches, 3);
+	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 100 * SEC, &res), 0);
+	CHECK_EQ_INT(f.nr_calls, 2);
+	CHECK_EQ_INT(f.free_reads, 3);
+	CHECK_EQ_INT(res.room_skipped_batches, 1);
+	CHECK_EQ_INT(res.skipped_batches, 0);
+	CHECK_EQ_U64(res.moved_bytes, 2 * PG);
+	CHECK_EQ_INT(pl->status[pl->batches[2].first], -ECANCELED);
+	CHECK_EQ_U64(f.free[0], 100 * PG);
+
+	/* Unreadable: as planned. */
+	f.free_err = -EIO;
+	f.nr_calls = 0;
+	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 101 * SEC, &res), 0);
+	CHECK_EQ_INT(f.nr_calls, 3);
+	CHECK_EQ_INT(res.room_skipped_batches, 0);
+	/* No floor for the node; a dry run. */
+	f.free_err = 0;
+	f.free[0] = 0;
+	f.nr_calls = 0;
+	m.floor_bytes[0] = 0;
+	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 102 * SEC, &res), 0);
+	CHECK_EQ_INT(res.calls, 3);
+	m.floor_bytes[0] = 100 * PG;
+	m.dry_run = true;
+	f.nr_calls = 0;
+	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 103 * SEC, &res), 0);
+	CHECK_EQ_INT(res.calls, 3);
+	CHECK_EQ_INT(res.room_skipped_batches, 0);
 	teardown_run();
 }
 
@@ -321,6 +379,7 @@ int main(void)
 {
 	RUN(test_statuses);
 	RUN(test_budget);
+	RUN(test_room_floor);
 	RUN(test_busy_retries_and_nomem_backoff);
 	RUN(test_call_failed_and_dry_run);
 	return TEST_EXIT();
