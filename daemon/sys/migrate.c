@@ -62,23 +62,7 @@ static uint64_t real_now_ns(void *ctx)
 
 static int real_node_free(void *ctx, int node, uint64_t *ret_bytes)
 {
-	char path[96], line[256];
-	unsigned long long kb;
-	int r = -ENODATA;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Node %*d MemFree: %llu kB", &kb) == 1) {
-			*ret_bytes = (uint64_t)kb << 10;
-			r = 0;
-			break;
-		}
-	fclose(f);
-	return r;
+	return topo_node_free("/", node, ret_bytes);
 }
 
 const struct mig_ops mig_real_ops = {

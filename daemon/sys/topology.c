@@ -270,6 +270,16 @@ int topo_read(const char *root, struct topology *ret)
 	return 0;
 }
 
+int topo_node_free(const char *root, int id, uint64_t *ret_bytes)
+{
+	struct topo_node n = { .id = id };
+	int r = read_meminfo(root, &n);
+
+	if (r == 0)
+		*ret_bytes = n.free_bytes;
+	return r;
+}
+
 int topo_refresh_memory(const char *root, struct topology *topo)
 {
 	for (int i = 0; i < topo->nr_nodes; i++) {
