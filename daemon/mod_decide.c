@@ -254,6 +254,7 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
 	uint32_t nr_pages = 1, heat;
 	size_t count = 1, added = 0;
+	uint64_t gpu_bytes = 0; /* on GPU nodes, for the placement rule */
 	bool all_fast = true, all_low = true;
 
 	if (!proc)
@@ -301,8 +302,8 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 			.last_promote_ns = rg ? rg->last_promote_ns : 0,
 			.last_demote_ns = rg ? rg->last_demote_ns : 0,
 		};
-		if (proc->rule >= 0 && d->topo.nodes[idx].gpu)
-			m->rule_used[proc->rule] += (uint64_t)nr_pages * PAGE_SZ;
+		if (d->topo.nodes[idx].gpu)
+			gpu_bytes += (uint64_t)nr_pages * PAGE_SZ;
 		added++;
 	}
 	/* What the query saw, for the passes that skip ranges known fast or
@@ -314,15 +315,10 @@ static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 		r->fast_seen_ns = all_fast ? now_ns : 0;
 		r->low_seen_ns = all_low ? now_ns : 0;
 	}
-	if (cold && added && all_low) {
-		for (size_t i = 0; proc->rule >= 0 && i < added; i++) {
-			int idx = topo_node_index(&d->topo, m->cand[n + i].node);
-
-			if (d->topo.nodes[idx].gpu)
-				m->rule_used[proc->rule] -= (uint64_t)nr_pages * PAGE_SZ;
-		}
+	if (cold && added && all_low)
 		return 0;
-	}
+	if (proc->rule >= 0)
+		m->rule_used[proc->rule] += gpu_bytes;
 	return added;
 }
 
