@@ -15,7 +15,9 @@
  *     (mod_migrate.c), is not queried again for promotion for
  *     FAST_RECHECK_NS: the budget goes to the ranges that may still need
  *     moving;
- *  3. where each candidate is: one move_pages node query per entry;
+ *  3. where each candidate is: move_pages node queries, one call for a
+ *     run of entries of one process, up to QUERY_ENTRIES entries and
+ *     QUERY_PAGES pages (see stage_entry());
  *  4. core/policy -> intents, cut to this tick's time budget (below), plus
  *     the -EBUSY retries that are due (core/account) -> core/batch -> the
  *     plan the migrate step carries out.
@@ -71,13 +73,22 @@
 #define MAX_CAND_ENTRIES (32u << 10) /* candidates a tick: 4 MiB of arrays */
 #define MAX_VIEWS 4096 /* table entries looked at a tick */
 #define COLD_QUERY_PAGES (16u << 10) /* base pages the coldest pass queries a tick */
-#define COLD_QUERY_CALLS 256 /* and node queries (a THP or 4 KiB entry is one page) */
+#define QUERY_ENTRIES 1024 /* entries one node query may cover */
+#define QUERY_PAGES 4096 /* base pages it may cover (a 2 MiB entry of base pages is 512) */
 #define COLD_WINDOWS 2 /* MAX_VIEWS selections the coldest pass makes a tick */
 #define MAX_RETRIES 4096
 #define FAST_RECHECK_NS (10 * NSEC_PER_SEC)
 #define RECHECK_PAGES 16 /* of a known-fast range's 512, see still_fast() */
 #define CGROUP_ROOT "/sys/fs/cgroup"
 #define MOVE_BUDGET_NS PIPE_MOVE_BUDGET_NS
+
+/* An entry of the table chosen as candidates, waiting for its node query. */
+struct staged {
+	struct hot_entry_view v;
+	uint32_t first, count; /* its pages in addrs[] */
+	uint32_t nr_pages; /* base pages per queried page: 512 for a THP, else 1 */
+	bool cold; /* staged by a cold pass */
+};
 
 struct mod_decide {
 	struct policy_params pp;
@@ -87,14 +98,17 @@ struct mod_decide {
 	struct thp_lookup *thp; /* NULL: treat 2 MiB entries as base pages */
 	size_t max_pages; /* base pages a tick */
 	size_t max_cand; /* candidates (array entries) a tick */
-	bool cand_full; /* add_entry() refused an entry for max_cand this tick */
-	size_t cold_queried, cold_calls; /* base pages and queries of the coldest pass this tick */
+	bool cand_full; /* stage_entry() refused an entry for max_cand this tick */
+	size_t n; /* candidates in cand[] this tick, queried */
+	size_t cold_queried; /* base pages the coldest pass staged this tick */
+	struct staged *staged; /* entries whose query is pending, QUERY_ENTRIES */
+	size_t nr_staged, staged_pages; /* their number, and their pages in addrs[] */
 	struct hot_cursor cold_cursor; /* where the coldest pass goes on from */
 	struct hot_entry_view *views;
 	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
 	struct policy_page *cand;
 	struct policy_intent *intents;
-	void **addrs;
+	void **addrs; /* the staged entries' pages, QUERY_PAGES */
 	int *status;
 	struct bucket global_rate;
 	struct bucket cg_rate[CONF_MAX_CGROUPS];
@@ -195,9 +209,10 @@ static int mod_decide_start(struct tierd *d, void **ret_priv)
 	m->views = calloc(MAX_VIEWS, sizeof(*m->views));
 	m->cand = calloc(m->max_cand, sizeof(*m->cand));
 	m->intents = calloc(m->max_cand + MAX_RETRIES, sizeof(*m->intents));
-	m->addrs = calloc(PAGES_PER_HUGE, sizeof(*m->addrs));
-	m->status = calloc(PAGES_PER_HUGE, sizeof(*m->status));
-	if (!m->views || !m->cand || !m->intents || !m->addrs || !m->status)
+	m->staged = calloc(QUERY_ENTRIES, sizeof(*m->staged));
+	m->addrs = calloc(QUERY_PAGES, sizeof(*m->addrs));
+	m->status = calloc(QUERY_PAGES, sizeof(*m->status));
+	if (!m->views || !m->cand || !m->intents || !m->staged || !m->addrs || !m->status)
 		return -ENOMEM;
 	params_from_conf(d->conf, &m->pp);
 	r = policy_new(&m->pp, m->max_cand, CONF_MAX_CGROUPS, &m->policy);
@@ -240,86 +255,155 @@ static void match_rules(struct mod_decide *m, struct pipeline *p)
 }
 
 /*
- * Append the pages of entry @v as candidates, with their nodes.  Returns
- * how many were added (pages not mapped are left out).  For the cold
- * passes (@cold), an entry found wholly on the lowest tier adds nothing:
- * there is no tier to demote it to, and it would take the reserve's slots
- * from the cold pages that can go down (its range is remembered as low,
- * see known_low()).
+ * The staged entries' nodes into status[]: one move_pages node query for
+ * each run of staged entries of one process (in the common case of one
+ * workload, one call for up to QUERY_ENTRIES entries or QUERY_PAGES
+ * pages; a query per entry was up to 32 Ki calls a tick for the BPF
+ * source's 4 KiB entries).
  */
-static size_t add_entry(struct tierd *d, struct mod_decide *m, struct pipeline *p,
-			const struct hot_entry_view *v, size_t n, bool cold, uint64_t now_ns)
+static void query_staged(struct mod_decide *m)
 {
-	const struct pipe_proc *proc = pipe_proc(p, v->pid);
-	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
-	uint32_t nr_pages = 1, heat;
-	size_t count = 1, added = 0;
-	uint64_t gpu_bytes = 0; /* on GPU nodes, for the placement rule */
-	bool all_fast = true, all_low = true;
+	size_t run = 0;
 
-	if (!proc)
-		return 0;
+	for (size_t k = 1; k <= m->nr_staged; k++) {
+		const struct staged *r = &m->staged[run], *last = &m->staged[k - 1];
+		size_t count;
+
+		if (k < m->nr_staged && m->staged[k].v.pid == r->v.pid)
+			continue;
+		/* staged[run, k): their pages follow each other in addrs[].  A
+		 * call that fails (the process gone) leaves them unmapped. */
+		count = last->first + last->count - r->first;
+		if (mig_query(&m->query, r->v.pid, count, m->addrs + r->first,
+			      m->status + r->first) < 0)
+			for (size_t i = r->first; i < r->first + count; i++)
+				m->status[i] = -ESRCH;
+		run = k;
+	}
+}
+
+/*
+ * The staged entries' candidates, in the order they were staged, appended
+ * to cand[] with their nodes (query_staged()).  Pages not mapped are left
+ * out.  For the cold passes, an entry found wholly on the lowest tier adds
+ * nothing: there is no tier to demote it to, and it would take the
+ * reserve's slots from the cold pages that can go down (its range is
+ * remembered as low, see known_low()).
+ */
+static void flush_staged(struct tierd *d, struct mod_decide *m, struct pipeline *p,
+			 uint64_t now_ns)
+{
+	query_staged(m);
+	for (size_t k = 0; k < m->nr_staged; k++) {
+		const struct staged *s = &m->staged[k];
+		const struct hot_entry_view *v = &s->v;
+		const struct pipe_proc *proc = pipe_proc(p, v->pid);
+		const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
+		uint64_t gpu_bytes = 0; /* on GPU nodes, for the placement rule */
+		bool all_fast = true, all_low = true;
+		size_t added = 0;
+		uint32_t heat;
+
+		heat = v->heat >= 4e9 ? 4000000000u : (uint32_t)(v->heat + 0.5);
+		if (v->heat > 0 && !heat)
+			heat = 1;
+		for (size_t i = s->first; i < s->first + s->count; i++) {
+			struct policy_page *pg = &m->cand[m->n + added];
+			int idx = topo_node_index(&d->topo, m->status[i]);
+
+			if (m->status[i] < 0 || idx < 0)
+				continue; /* not populated, or not a memory node */
+			if (d->topo.nodes[idx].tier != 0)
+				all_fast = false;
+			if (d->topo.nodes[idx].tier != d->topo.nr_tiers - 1)
+				all_low = false;
+			*pg = (struct policy_page){
+				.pid = v->pid,
+				.addr = (uint64_t)(uintptr_t)m->addrs[i],
+				.nr_pages = s->nr_pages,
+				.node = m->status[i],
+				.heat = heat,
+				.last_access_ns = v->last_ns,
+				.cgroup = proc->cgroup,
+				.rule = proc->rule,
+				.last_promote_ns = rg ? rg->last_promote_ns : 0,
+				.last_demote_ns = rg ? rg->last_demote_ns : 0,
+			};
+			if (d->topo.nodes[idx].gpu)
+				gpu_bytes += (uint64_t)s->nr_pages * PAGE_SZ;
+			added++;
+		}
+		/* What the query saw, for the passes that skip ranges known fast
+		 * or low; a range already remembered loses a mark it no longer
+		 * earns.  Marks are per 2 MiB range: a 4 KiB entry says nothing
+		 * of the rest. */
+		if (added && v->len == HOT_HUGE_SIZE && (all_fast || all_low || rg)) {
+			struct pipe_range *r = pipe_range(p, v->pid, v->addr);
+
+			r->fast_seen_ns = all_fast ? now_ns : 0;
+			r->low_seen_ns = all_low ? now_ns : 0;
+		}
+		if (s->cold && added && all_low)
+			continue;
+		if (proc->rule >= 0)
+			m->rule_used[proc->rule] += gpu_bytes;
+		m->n += added;
+	}
+	m->nr_staged = 0;
+	m->staged_pages = 0;
+}
+
+/*
+ * Stage the pages of entry @v for the node query, as candidates once
+ * flush_staged() has their nodes; the staged entries go first when the
+ * query's arrays are full, or when the staged pages might not all fit
+ * in cand[] (pages found unmapped, and cold entries found on the lowest
+ * tier, give their slots back).  False, and cand_full set, when the entry
+ * does not fit even then.
+ */
+static bool stage_entry(struct tierd *d, struct mod_decide *m, struct pipeline *p,
+			const struct hot_entry_view *v, bool cold, uint64_t now_ns)
+{
+	uint32_t nr_pages = 1, count = 1;
+	struct staged *s;
+
+	if (!pipe_proc(p, v->pid))
+		return true;
 	if (v->len == HOT_HUGE_SIZE) {
 		if (m->thp && thp_is_huge(m->thp, v->pid, v->addr) == 1)
 			nr_pages = PAGES_PER_HUGE;
 		else
 			count = PAGES_PER_HUGE;
 	}
-	if (n + count > m->max_cand) {
+	if (m->nr_staged == QUERY_ENTRIES || m->staged_pages + count > QUERY_PAGES ||
+	    m->n + m->staged_pages + count > m->max_cand)
+		flush_staged(d, m, p, now_ns);
+	if (m->n + count > m->max_cand) {
 		m->cand_full = true; /* gather() stops at the first refusal */
-		return 0;
+		return false;
 	}
-	for (size_t i = 0; i < count; i++)
-		m->addrs[i] = (void *)(uintptr_t)(v->addr + i * PAGE_SZ);
-	if (cold) {
+	s = &m->staged[m->nr_staged++];
+	*s = (struct staged){ .v = *v, .first = m->staged_pages, .count = count,
+			      .nr_pages = nr_pages, .cold = cold };
+	for (uint32_t i = 0; i < count; i++)
+		m->addrs[s->first + i] = (void *)(uintptr_t)(v->addr + i * PAGE_SZ);
+	m->staged_pages += count;
+	if (cold)
 		m->cold_queried += count;
-		m->cold_calls++;
-	}
-	if (mig_query(&m->query, v->pid, count, m->addrs, m->status) < 0)
-		return 0;
-	heat = v->heat >= 4e9 ? 4000000000u : (uint32_t)(v->heat + 0.5);
-	if (v->heat > 0 && !heat)
-		heat = 1;
-	for (size_t i = 0; i < count; i++) {
-		struct policy_page *pg = &m->cand[n + added];
-		int idx = topo_node_index(&d->topo, m->status[i]);
+	return true;
+}
 
-		if (m->status[i] < 0 || idx < 0)
-			continue; /* not populated, or not a memory node */
-		if (d->topo.nodes[idx].tier != 0)
-			all_fast = false;
-		if (d->topo.nodes[idx].tier != d->topo.nr_tiers - 1)
-			all_low = false;
-		*pg = (struct policy_page){
-			.pid = v->pid,
-			.addr = (uint64_t)(uintptr_t)m->addrs[i],
-			.nr_pages = nr_pages,
-			.node = m->status[i],
-			.heat = heat,
-			.last_access_ns = v->last_ns,
-			.cgroup = proc->cgroup,
-			.rule = proc->rule,
-			.last_promote_ns = rg ? rg->last_promote_ns : 0,
-			.last_demote_ns = rg ? rg->last_demote_ns : 0,
-		};
-		if (d->topo.nodes[idx].gpu)
-			gpu_bytes += (uint64_t)nr_pages * PAGE_SZ;
-		added++;
-	}
-	/* What the query saw, for the passes that skip ranges known fast or
-	 * low; a range already remembered loses a mark it no longer earns.
-	 * Marks are per 2 MiB range: a 4 KiB entry says nothing of the rest. */
-	if (added && v->len == HOT_HUGE_SIZE && (all_fast || all_low || rg)) {
-		struct pipe_range *r = pipe_range(p, v->pid, v->addr);
-
-		r->fast_seen_ns = all_fast ? now_ns : 0;
-		r->low_seen_ns = all_low ? now_ns : 0;
-	}
-	if (cold && added && all_low)
-		return 0;
-	if (proc->rule >= 0)
-		m->rule_used[proc->rule] += gpu_bytes;
-	return added;
+/*
+ * Are @limit candidate slots taken?  Staged pages count as taken until
+ * their query, which may give some back: then they are queried first.
+ */
+static bool slots_taken(struct tierd *d, struct mod_decide *m, struct pipeline *p,
+			size_t limit, uint64_t now_ns)
+{
+	if (m->n + m->staged_pages < limit)
+		return false;
+	flush_staged(d, m, p, now_ns);
+	return m->n >= limit;
 }
 
 static bool seen_recently(uint64_t seen_ns, uint64_t now_ns)
@@ -370,17 +454,19 @@ static bool still_fast(struct tierd *d, struct mod_decide *m, struct pipeline *p
 	const struct pipe_proc *proc = pipe_proc(p, v->pid);
 	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
 	uint64_t off = now_ns / FAST_RECHECK_NS % (PAGES_PER_HUGE / RECHECK_PAGES);
+	void *addrs[RECHECK_PAGES];
+	int status[RECHECK_PAGES];
 
 	if (!rg || !rg->fast_seen_ns || !proc || proc->rule >= 0 || v->len != HOT_HUGE_SIZE ||
 	    (m->thp && thp_is_huge(m->thp, v->pid, v->addr) == 1))
 		return false;
 	for (size_t i = 0; i < RECHECK_PAGES; i++)
-		m->addrs[i] = (void *)(uintptr_t)(v->addr +
+		addrs[i] = (void *)(uintptr_t)(v->addr +
 			(off + i * (PAGES_PER_HUGE / RECHECK_PAGES)) * PAGE_SZ);
-	if (mig_query(&m->query, v->pid, RECHECK_PAGES, m->addrs, m->status) < 0)
+	if (mig_query(&m->query, v->pid, RECHECK_PAGES, addrs, status) < 0)
 		return false;
 	for (size_t i = 0; i < RECHECK_PAGES; i++)
-		if (!topo_node_fast(&d->topo, m->status[i]))
+		if (!topo_node_fast(&d->topo, status[i]))
 			return false;
 	pipe_range(p, v->pid, v->addr)->fast_seen_ns = now_ns;
 	return true;
@@ -412,50 +498,53 @@ static bool still_fast(struct tierd *d, struct mod_decide *m, struct pipeline *p
  * entry of the table, the hot set too, so what it finds on the lowest
  * tier stays a candidate (the head skips what the tail took: one query a
  * range a tick).  The coldest pass is below everything the head looked
- * at, so an entry it finds on the lowest tier takes no slot (add_entry()),
- * and its queries are bounded by COLD_QUERY_PAGES a tick: 16 Ki base
- * pages, what the reserve's slots queried before, and COLD_QUERY_CALLS
- * node queries (a THP or a 4 KiB entry is one page a query).
+ * at, so an entry it finds on the lowest tier takes no slot
+ * (flush_staged()), and its queries are bounded by COLD_QUERY_PAGES a
+ * tick: 16 Ki base pages, what the reserve's slots queried before.  Until
+ * the node queries were batched (stage_entry()) it also made at most 256
+ * of them a tick, one per entry: for 4 KiB entries, 256 pages.
  */
 static void cold_walk(struct tierd *d, struct mod_decide *m, struct pipeline *p,
-		      double floor_heat, size_t *n, uint64_t now_ns);
+		      double floor_heat, uint64_t now_ns);
 
 static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 		     bool demote, uint64_t now_ns)
 {
-	size_t nv, n = 0, reserve, i;
+	size_t nv, reserve, i;
 	bool tail;
 
 	memset(m->rule_used, 0, sizeof(m->rule_used));
 	m->cand_full = false;
+	m->n = 0;
 	m->cold_queried = 0;
-	m->cold_calls = 0;
 	nv = hot_select_hottest(p->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
 	reserve = demote ? m->max_cand / 4 : 0;
 	tail = reserve && nv < MAX_VIEWS;
 	if (tail) {
 		memset(m->cold_taken, 0, sizeof(m->cold_taken));
-		for (size_t k = nv; k-- > 0 && n < reserve;) {
+		for (size_t k = nv; k-- > 0 && !slots_taken(d, m, p, reserve, now_ns);) {
 			if (known_low(p, &m->views[k], now_ns))
 				continue;
-			n += add_entry(d, m, p, &m->views[k], n, false, now_ns);
+			stage_entry(d, m, p, &m->views[k], false, now_ns);
 			m->cold_taken[k / 64] |= 1ull << (k % 64);
 		}
 		reserve = 0;
 	}
-	for (i = 0; i < nv && n + reserve < m->max_cand && !m->cand_full; i++) {
+	for (i = 0; i < nv && !slots_taken(d, m, p, m->max_cand - reserve, now_ns) &&
+		    !m->cand_full; i++) {
 		if ((tail && (m->cold_taken[i / 64] & 1ull << (i % 64))) ||
 		    known_fast(p, &m->views[i], now_ns) ||
 		    still_fast(d, m, p, &m->views[i], now_ns))
 			continue;
-		n += add_entry(d, m, p, &m->views[i], n, false, now_ns);
+		stage_entry(d, m, p, &m->views[i], false, now_ns);
 	}
 	/* Stopped by the cap with entries left: the last one may have been
 	 * refused (a range of 512 base pages with fewer slots left). */
 	p->cand_capped = m->cand_full || i < nv;
 	if (reserve)
-		cold_walk(d, m, p, m->views[i - 1].heat, &n, now_ns);
-	return n;
+		cold_walk(d, m, p, m->views[i - 1].heat, now_ns);
+	flush_staged(d, m, p, now_ns);
+	return m->n;
 }
 
 /*
@@ -463,8 +552,8 @@ static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
  * than @floor_heat, coldest first, MAX_VIEWS at a time (at most
  * COLD_WINDOWS selections), from where the last tick's pass stopped
  * (m->cold_cursor) until the cap is full or the tick's COLD_QUERY_PAGES
- * or COLD_QUERY_CALLS are spent; once it reaches @floor_heat or the end
- * of the table, the next pass starts again from the coldest.  Without the cursor a table
+ * are staged; once it reaches @floor_heat or the end of the table, the
+ * next pass starts again from the coldest.  Without the cursor a table
  * whose MAX_VIEWS coldest entries all sat on the lowest tier (more than
  * 8 GiB of 2 MiB ranges) hid every colder-than-hot page behind them on
  * the fast tier: each tick looked at the same coldest entries only.  A
@@ -473,7 +562,7 @@ static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
  * before, and only while the policy may demote.
  */
 static void cold_walk(struct tierd *d, struct mod_decide *m, struct pipeline *p,
-		      double floor_heat, size_t *n, uint64_t now_ns)
+		      double floor_heat, uint64_t now_ns)
 {
 	for (int w = 0; w < COLD_WINDOWS; w++) {
 		size_t nv = hot_select_coldest_after(p->hot, 0, now_ns, &m->cold_cursor,
@@ -485,12 +574,8 @@ static void cold_walk(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 			if (known_low(p, &m->views[i], now_ns))
 				continue;
 			stopped = m->cold_queried >= COLD_QUERY_PAGES ||
-				  m->cold_calls >= COLD_QUERY_CALLS;
-			if (stopped)
-				break;
-			*n += add_entry(d, m, p, &m->views[i], *n, true, now_ns);
-			stopped = m->cand_full;	/* views[i] did not fit */
-			if (stopped)
+				  !stage_entry(d, m, p, &m->views[i], true, now_ns);
+			if (stopped)	/* the tick's pages, or views[i] did not fit */
 				break;
 		}
 		if (stopped) {	/* views[i] first next time */
@@ -660,6 +745,7 @@ static void mod_decide_stop(struct tierd *d, void *priv)
 	free(m->views);
 	free(m->cand);
 	free(m->intents);
+	free(m->staged);
 	free(m->addrs);
 	free(m->status);
 	free(m);
