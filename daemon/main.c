@@ -8,7 +8,8 @@
  *   4. control socket  -> ctl_server.c (tierctl)
  *   5. sources the pipeline modules add in their start()
  *
- * Start-up ends by dropping every capability but TIERD_CAPS (caps.h).
+ * Start-up ends by locking tierd's memory (lock_memory()) and dropping
+ * every capability but TIERD_CAPS (caps.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <time.h>
@@ -130,6 +132,37 @@ static const char *pick_runtime_dir(const char *opt)
 }
 
 /*
+ * Keep tierd's own pages in memory.  tierd acts when memory is short -- a
+ * fast node at its watermark, the kernel reclaiming what it can there -- and
+ * what it can is file pages: tierd's code and its libraries' among them.
+ * Paged out, they come back by a major fault at each tick, from whatever
+ * the root file system is, while the tick's work waits.  So the memory
+ * tierd maps by the end of start-up is locked: its code and libraries, the
+ * hotness table and the per-tick arrays (all sized at start), the stacks.
+ * MCL_ONFAULT: a page is locked when first used, nothing is faulted in
+ * that tierd never touches (the table is mapped whole and used sparsely,
+ * libsystemd's text is mostly unused).  Not MCL_FUTURE: later mappings
+ * would count against RLIMIT_MEMLOCK once CAP_IPC_LOCK is gone, and a
+ * malloc() past it would fail.
+ *
+ * mlockall(MCL_CURRENT) needs CAP_IPC_LOCK (root by hand: it runs before
+ * drop_capabilities()) or an RLIMIT_MEMLOCK above the size of every
+ * mapping (the unit's LimitMEMLOCK=infinity; its capability bounding set
+ * leaves CAP_IPC_LOCK out).  Without either, tierd says so once and runs
+ * unlocked.  The kernel counts whole mappings in VmLck, not the pages
+ * locked: those are in Mlocked of /proc/meminfo.
+ */
+static void lock_memory(void)
+{
+	if (mlockall(MCL_CURRENT | MCL_ONFAULT) < 0) {
+		log_warn("Failed to lock tierd's memory: %s; under memory pressure its code may be paged out (the unit sets LimitMEMLOCK=infinity; by hand, run it as root or raise ulimit -l)",
+			 strerror(errno));
+		return;
+	}
+	log_info("Memory locked as it is used (mlockall MCL_CURRENT|MCL_ONFAULT)");
+}
+
+/*
  * After start-up: keep TIERD_CAPS, and say what is kept.  With
  * kernel.numa_balancing: takeover, also CAP_SYS_ADMIN: the kernel checks it on
  * every write of kernel.numa_balancing (kernel/sched/core.c), and tierd must be
@@ -225,6 +258,7 @@ static int run(struct tierd *d)
 		log_err("Failed to set up the event loop: %s", strerror(-r));
 		goto out;
 	}
+	lock_memory();
 	r = drop_capabilities(d);
 	if (r < 0)
 		goto out;
