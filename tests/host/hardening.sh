@@ -15,7 +15,10 @@
 #   5. a flood of silent connections from one user leaves root's reload and
 #      status working; garbage from 2000 connections is answered or dropped,
 #      tierd's fds come back to where they were and its memory stays put;
-#      refusals are logged at a bounded rate.
+#      refusals are logged at a bounded rate;
+#   6. out of file descriptors (RLIMIT_NOFILE 20, 30 clients queued):
+#      tierd stops watching its socket for a while instead of spinning on
+#      accept4()'s EMFILE, says so once, and answers once the clients left.
 #   hardening.sh TIERD TIERCTL UNIT_FILE
 set -u
 [ "$(id -u)" -eq 0 ] || { echo "needs root (capabilities of a root tierd, SO_PEERCRED as another user)"; exit 77; }
@@ -174,6 +177,37 @@ rss1=$(rss)
 [ $((rss1 - rss0)) -lt 4096 ] && ok "RSS ${rss0} -> ${rss1} kB" || bad "RSS grew ${rss0} -> ${rss1} kB"
 n=$(grep -c 'Refused\|refused a connection' "$T/tierd.log")
 [ "$n" -le 30 ] && ok "$n refusal lines logged for the floods" || bad "$n refusal lines logged"
+
+# 6. Out of file descriptors.  accept4() fails with EMFILE while clients
+# stay queued, so the socket stays readable: before the pause, tierd spun
+# on it (139 and 192 of 200 clock ticks in 2 s).  The bound is a quarter
+# of a CPU.
+prlimit --nofile=20:20 "$tierd" --config "$T/tierd.yaml" --runtime-dir "$T/run-fds" --no-knobs \
+	2>"$T/fds.log" &
+fpid=$!
+pids+=($fpid)
+if wait_for "$tierctl" --runtime-dir "$T/run-fds" status; then
+	$py "$abuse" hold "$T/run-fds/control.sock" 30 3 >"$T/fds-hold.out" 2>&1 &
+	holder=$!
+	wait_for test -s "$T/fds-hold.out"
+	hz=$(getconf CLK_TCK)
+	c0=$(awk '{ print $14 + $15 }' "/proc/$fpid/stat")
+	sleep 2
+	c1=$(awk '{ print $14 + $15 }' "/proc/$fpid/stat")
+	[ $((c1 - c0)) -le $((hz / 2)) ] &&
+		ok "out of fds, 30 clients queued: $((c1 - c0)) of $((2 * hz)) clock ticks of CPU in 2 s" ||
+		bad "out of fds, 30 clients queued: $((c1 - c0)) of $((2 * hz)) clock ticks of CPU in 2 s: it spins"
+	wait $holder
+	wait_for "$tierctl" --runtime-dir "$T/run-fds" status && ok "out of fds: answers once the clients left" ||
+		bad "out of fds: no answer after the clients left"
+	[ "$(grep -c '^Control socket: cannot accept a connection: Too many open files; ' "$T/fds.log")" = 1 ] &&
+		grep -q '^Control socket: accepting connections again$' "$T/fds.log" &&
+		ok "out of fds: said once, and when it ended" || bad "out of fds, the log: $(grep -i socket "$T/fds.log")"
+else
+	bad "tierd with RLIMIT_NOFILE 20 did not come up: $(cat "$T/fds.log")"
+fi
+kill $fpid 2>/dev/null
+wait $fpid 2>/dev/null
 
 kill -TERM $pid
 wait $pid
