@@ -54,7 +54,7 @@ struct ctl_server {
 	char path[108];
 	sd_event_source *io;
 	sd_event_source *resume; /* while accepting is paused, see accept_pause() */
-	int accept_error; /* errno of the last failed accept4(), 0 after a success */
+	bool accept_failing; /* accept4() failed for want of fds or memory, not since succeeded */
 	struct conn *conns;
 	int nr_conns, nr_unpriv;
 	uint64_t log_window_ns;
@@ -372,10 +372,10 @@ static void accept_pause(struct ctl_server *srv, int err)
 {
 	int r;
 
-	if (!srv->accept_error)
+	if (!srv->accept_failing)
 		log_warn("Control socket: cannot accept a connection: %s; trying again every %llu ms",
 			 strerror(err), ACCEPT_PAUSE_USEC / 1000);
-	srv->accept_error = err;
+	srv->accept_failing = true;
 	if (srv->resume)
 		return;
 	r = sd_event_source_set_enabled(srv->io, SD_EVENT_OFF);
@@ -400,9 +400,9 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents,
 			accept_pause(srv, errno);
 		return 0;
 	}
-	if (srv->accept_error) {
+	if (srv->accept_failing) {
 		log_notice("Control socket: accepting connections again");
-		srv->accept_error = 0;
+		srv->accept_failing = false;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
