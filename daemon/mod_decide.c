@@ -139,6 +139,9 @@ static void params_from_conf(const struct tierd_conf *c, struct policy_params *p
 	pp->demote = c->demotion.enabled;
 	pp->demote_for_room = c->demotion.enabled;
 	pp->cold_age_ns = (uint64_t)c->demotion.cold_age_s * NSEC_PER_SEC;
+	/* A full node opens again when one batch fits: one full-sized call,
+	 * not a page-sized one every tick as reclaim frees memory. */
+	pp->min_room_bytes = (uint64_t)c->promotion.batch_pages * PAGE_SZ;
 	pp->nr_rules = 0;
 	for (int g = 0; g < c->nr_gpu_nodes && g < POLICY_MAX_RULES; g++) {
 		struct policy_gpu_rule *r = &pp->rules[pp->nr_rules++];

@@ -16,7 +16,12 @@
  * A node has room for a page when free - high >= the page's bytes; a node
  * needs demotion when free < low, and then until free >= high.  Promotion
  * fills a node down to high, demotion starts only below low: the gap is the
- * watermark hysteresis.
+ * watermark hysteresis.  Promotion has its own: a node whose room is below
+ * min_room_bytes at the start of a tick takes no promotion in it, so a
+ * full node is not fed page by page as reclaim frees memory (one small
+ * move_pages(2) call per tick, racing the kernel's allocations); it opens
+ * again once that much is free, as the kernel's promotion watermark
+ * (WMARK_PROMO) keeps a chunk above high for NUMA-balancing promotion.
  *
  * The hot threshold T is either fixed by the config or adapted, as Memtis
  * does: a histogram of candidate bytes over log2 heat bins, walked from the
@@ -38,8 +43,9 @@
  *     nearest upper-tier non-GPU node with room, unless that would take its
  *     cgroup over its fast-tier cap;
  *  4. room demotions: hot bytes that found no room are made room for by
- *     demoting as many cold bytes from the node they wanted; they are
- *     promoted on a later tick, once the room is real.
+ *     demoting as many cold bytes from the node they wanted (at least
+ *     enough to open it, when it was closed); they are promoted on a later
+ *     tick, once the room is real.
  * A page that moved less than cooldown_ns ago is not moved back (a page on a
  * lower tier that was demoted, one on the fast tier that was promoted:
  * the move times are kept per 2 MiB range, and a range promoted in part
@@ -120,6 +126,7 @@ struct plan {
 	int64_t high[TOPO_MAX_NODES];
 	int64_t need[TOPO_MAX_NODES];	/* demotion bytes still wanted */
 	int64_t unmet[TOPO_MAX_NODES];	/* hot bytes that wanted this node */
+	bool open[TOPO_MAX_NODES];	/* room >= min_room_bytes at the start */
 	uint64_t rule_used[POLICY_MAX_RULES];
 	uint32_t hot;
 	uint32_t cold;
@@ -138,6 +145,7 @@ void policy_params_default(struct policy_params *p)
 	p->demote = true;
 	p->demote_for_room = true;
 	p->cold_age_ns = 0;
+	p->min_room_bytes = 512 * 4096;	/* promotion.batch_pages' default */
 }
 
 int policy_new(const struct policy_params *params, size_t max_pages, size_t max_cgroups,
@@ -393,7 +401,8 @@ static int pick_node(const struct policy *p, const struct plan *pl, int from, bo
 			continue;
 		if (up ? n->tier >= tier : n->tier <= tier)
 			continue;
-		if (need_room && pl->free[i] - pl->high[i] < (int64_t)bytes)
+		if (need_room && (pl->free[i] - pl->high[i] < (int64_t)bytes ||
+				  (up && !pl->open[i])))
 			continue;
 		if (nearer(topo, from, i, best))
 			best = i;
@@ -510,7 +519,7 @@ static int64_t cg_over_cap(const struct policy_cgroup *cg)
 		       (int64_t)(cg->fast_bytes - cg->fast_max_bytes) : 0;
 }
 
-static void plan_nodes(struct plan *pl)
+static void plan_nodes(const struct policy *p, struct plan *pl)
 {
 	const struct topology *topo = pl->topo;
 
@@ -519,6 +528,7 @@ static void plan_nodes(struct plan *pl)
 		pl->free[i] = (int64_t)topo->nodes[i].free_bytes;
 		pl->need[i] = pl->free[i] < pl->low[i] ? pl->high[i] - pl->free[i] : 0;
 		pl->unmet[i] = 0;
+		pl->open[i] = pl->free[i] - pl->high[i] >= (int64_t)p->params.min_room_bytes;
 	}
 }
 
@@ -666,7 +676,7 @@ static int pick_gpu(const struct policy *p, const struct plan *pl, const struct 
 			continue;
 		if (topo->nodes[i].id != r->node)
 			continue;
-		if (pl->free[i] - pl->high[i] < (int64_t)bytes)
+		if (pl->free[i] - pl->high[i] < (int64_t)bytes || !pl->open[i])
 			continue;
 		if (nearer(topo, from, i, best))
 			best = i;
@@ -722,6 +732,20 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 	emit(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_HOT);
 }
 
+/*
+ * A closed node that hot pages wanted: room demotions make enough room to
+ * open it, not just what those pages need (it would stay closed).
+ */
+static void open_closed(const struct policy *p, struct plan *pl)
+{
+	for (int i = 0; i < pl->topo->nr_nodes; i++) {
+		int64_t short_b = (int64_t)p->params.min_room_bytes - (pl->free[i] - pl->high[i]);
+
+		if (!pl->open[i] && pl->unmet[i] > 0 && pl->unmet[i] < short_b)
+			pl->unmet[i] = short_b;
+	}
+}
+
 /* Hottest heat first; within one heat, in (pid, address) order. */
 static void promote(struct policy *p, struct plan *pl)
 {
@@ -765,7 +789,7 @@ int policy_run(struct policy *p, const struct policy_input *in, struct policy_ou
 	pl.out = out;
 	for (int r = 0; r < p->params.nr_rules; r++)
 		pl.rule_used[r] = in->rule_used_bytes ? in->rule_used_bytes[r] : 0;
-	plan_nodes(&pl);
+	plan_nodes(p, &pl);
 
 	pl.hot = p->params.hot_threshold ? p->params.hot_threshold : adaptive_threshold(p, &pl);
 	pl.cold = (uint32_t)((uint64_t)pl.hot * p->params.cold_pct / 100);
@@ -784,7 +808,9 @@ int policy_run(struct policy *p, const struct policy_input *in, struct policy_ou
 	if (p->params.demote)
 		demote_cold(p, &pl, pl.need, POLICY_R_WMARK);
 	promote(p, &pl);
-	if (p->params.demote && p->params.demote_for_room)
+	if (p->params.demote && p->params.demote_for_room) {
+		open_closed(p, &pl);
 		demote_cold(p, &pl, pl.unmet, POLICY_R_ROOM);
+	}
 	return 0;
 }

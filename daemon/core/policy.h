@@ -80,6 +80,11 @@ struct policy_params {
 	bool demote_for_room;
 	/* A cold page must also be unaccessed this long (0: heat alone). */
 	uint64_t cold_age_ns;
+	/* Promotion's hysteresis: a node takes promotions in a tick only if
+	 * it starts the tick with at least this much room above its high
+	 * target; it is then filled down to high.  Room demotions for a node
+	 * below it make at least this much.  0: any room is used. */
+	uint64_t min_room_bytes;
 	int nr_rules;
 	struct policy_gpu_rule rules[POLICY_MAX_RULES];
 };

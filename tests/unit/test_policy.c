@@ -218,6 +218,60 @@ static void test_watermark_demotion(void)
 }
 
 /*
+ * Promotion's hysteresis (min_room_bytes): a node that starts the tick with
+ * less room than that takes no promotion, however little a page needs; one
+ * with that much is filled down to its high target; room demotions for a
+ * closed node make enough to open it.  Node 0: 1000 MiB, high 20% = 200 MiB.
+ */
+static void test_min_room(void)
+{
+	struct policy_params pp;
+
+	topo_reset();
+	topo_node(0, 0, true, 1000 * MiB, 201 * MiB);	/* 1 MiB of room */
+	topo_node(1, 1, false, 4 * GiB, 3 * GiB);
+	topo_wmarks(0, 10, 20);
+	topo_dist(0, 1, 20);
+	nr_pages = 0;
+	add_pages(300, 7, 0x10000000, 1, 1, 200, -1);	/* hot 4 KiB pages */
+	policy_params_default(&pp);
+	pp.hot_threshold = 100;
+	pp.demote = false;
+	CHECK_EQ_U64(pp.min_room_bytes, 2 * MiB);
+
+	/* Closed: 1 MiB is room for 256 of them, but below 2 MiB. */
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 0);
+	CHECK_EQ_U64(out.stats.unmet_bytes, 300 * PG);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_NO_ROOM], 300);
+
+	/* Without the hysteresis, the 1 MiB is filled. */
+	pp.min_room_bytes = 0;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 256);
+
+	/* Open (exactly 2 MiB): filled down to high in the same tick, past
+	 * the point where less than 2 MiB is left. */
+	pp.min_room_bytes = 2 * MiB;
+	topo.nodes[0].free_bytes = 202 * MiB;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 300);
+	topo.nodes[0].free_bytes = 202 * MiB - 1;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 0);
+
+	/* Closed, 200.5 MiB free: 1.5 MiB short of open.  Of 2 MiB of cold
+	 * 4 KiB pages on node 0, room demotions take 1.5 MiB (384 pages),
+	 * more than the 300 hot pages' 1.17 MiB that would leave it closed. */
+	pp.demote = true;
+	add_pages(512, 7, 0x80000000, 1, 0, 0, -1);
+	topo.nodes[0].free_bytes = 200 * MiB + 512 * KiB;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 0);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_ROOM, 1), 384);
+}
+
+/*
  * policy_may_demote() against what policy_run() does on the same nodes: at
  * each boundary it checks (free at the low target vs a byte under it, room
  * for a tick's promotion or not, a cgroup at or over its cap) it says yes
@@ -642,6 +696,7 @@ int main(void)
 	RUN(test_worked_example);
 	RUN(test_watermark_demotion);
 	RUN(test_may_demote);
+	RUN(test_min_room);
 	RUN(test_cooldown_and_pingpong);
 	RUN(test_cgroup_cap);
 	RUN(test_rates);
