@@ -21,6 +21,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "caps.h"
 #include "ctl_server.h"
@@ -195,6 +196,34 @@ static int drop_capabilities(const struct tierd *d)
 	return 0;
 }
 
+/*
+ * -v: seconds from this process's creation (fork) to now: exec, the dynamic
+ * loader and option parsing, before d->start_ns.  From /proc/self/stat's
+ * starttime (clock ticks since boot) against CLOCK_BOOTTIME; -1 if unread.
+ */
+static double since_fork_s(void)
+{
+	unsigned long long start;
+	struct timespec ts;
+	char buf[1024], *p;
+	FILE *f = fopen("/proc/self/stat", "re");
+	size_t n;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* comm may hold spaces */
+	if (!p || hz <= 0 ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &start) != 1 ||
+	    clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		return -1;
+	return ts.tv_sec + ts.tv_nsec / 1e9 - (double)start / hz;
+}
+
 static int run(struct tierd *d)
 {
 	struct ctl_server *ctl = NULL;
@@ -219,6 +248,9 @@ static int run(struct tierd *d)
 	d->start_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	d->start_realtime_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	if (log_enabled(LOG_DEBUG))
+		log_debug("tierd started %.2f s after its fork (exec, loader, options)",
+			  since_fork_s());
 
 	r = tierd_init(d, tierd_modules);
 	if (r < 0)
