@@ -31,6 +31,7 @@
 #include <sys/types.h>
 
 #include "conf.h"
+#include "policy.h"
 #include "topology.h"
 
 struct metrics;
@@ -78,6 +79,10 @@ struct tierd_stats {
 	char sampler_reason[160]; /* why that source */
 	double sampler_cpu_seconds_total;
 	uint64_t sampler_samples_total;
+	/* The last decision (mod_decide): thresholds, what it planned, what
+	 * it held back and why; candidate_pages is what it weighed. */
+	struct policy_stats decision;
+	uint64_t decision_candidate_pages;
 	/* Knobs tierd had set that someone else changed since: theirs now,
 	 * never written again; "name,name" (threads.c). */
 	char knobs_foreign[128];

@@ -101,6 +101,11 @@ void tierd_metrics(struct tierd *d, struct metrics *m)
 			    d->module_tick_cpu_ns[i] / NSEC_PER_SEC, "step",
 			    step, NULL);
 	}
+	metrics_add(m, MET_DECISION_HOT_THRESHOLD, s->decision.hot_threshold, NULL);
+	for (int h = 0; h < POLICY_H_NR; h++)
+		metrics_add(m, MET_DECISION_HELD, s->decision.held[h], "reason",
+			    policy_hold_name(h), NULL);
+	metrics_add(m, MET_DECISION_UNMET, s->decision.unmet_bytes, NULL);
 	for (int i = 0; i < d->nr_modules; i++)
 		if (d->modules[i]->metrics)
 			d->modules[i]->metrics(d, d->module_priv[i], m);

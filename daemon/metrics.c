@@ -73,6 +73,12 @@ static const struct family families[NR_METRICS] = {
 			       "Wall-clock time of each pipeline step's ticks" },
 	[MET_STEP_CPU_SECONDS] = { "tierd_step_cpu_seconds_total", "counter",
 				   "CPU time (user + system) of each pipeline step's ticks" },
+	[MET_DECISION_HOT_THRESHOLD] = { "tierd_decision_hot_threshold", "gauge",
+					 "Heat a page needed to be promoted in the last decision" },
+	[MET_DECISION_HELD] = { "tierd_decision_held_candidates", "gauge",
+				"Candidates the last decision held back, by reason" },
+	[MET_DECISION_UNMET] = { "tierd_decision_unmet_bytes", "gauge",
+				 "Hot bytes the last decision found no room for on a faster tier" },
 };
 
 struct metrics {

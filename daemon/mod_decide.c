@@ -672,6 +672,8 @@ static int mod_decide_tick(struct tierd *d, void *priv, uint64_t now_ns)
 						       m->intents + out.nr_intents,
 						       MAX_RETRIES);
 	p->policy_stats = out.stats;
+	d->stats.decision = out.stats;
+	d->stats.decision_candidate_pages = n;
 	if (!out.nr_intents)
 		return 0;
 	r = batch_build(m->batcher, m->intents, out.nr_intents, &p->plan);

@@ -122,10 +122,48 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 		k += n + (k[n] == ',');
 	}
 	fprintf(f,
-		"],\"copy_threads\":%u,\"copy_threads_mode\":\"%s\",\"tick_nice\":%d,\"cgroups\":%d}\n",
+		"],\"decision\":{\"hot_threshold\":%u,\"cold_threshold\":%u,\"candidate_pages\":%llu,"
+		"\"promote_bytes\":%llu,\"demote_bytes\":%llu,\"unmet_bytes\":%llu,\"held\":{",
+		s->decision.hot_threshold, s->decision.cold_threshold,
+		(unsigned long long)s->decision_candidate_pages,
+		(unsigned long long)s->decision.promote_bytes,
+		(unsigned long long)s->decision.demote_bytes,
+		(unsigned long long)s->decision.unmet_bytes);
+	for (int h = 0; h < POLICY_H_NR; h++)
+		fprintf(f, "%s\"%s\":%llu", h ? "," : "", policy_hold_name(h),
+			(unsigned long long)s->decision.held[h]);
+	fprintf(f,
+		"}},\"copy_threads\":%u,\"copy_threads_mode\":\"%s\",\"tick_nice\":%d,\"cgroups\":%d}\n",
 		s->copy_threads,
 		conf_copy_mode_name(d->conf->copy_threads.mode),
 		s->tick_nice, d->conf->nr_cgroups);
+}
+
+/* The last decision, and what it held back: why hot pages stay put. */
+static void status_decision(const struct tierd_stats *s, FILE *f)
+{
+	const struct policy_stats *st = &s->decision;
+	char up[32], down[32], unmet[32];
+	bool any = false;
+
+	fmt_bytes(up, sizeof(up), st->promote_bytes);
+	fmt_bytes(down, sizeof(down), st->demote_bytes);
+	fprintf(f, "decision: %llu candidate pages, hot at heat >= %u, cold <= %u; planned %s up, %s down\n",
+		(unsigned long long)s->decision_candidate_pages, st->hot_threshold,
+		st->cold_threshold, up, down);
+	fputs("held:    ", f);
+	for (int h = 0; h < POLICY_H_NR; h++) {
+		if (!st->held[h])
+			continue;
+		fprintf(f, "%s %s %llu", any ? "," : "", policy_hold_name(h),
+			(unsigned long long)st->held[h]);
+		any = true;
+	}
+	if (st->unmet_bytes) {
+		fmt_bytes(unmet, sizeof(unmet), st->unmet_bytes);
+		fprintf(f, "; %s hot found no room", unmet);
+	}
+	fputs(any ? "\n" : " nothing\n", f);
 }
 
 void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
@@ -179,6 +217,7 @@ void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 		fprintf(f, " %s %llu%s", errc_names[e],
 			(unsigned long long)s->migrate_errors_total[e],
 			e + 1 < NR_ERRC ? "," : "\n");
+	status_decision(s, f);
 	fprintf(f, "copy threads: %u (mode %s)\n", s->copy_threads,
 		conf_copy_mode_name(d->conf->copy_threads.mode));
 	fprintf(f, "cgroups:  %d with budgets (tierctl cgroups)\n",

@@ -240,6 +240,7 @@ static const char *const hold_names[POLICY_H_NR] = {
 	[POLICY_H_CGROUP_RATE] = "cgroup-rate",
 	[POLICY_H_GLOBAL_RATE] = "global-rate",
 	[POLICY_H_OUTPUT_FULL] = "output-full",
+	[POLICY_H_REFILL] = "refill",
 };
 
 const char *policy_reason_name(enum policy_reason r)
@@ -676,8 +677,12 @@ static int pick_gpu(const struct policy *p, const struct plan *pl, const struct 
 			continue;
 		if (topo->nodes[i].id != r->node)
 			continue;
-		if (pl->free[i] - pl->high[i] < (int64_t)bytes || !pl->open[i])
+		if (pl->free[i] - pl->high[i] < (int64_t)bytes)
 			continue;
+		if (!pl->open[i]) {
+			*why = POLICY_H_REFILL;
+			continue;
+		}
 		if (nearer(topo, from, i, best))
 			best = i;
 	}
@@ -726,7 +731,8 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 	if (to < 0) {
 		pl->unmet[near] += bytes;
 		pl->out->stats.unmet_bytes += bytes;
-		hold(pl, POLICY_H_NO_ROOM);
+		hold(pl, pl->open[near] || pl->free[near] - pl->high[near] < (int64_t)bytes ?
+				 POLICY_H_NO_ROOM : POLICY_H_REFILL);
 		return;
 	}
 	emit(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_HOT);

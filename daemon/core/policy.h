@@ -168,6 +168,10 @@ enum policy_hold {
 	POLICY_H_CGROUP_RATE,
 	POLICY_H_GLOBAL_RATE,
 	POLICY_H_OUTPUT_FULL,
+	/* The target has room for the page but was filled to its high target
+	 * and opens again only when min_room_bytes fit (promotion's
+	 * hysteresis). */
+	POLICY_H_REFILL,
 	POLICY_H_NR,
 };
 

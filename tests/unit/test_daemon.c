@@ -16,6 +16,7 @@
 #include "daemon.h"
 #include "metrics.h"
 #include "pipeline.h"
+#include "status.h"
 #include "test.h"
 
 #define SEC 1000000000ull
@@ -131,6 +132,18 @@ static char *render(struct tierd *d)
 	return text;
 }
 
+static char *render_status(struct tierd *d, bool json)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	CHECK(f);
+	status_render(d, f, json, 20 * SEC);
+	fclose(f);
+	return text;
+}
+
 static void test_lifecycle(void)
 {
 	const char *fixtures = fixtures_dir;
@@ -179,7 +192,28 @@ static void test_lifecycle(void)
 			fclose(f);
 	}
 
+	/* What the last decision held back, as mod_decide leaves it. */
+	d.stats.decision.hot_threshold = 4;
+	d.stats.decision.cold_threshold = 2;
+	d.stats.decision.held[POLICY_H_REFILL] = 300;
+	d.stats.decision.held[POLICY_H_COOLDOWN] = 7;
+	d.stats.decision.unmet_bytes = 300 * 4096;
+	d.stats.decision_candidate_pages = 1324;
+	text = render_status(&d, false);
+	CHECK(strstr(text, "\ndecision: 1324 candidate pages, hot at heat >= 4, cold <= 2; planned 0 B up, 0 B down\n"
+			   "held:     cooldown 7, refill 300; 1.2 MiB hot found no room\n"));
+	free(text);
+	text = render_status(&d, true);
+	CHECK(strstr(text, "\"decision\":{\"hot_threshold\":4,\"cold_threshold\":2,\"candidate_pages\":1324,"
+			   "\"promote_bytes\":0,\"demote_bytes\":0,\"unmet_bytes\":1228800,\"held\":{\"cooldown\":7,"));
+	CHECK(strstr(text, "\"refill\":300}}"));
+	free(text);
+
 	text = render(&d);
+	CHECK(strstr(text, "tierd_decision_held_candidates{reason=\"refill\"} 300\n"));
+	CHECK(strstr(text, "tierd_decision_held_candidates{reason=\"no-room\"} 0\n"));
+	CHECK(strstr(text, "tierd_decision_unmet_bytes 1228800\n"));
+	CHECK(strstr(text, "tierd_decision_hot_threshold 4\n"));
 	CHECK(strstr(text,
 		     "# TYPE tierd_tier_promoted_bytes_total counter\n"
 		     "tierd_tier_promoted_bytes_total{tier=\"tier0\"} 2097152\n"

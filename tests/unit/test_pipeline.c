@@ -219,6 +219,10 @@ static void test_promote(void)
 	CHECK_EQ_U64(d.pipe->moved_bytes_total, 2 * MIB);
 	CHECK_EQ_U64(d.stats.migrate_bytes_total, 2 * MIB);
 	CHECK_EQ_U64(d.stats.migrate_ns_total, 1000000); /* one fake call */
+	/* The decision status and metrics show. */
+	CHECK_EQ_U64(d.stats.decision.promote_bytes, 2 * MIB);
+	CHECK_EQ_U64(d.stats.decision_candidate_pages, 512);
+	CHECK(d.stats.decision.hot_threshold > 0);
 
 	/* Still hot, now on the fast tier: no move, and no query either: the
 	 * range went wholly to the fast tier, so it is known to be there. */

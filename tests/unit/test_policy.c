@@ -243,7 +243,9 @@ static void test_min_room(void)
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(out.nr_intents, 0);
 	CHECK_EQ_U64(out.stats.unmet_bytes, 300 * PG);
-	CHECK_EQ_INT(out.stats.held[POLICY_H_NO_ROOM], 300);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_REFILL], 300);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_NO_ROOM], 0);
+	CHECK_EQ_STR(policy_hold_name(POLICY_H_REFILL), "refill");
 
 	/* Without the hysteresis, the 1 MiB is filled. */
 	pp.min_room_bytes = 0;
