@@ -562,6 +562,15 @@ static void test_gpu_rules(void)
 		pages[i].rule = 0;
 	CHECK_EQ_INT(run(&pp, cgs, 2, used, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_GPU, 2), 7);
+
+	/* The GPU node with 1 MiB of room, under the 2 MiB that opens it:
+	 * the rule's DRAM pages are held for refill, its node-1 pages go to
+	 * DRAM instead. */
+	topo.nodes[2].free_bytes = 1 * MiB;
+	CHECK_EQ_INT(run(&pp, cgs, 2, used, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_GPU, 2), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 5);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_REFILL], 2);
 }
 
 /* cold_age_ns: a cold page must also have gone unaccessed long enough;
