@@ -381,6 +381,17 @@ static bool gpu_demotion_target(const struct plan *pl, const struct policy *p, i
 	return false;
 }
 
+/* Planned bytes free above node @i's high target: what promotion may fill. */
+static int64_t node_room(const struct plan *pl, int i)
+{
+	return pl->free[i] - pl->high[i];
+}
+
+static bool has_room(const struct plan *pl, int i, uint64_t bytes)
+{
+	return node_room(pl, i) >= (int64_t)bytes;
+}
+
 /*
  * Nearest non-GPU node (or, down, a GPU node that takes demotions) one or
  * more tiers above (@up) or below (!@up) node
@@ -402,8 +413,7 @@ static int pick_node(const struct policy *p, const struct plan *pl, int from, bo
 			continue;
 		if (up ? n->tier >= tier : n->tier <= tier)
 			continue;
-		if (need_room && (pl->free[i] - pl->high[i] < (int64_t)bytes ||
-				  (up && !pl->open[i])))
+		if (need_room && (!has_room(pl, i, bytes) || (up && !pl->open[i])))
 			continue;
 		if (nearer(topo, from, i, best))
 			best = i;
@@ -529,7 +539,7 @@ static void plan_nodes(const struct policy *p, struct plan *pl)
 		pl->free[i] = (int64_t)topo->nodes[i].free_bytes;
 		pl->need[i] = pl->free[i] < pl->low[i] ? pl->high[i] - pl->free[i] : 0;
 		pl->unmet[i] = 0;
-		pl->open[i] = pl->free[i] - pl->high[i] >= (int64_t)p->params.min_room_bytes;
+		pl->open[i] = has_room(pl, i, p->params.min_room_bytes);
 	}
 }
 
@@ -677,7 +687,7 @@ static int pick_gpu(const struct policy *p, const struct plan *pl, const struct 
 			continue;
 		if (topo->nodes[i].id != r->node)
 			continue;
-		if (pl->free[i] - pl->high[i] < (int64_t)bytes)
+		if (!has_room(pl, i, bytes))
 			continue;
 		if (!pl->open[i]) {
 			*why = POLICY_H_REFILL;
@@ -731,8 +741,8 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 	if (to < 0) {
 		pl->unmet[near] += bytes;
 		pl->out->stats.unmet_bytes += bytes;
-		hold(pl, pl->open[near] || pl->free[near] - pl->high[near] < (int64_t)bytes ?
-				 POLICY_H_NO_ROOM : POLICY_H_REFILL);
+		hold(pl, pl->open[near] || !has_room(pl, near, bytes) ? POLICY_H_NO_ROOM
+								       : POLICY_H_REFILL);
 		return;
 	}
 	emit(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_HOT);
@@ -745,7 +755,7 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 static void open_closed(const struct policy *p, struct plan *pl)
 {
 	for (int i = 0; i < pl->topo->nr_nodes; i++) {
-		int64_t short_b = (int64_t)p->params.min_room_bytes - (pl->free[i] - pl->high[i]);
+		int64_t short_b = (int64_t)p->params.min_room_bytes - node_room(pl, i);
 
 		if (!pl->open[i] && pl->unmet[i] > 0 && pl->unmet[i] < short_b)
 			pl->unmet[i] = short_b;
