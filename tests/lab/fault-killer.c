@@ -2,12 +2,14 @@
 /*
  * SIGKILL a process while tierd is in the middle of moving pages: poll
  * /proc/TIERD/syscall until tierd sits in move_pages(2) for TARGET with a
- * node array (a move, not a node query) for the Nth time seen, then SIGKILL
- * VICTIM (tierd itself, or TARGET).  Killed there, TARGET's in-flight call
- * still completes (the kernel holds its mm); tierd's next calls for it, in
- * the same plan, meet a process that is gone.
+ * node array (a move, not a node query) of at least MIN_COUNT pages (default
+ * 1) for the Nth time seen, then SIGKILL VICTIM (tierd itself, or TARGET).
+ * Killed there, TARGET's in-flight call still completes (the kernel holds its
+ * mm); tierd's next calls for it, in the same plan, meet a process that is
+ * gone.  MIN_COUNT lets a caller skip the short calls that end a plan (its
+ * last, partial batch), after which no call for TARGET remains.
  *
- *   fault-killer TIERD_PID TARGET_PID VICTIM_PID N TIMEOUT_S
+ *   fault-killer TIERD_PID TARGET_PID VICTIM_PID N TIMEOUT_S [MIN_COUNT]
  *
  * Exit 0 and "killed PID in move_pages #N (count=C)"; 1 on timeout.
  */
@@ -23,12 +25,14 @@ int main(int argc, char **argv)
 {
 	struct timespec nap = { 0, 100000 }, t0, t;
 	int tierd, target, victim, want, seen = 0;
+	unsigned long long min_count = 1;
 	bool inside = false;
 	char path[64];
 	double timeout;
 
-	if (argc != 6) {
-		fprintf(stderr, "usage: fault-killer TIERD_PID TARGET_PID VICTIM_PID N TIMEOUT_S\n");
+	if (argc != 6 && argc != 7) {
+		fprintf(stderr,
+			"usage: fault-killer TIERD_PID TARGET_PID VICTIM_PID N TIMEOUT_S [MIN_COUNT]\n");
 		return 2;
 	}
 	tierd = atoi(argv[1]);
@@ -36,6 +40,8 @@ int main(int argc, char **argv)
 	victim = atoi(argv[3]);
 	want = atoi(argv[4]);
 	timeout = atof(argv[5]);
+	if (argc == 7)
+		min_count = strtoull(argv[6], NULL, 0);
 	snprintf(path, sizeof(path), "/proc/%d/syscall", tierd);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
@@ -50,7 +56,7 @@ int main(int argc, char **argv)
 		}
 		moving = fscanf(f, "%ld %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2],
 				&a[3], &a[4], &a[5]) == 7 &&
-			 nr == SYS_move_pages && (int)a[0] == target && a[3];
+			 nr == SYS_move_pages && (int)a[0] == target && a[3] && a[1] >= min_count;
 		fclose(f);
 		if (moving && !inside && ++seen >= want) {
 			kill(victim, SIGKILL);
