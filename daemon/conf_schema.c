@@ -232,7 +232,7 @@ static const struct conf_key promotion_keys[] = {
 	U32("hot_threshold", OFF(promotion.hot_threshold), 0, 1000000, 0),
 	U32("max_rate_mb_per_s", OFF(promotion.max_rate_mb_per_s), 0, 1000000,
 	    256),
-	U32("batch_pages", OFF(promotion.batch_pages), 1, 65536, 512),
+	U32("batch_pages", OFF(promotion.batch_pages), 1, 65536, 4096),
 };
 static const struct conf_table promotion_table = TABLE(promotion_keys);
 

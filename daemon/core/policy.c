@@ -145,7 +145,7 @@ void policy_params_default(struct policy_params *p)
 	p->demote = true;
 	p->demote_for_room = true;
 	p->cold_age_ns = 0;
-	p->min_room_bytes = 512 * 4096;	/* promotion.batch_pages' default */
+	p->min_room_bytes = 512 * 4096;	/* a THP; tierd sets promotion.batch_pages */
 }
 
 int policy_new(const struct policy_params *params, size_t max_pages, size_t max_cgroups,

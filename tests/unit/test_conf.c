@@ -46,7 +46,7 @@ static void test_defaults(void)
 	CHECK_EQ_INT(c->sampling.damon_idle_slowdown, 10);
 	CHECK_EQ_U64(c->sampling.target_min_rss_bytes, 64ull << 20);
 	CHECK(c->sampling.cpu_budget_pct == 2.0);
-	CHECK_EQ_INT(c->promotion.batch_pages, 512);
+	CHECK_EQ_INT(c->promotion.batch_pages, 4096);
 	CHECK(c->demotion.enabled);
 	CHECK_EQ_INT(c->copy_threads.mode, CONF_COPY_AUTO);
 	CHECK_EQ_INT(c->copy_threads.max, 8);

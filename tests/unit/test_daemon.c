@@ -264,7 +264,7 @@ static void test_lifecycle(void)
 		 "%s: B: batch_pages 999 is not a multiple of the huge page\n",
 		 conf_path);
 	CHECK_EQ_STR(why, want);
-	CHECK_EQ_INT(d.conf->promotion.batch_pages, 512);
+	CHECK_EQ_INT(d.conf->promotion.batch_pages, 4096);
 	CHECK_EQ_STR(calls, "B.check ");
 	CHECK_EQ_U64(d.reloads_failed_total, 3);
 
