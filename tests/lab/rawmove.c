@@ -4,11 +4,14 @@
  * another process's address range to a node with ONE move_pages(2) call, as
  * a program that knew exactly which pages to move would, and time it.
  *
- *   rawmove PID START END NODE [promote]
+ *   rawmove PID START END NODE [promote|move [CHUNK]]
  *
  * START and END are hexadecimal addresses (END exclusive), page aligned.
  * "promote" adds MPOL_MF_PROMOTE (the patched kernel's promotion path), as
- * tierd uses it where the kernel has it.  Prints one line:
+ * tierd uses it where the kernel has it; "move" is the plain call.  CHUNK
+ * (default 0: one call) cuts the range into calls of CHUNK pages, as a
+ * daemon with that batch size would, and the time is their sum
+ * (tests/lab/call-size-sweep).  Prints one line:
  *
  *   rawmove pages N moved M seconds S bytes_per_s B
  *
@@ -45,20 +48,24 @@ int main(int argc, char **argv)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned long start, end, n, moved = 0;
+	unsigned long chunk = 0;
 	int flags = MPOL_MF_MOVE, node, *nodes, *before, *status;
 	void **addrs;
-	double t0, dt;
+	double t0, dt = 0;
 	pid_t pid;
 
-	if (argc < 5 || argc > 6 || (argc == 6 && strcmp(argv[5], "promote"))) {
-		fprintf(stderr, "usage: rawmove PID START END NODE [promote]\n");
+	if (argc < 5 || argc > 7 ||
+	    (argc >= 6 && strcmp(argv[5], "promote") && strcmp(argv[5], "move"))) {
+		fprintf(stderr, "usage: rawmove PID START END NODE [promote|move [CHUNK]]\n");
 		return 2;
 	}
+	if (argc == 7)
+		chunk = strtoul(argv[6], NULL, 0);
 	pid = (pid_t)atoi(argv[1]);
 	start = strtoul(argv[2], NULL, 16);
 	end = strtoul(argv[3], NULL, 16);
 	node = atoi(argv[4]);
-	if (argc == 6)
+	if (argc >= 6 && !strcmp(argv[5], "promote"))
 		flags |= MPOL_MF_PROMOTE;
 	if (end <= start || start % page || end % page) {
 		fprintf(stderr, "rawmove: bad range %s-%s\n", argv[2], argv[3]);
@@ -84,13 +91,19 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	t0 = now_s();
-	if (move_pages(pid, n, addrs, nodes, status, flags) < 0) {
-		fprintf(stderr, "rawmove: move_pages of pid %d: %s\n", pid,
-			strerror(errno));
-		return 1;
+	if (!chunk || chunk > n)
+		chunk = n;
+	for (unsigned long o = 0; o < n; o += chunk) {
+		unsigned long c = n - o < chunk ? n - o : chunk;
+
+		t0 = now_s();
+		if (move_pages(pid, c, addrs + o, nodes + o, status + o, flags) < 0) {
+			fprintf(stderr, "rawmove: move_pages of pid %d: %s\n", pid,
+				strerror(errno));
+			return 1;
+		}
+		dt += now_s() - t0;
 	}
-	dt = now_s() - t0;
 	for (unsigned long i = 0; i < n; i++)
 		if (status[i] == node && before[i] != node)
 			moved++;
