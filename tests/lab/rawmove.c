@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The promotion benchmark's reference for migrate_vs_raw: move the pages of
- * another process's address range to a node with ONE move_pages(2) call, as
- * a program that knew exactly which pages to move would, and time it.
+ * another process's address range to a node with ONE move_pages(2) call (or
+ * calls of CHUNK pages), as a program that knew exactly which pages to move
+ * would, and time it.
  *
  *   rawmove PID START END NODE [promote|move [CHUNK]]
  *
