@@ -199,9 +199,10 @@ static int mod_migrate_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	if (run.skipped_batches || (p->cand_capped && run.moved_bytes && !rate_held(p)))
 		p->backlog = true;
 	/* -v only: what a tick moved, to see where the time goes. */
-	log_debug("migrate at %.3f s: %zu calls, %.1f MiB moved in %.3f s of move_pages, %zu batches left for later, %zu for want of room",
+	log_debug("migrate at %.3f s: %zu calls, %.1f MiB moved in %.3f s of move_pages (calls of %.3f-%.3f s, %.3f s from the first's start to the last's end), %zu batches left for later, %zu for want of room",
 		  (double)(now_ns - d->start_ns) / 1e9, run.calls, run.moved_bytes / 1048576.0,
-		  run.elapsed_ns / 1e9, run.skipped_batches, run.room_skipped_batches);
+		  run.elapsed_ns / 1e9, run.min_call_ns / 1e9, run.max_call_ns / 1e9,
+		  run.span_ns / 1e9, run.skipped_batches, run.room_skipped_batches);
 	m->calls_total += run.calls;
 	m->failed_calls_total += run.failed_calls;
 	d->stats.move_pages_calls_total += run.calls;

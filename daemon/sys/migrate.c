@@ -138,7 +138,8 @@ int mig_run_plan(struct migrator *m, struct account *a, const struct topology *t
 		 const struct batch_plan *pl, const struct policy_intent *intents, uint64_t now_ns,
 		 struct mig_run_result *ret)
 {
-	uint64_t start = m->ops->now_ns(m->ctx);
+	uint64_t start = m->ops->now_ns(m->ctx), first_t0 = 0;
+	bool timed = false; /* a call counted in ret's call times */
 
 	memset(ret, 0, sizeof(*ret));
 	for (size_t k = 0; k < pl->nr_batches; k++) {
@@ -186,8 +187,17 @@ int mig_run_plan(struct migrator *m, struct account *a, const struct topology *t
 		account_batch(a, topo, pl, k, intents, t1 - t0, now_ns, m->dry_run, &res);
 		ret->moved_bytes += res.moved_bytes;
 		ret->would_pages += res.would_pages;
-		if (!m->dry_run)
+		if (!m->dry_run) {
+			if (!timed)
+				first_t0 = t0;
 			ret->elapsed_ns += t1 - t0;
+			if (!timed || t1 - t0 < ret->min_call_ns)
+				ret->min_call_ns = t1 - t0;
+			timed = true;
+			if (t1 - t0 > ret->max_call_ns)
+				ret->max_call_ns = t1 - t0;
+			ret->span_ns = t1 - first_t0;
+		}
 	}
 	return 0;
 }

@@ -72,6 +72,10 @@ struct mig_run_result {
 	size_t nomem_skipped_batches;	/* to a node that said ENOMEM earlier in the plan */
 	uint64_t moved_bytes;	/* reached their target */
 	uint64_t elapsed_ns;	/* summed over calls */
+	/* Of the calls that did not fail (not in a dry run): the shortest,
+	 * the longest, and the first one's start to the last one's end,
+	 * accounting between them included (tierd -v). */
+	uint64_t min_call_ns, max_call_ns, span_ns;
 	uint64_t would_pages;	/* dry run */
 	int first_error;	/* first whole-call errno (negative), 0 if none */
 	size_t skipped_batches;	/* not started: budget_ns ran out */

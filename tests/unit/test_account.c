@@ -204,6 +204,39 @@ static void test_budget(void)
 }
 
 /*
+ * The call times tierd -v shows: three calls of 0.1, 1.9 and 1 s are
+ * 0.1 s at the shortest, 1.9 s at the longest, 3 s from the first's start
+ * to the last's end; a dry run times nothing.
+ */
+static void test_call_times(void)
+{
+	static const uint64_t took[3] = { SEC / 10, 19 * SEC / 10, SEC };
+	struct fake_mig f;
+	struct migrator m;
+	struct mig_run_result res;
+
+	for (int dry = 0; dry <= 1; dry++) {
+		three_promotions();
+		memset(&f, 0, sizeof(f));
+		f.nr_steps = 3;
+		for (int i = 0; i < 3; i++) {
+			f.steps[i].nr_status = 1;
+			f.steps[i].status[0] = 0;
+			f.steps[i].took_ns = took[i];
+		}
+		CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, dry), 0);
+		setup_run(2);
+		CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 100 * SEC, &res), 0);
+		CHECK_EQ_INT(res.calls, 3);
+		CHECK_EQ_U64(res.min_call_ns, dry ? 0 : SEC / 10);
+		CHECK_EQ_U64(res.max_call_ns, dry ? 0 : 19 * SEC / 10);
+		CHECK_EQ_U64(res.span_ns, dry ? 0 : 3 * SEC);
+		CHECK_EQ_U64(res.elapsed_ns, dry ? 0 : 3 * SEC);
+		teardown_run();
+	}
+}
+
+/*
  * Each batch checks its node's free memory just before it starts: with
  * node 0 two pages above its floor, the first two one-page batches land
  * (the fake takes a page of free memory for each) and the third, which
@@ -379,6 +412,7 @@ int main(void)
 {
 	RUN(test_statuses);
 	RUN(test_budget);
+	RUN(test_call_times);
 	RUN(test_room_floor);
 	RUN(test_busy_retries_and_nomem_backoff);
 	RUN(test_call_failed_and_dry_run);
