@@ -188,14 +188,16 @@ int mig_run_plan(struct migrator *m, struct account *a, const struct topology *t
 		ret->moved_bytes += res.moved_bytes;
 		ret->would_pages += res.would_pages;
 		if (!m->dry_run) {
+			uint64_t call_ns = t1 - t0;
+
 			if (!timed)
 				first_t0 = t0;
-			ret->elapsed_ns += t1 - t0;
-			if (!timed || t1 - t0 < ret->min_call_ns)
-				ret->min_call_ns = t1 - t0;
+			if (!timed || call_ns < ret->min_call_ns)
+				ret->min_call_ns = call_ns;
+			if (call_ns > ret->max_call_ns)
+				ret->max_call_ns = call_ns;
 			timed = true;
-			if (t1 - t0 > ret->max_call_ns)
-				ret->max_call_ns = t1 - t0;
+			ret->elapsed_ns += call_ns;
 			ret->span_ns = t1 - first_t0;
 		}
 	}
