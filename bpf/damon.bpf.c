@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * DAMON's aggregated regions, read where the kernel hands them out
+ * ================================================================
+ *
+ * The model.  At the end of every aggregation interval a kdamond walks its
+ * targets in order, and each target's regions in address order, and fires
+ * the damon:damon_aggregated tracepoint for every region with the number of
+ * sampling intervals it was found accessed in (mm/damon/core.c:
+ * kdamond_reset_aggregated(), just before it zeroes the counts).  This
+ * program runs there, keeps only tierd's own kdamond (kdamond_pid, set by
+ * the loader) and only regions with at least one access, and writes them
+ * into one half of a two-half array that userspace maps: the aggregation
+ * being written (pass_seq) goes to half pass_seq & 1, the newest complete
+ * one (done_seq) stays readable in the other half until pass done_seq + 2
+ * begins, one aggregation interval later at the soonest.  Userspace reads
+ * the newest complete pass once a tick (daemon/sys/damon_feed.c) and checks
+ * pass_seq again after copying it; a copy that raced a new pass is retried.
+ *
+ * Where a pass begins.  The tracepoint says which target and region, not
+ * which aggregation, so a new pass is recognised by the walk going back: a
+ * lower target index than the last event's, or the same target at an
+ * address not above the last region's.  This needs no count of targets or
+ * regions from userspace and falls back into step by itself after the
+ * kdamond's targets change or another kdamond is followed.
+ *
+ * Worked example.  One target, 40 regions, 100 ms aggregation, 6 of them
+ * accessed: every 100 ms, 40 program runs (one lookup, a few compares) and
+ * 6 array writes of 24 bytes.  A tick 4 s later reads the 6 records of the
+ * newest pass; the 39 passes before it were overwritten in place, so
+ * nothing piles up, and nothing is lost, however long the tick.  That is
+ * what replaced the sysfs route's `update_schemes_tried_regions` write
+ * (blocks for up to one aggregation interval) and its three file reads per
+ * region per tick, which in the lab guest were most of tierd's idle CPU.
+ *
+ * How it fails.  More accessed regions in one pass than half_cap (the
+ * kdamond's max_nr_regions plus a margin): the rest are counted in overflow
+ * and the pass reads as partial.  The tracepoint fires for every kdamond on
+ * the machine; the pid filter is the first thing each run checks, so other
+ * kdamonds cost one compare per region.  A pass that follows a change of
+ * targets may mix the old and new targets; the loader ignores the pass in
+ * progress when it changes them.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "damon.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by the loader before load: records per half (regions has twice that). */
+const volatile __u32 half_cap = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct damon_feed_rec);
+	__uint(max_entries, 2);	/* the loader sets 2 * half_cap */
+} regions SEC(".maps");
+
+/* Written by the loader at any time: the kdamond to follow, 0 for none. */
+__u32 kdamond_pid;
+
+/* Read by the loader (the .bss is mapped into it). */
+__u64 pass_seq;		/* the pass being written, 0 before the first */
+__u64 done_seq;		/* the newest complete pass, 0 before the first */
+__u32 pass_n[2];	/* records in each half */
+__u64 seen;		/* regions of our kdamond, accessed or not */
+__u64 overflow;		/* accessed regions that did not fit in their half */
+
+/* Where the walk is: the last event's target and region start. */
+static __u32 last_target;
+static __u64 last_start;
+
+SEC("tp_btf/damon_aggregated")
+int BPF_PROG(damon_aggregated, unsigned int target_id, struct damon_region *r,
+	     unsigned int nr_regions)
+{
+	struct damon_feed_rec *rec;
+	__u64 start = r->ar.start;
+	__u32 half, i, key;
+
+	if ((__u32)(bpf_get_current_pid_tgid() >> 32) != kdamond_pid || !kdamond_pid)
+		return 0;
+	if (!pass_seq || target_id < last_target ||
+	    (target_id == last_target && start <= last_start)) {
+		if (pass_seq)
+			done_seq = pass_seq;
+		pass_seq++;
+		pass_n[pass_seq & 1] = 0;
+	}
+	last_target = target_id;
+	last_start = start;
+	seen++;
+	if (!r->nr_accesses)
+		return 0;
+	half = pass_seq & 1;
+	i = pass_n[half];
+	if (i >= half_cap) {
+		overflow++;
+		return 0;
+	}
+	key = half * half_cap + i;
+	rec = bpf_map_lookup_elem(&regions, &key);
+	if (!rec)
+		return 0;
+	rec->start = start;
+	rec->end = r->ar.end;
+	rec->target = target_id;
+	rec->nr_accesses = r->nr_accesses;
+	pass_n[half] = i + 1;
+	return 0;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Where the DAMON source gets its regions from, behind a small ops table:
+ * the damon:damon_aggregated tracepoint through bpf/damon.bpf.c (here, in
+ * damon_feed.c), or a fake in the tests.  Without a feed, or when it cannot
+ * start, sampler_damon.c reads `stat` schemes' tried_regions from sysfs.
+ */
+#ifndef TIERD_SYS_DAMON_FEED_H
+#define TIERD_SYS_DAMON_FEED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One accessed region of one aggregation (the layout of bpf/damon.h's). */
+struct damon_feed_region {
+	uint64_t start, end;	/* virtual addresses, [start, end) */
+	uint32_t target;	/* index in the kdamond's targets */
+	uint32_t nr_accesses;	/* sampling intervals it was seen accessed in */
+};
+
+struct damon_feed_counters {
+	uint64_t seen;		/* regions of the followed kdamond, all passes */
+	uint64_t overflow;	/* accessed regions that did not fit (passes partial) */
+	uint64_t retries;	/* copies that raced a new pass and were redone */
+};
+
+struct damon_feed;
+
+struct damon_feed_ops {
+	/* Load and attach, with room for @max_regions accessed regions per
+	 * aggregation; -errno and one line in @why when it cannot run here. */
+	int (*start)(struct damon_feed *f, uint32_t max_regions, char *why, size_t len);
+	/* Follow the kdamond with this pid (0: none).  *@ret_pass is the number
+	 * of the aggregation now in progress: later ones began after the call. */
+	int (*follow)(struct damon_feed *f, pid_t kdamond_pid, uint64_t *ret_pass);
+	/* The newest complete aggregation, when its number is above @after:
+	 * returns its record count (0 or more) with its number in *@ret_pass
+	 * and the records in @buf (room for @cap); -EAGAIN when there is none
+	 * newer; -EBUSY when every copy raced a new pass. */
+	int (*read)(struct damon_feed *f, uint64_t after, struct damon_feed_region *buf,
+		    size_t cap, uint64_t *ret_pass);
+	void (*counters)(struct damon_feed *f, struct damon_feed_counters *ret);
+	/* Detach and unload; safe to call twice.  free() accepts NULL. */
+	void (*stop)(struct damon_feed *f);
+	void (*free)(struct damon_feed *f);
+};
+
+/* Embedded first in every implementation. */
+struct damon_feed {
+	const struct damon_feed_ops *ops;
+};
+
+/* The tracepoint feed; -EOPNOTSUPP when tierd was built without BPF.
+ * @btf_path: the kernel's BTF, NULL for /sys/kernel/btf/vmlinux. */
+int damon_feed_bpf_new(const char *btf_path, struct damon_feed **ret);
+
+static inline void damon_feed_free(struct damon_feed *f)
+{
+	if (f)
+		f->ops->free(f);
+}
+
+#endif
