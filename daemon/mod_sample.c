@@ -47,6 +47,7 @@ struct mod_sample {
 	int scan_source; /* what the last scan logged: 0 none, 1 /proc, 2 cgroups */
 	int last_error;
 	unsigned int backlog_ticks; /* ticks in a row with a backlog */
+	uint32_t generation; /* the source's, when it was last logged */
 };
 
 static void bpf_log(int level, const char *msg)
@@ -216,6 +217,11 @@ static int mod_sample_start(struct tierd *d, void **ret_priv)
 		if (dp.update_us < dp.aggr_us)
 			dp.update_us = dp.aggr_us;
 		dp.max_targets = DAMON_MAX_TARGETS;
+		/* Regions from the damon_aggregated tracepoint where BPF runs
+		 * (sampler_damon.c says why); the source falls back to sysfs. */
+		sampler_bpf_set_log(bpf_log);
+		if (damon_feed_bpf_new(NULL, &dp.feed) < 0)
+			dp.feed = NULL;
 		r = sampler_damon_new(&dp, &m->cands[m->nr_cands]);
 		if (r < 0)
 			return r;
@@ -309,6 +315,11 @@ static int mod_sample_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	if (r < 0)
 		return r;
 	sampler_describe(m->s, &st);
+	/* E.g. the DAMON source moving to its tracepoint at the first idle pace. */
+	if (st.generation != m->generation) {
+		m->generation = st.generation;
+		log_info("Hotness source: %s: %s", st.name, st.why);
+	}
 	d->stats.sampler_samples_total = st.samples;
 	snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
 		 "%.*s", (int)sizeof(d->stats.sampler_reason) - 1, st.why);

@@ -13,8 +13,10 @@
  *  - set_targets() replaces the set of processes sampled (sorted, unique).
  *  - drain() folds what was sampled since the previous drain into the table
  *    at @now_ns and returns the number of records folded, or -errno.  The
- *    DAMON source's drain blocks until its kdamond has applied its schemes
- *    once (about one aggregation interval, 100-200 ms by default).
+ *    DAMON source's drain takes its kdamond's newest complete aggregation
+ *    from the damon_aggregated tracepoint and does not wait; where that
+ *    cannot run it reads sysfs and blocks until the kdamond has applied its
+ *    schemes once (about one aggregation interval, 100-200 ms by default).
  *  - set_pace() (optional) samples @slowdown times less often than
  *    configured (1: as configured), for when nothing needs moving; the
  *    DAMON source stretches its kdamond's intervals.
@@ -44,6 +46,7 @@ struct sampler_status {
 	uint64_t period;	/* current sampling period; 0 if not applicable */
 	double cost_pct;	/* CPU time over the last drain interval, % of one CPU */
 	const char *cost_source;	/* "bpf_stats", "estimate" or "none" */
+	uint32_t generation;	/* changes when how it samples changes (why says how) */
 };
 
 struct sampler;

@@ -1,28 +1,49 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * DAMON source over the sysfs admin interface.
+ * DAMON source: a kdamond of tierd's own, made through the sysfs admin
+ * interface, and its regions read from the damon:damon_aggregated tracepoint.
  *
- * Why a `stat` scheme's tried_regions and not the damon:damon_aggregated
- * tracepoint: the sysfs route needs nothing but CONFIG_DAMON_SYSFS -- no BPF,
- * no BTF, no tracefs -- so it is the source that works where the BPF sampler
- * cannot (VMs, locked-down hosts); it is read when tierd wants it (one
- * snapshot per tick, bounded by max_nr_regions per target) instead of a
- * callback per region per aggregation interval; and it only ever sees the
- * kdamond that tierd created, whereas the tracepoint fires for every kdamond
- * on the machine.  Its costs: "update_schemes_tried_regions" blocks the writer
- * until the kdamond has applied the schemes once (up to about one aggregation
- * interval plus 100 ms polling in the kernel), and a tried region does not say
- * which target it belongs to.  The latter is solved with one scheme per
- * target, each excluding every other target with a `target` filter
- * (matching=N on damon_target_idx=i), so scheme i's regions are target i's.
- * The scheme's access_pattern maxima must be set explicitly (sysfs defaults
- * them to 0, which matches nothing but idle, zero-sized regions).
+ * Two ways to get the regions.  The kdamond is always made and steered
+ * through sysfs (CONFIG_DAMON_SYSFS; writes only, a few per change of
+ * targets or pace).  Its regions come from a damon_feed once one runs:
+ * bpf/damon.bpf.c on the tracepoint keeps the accessed regions of the
+ * newest aggregation of tierd's kdamond in a mapped array, and a drain copies
+ * them out -- no sysfs reads, no waiting, no schemes for the kdamond to
+ * apply.  Before that, and where the feed cannot run (built without BPF, no
+ * kernel BTF, no CAP_BPF/CAP_PERFMON), each target gets a `stat` scheme and
+ * a drain writes "update_schemes_tried_regions" and reads the regions back
+ * from sysfs.  Both hand the table the same thing, one aggregation's
+ * nr_accesses per region per drain, so the policy's thresholds mean the same
+ * with either.
  *
- * Cost per drain: the blocking state write above, then three small sysfs
- * reads per region, at most max_nr_regions per target: ~3000 reads for one
- * target at the default 1000 regions, a few milliseconds; scale max_targets
- * and max_nr_regions with that in mind.  In the lab guest (TCG) this found
- * the 64 MiB hot region of a 512 MiB process in 5 to 9 drains (2 s).
+ * When the feed starts: at the first idle pace (set_pace() > 1), not at
+ * start().  Loading the program parses the kernel's BTF; in the lab guest,
+ * with the workload busy on every vCPU, loading it at start put tierd's first
+ * promotion 0.4-1.0 s later than the sysfs route's (three A/B pairs in one
+ * boot), and a tierd that has just started has pages to move.  Once idle it
+ * has nothing better to do, and from then on the cheap route is what runs
+ * for as long as tierd does (steady state is where the cost matters).
+ *
+ * Why the tracepoint is worth a BPF program (measured in the lab guest,
+ * tierd at rest next to a busy workload, 4 s ticks): the sysfs route costs
+ * a blocking write (the kdamond applies its schemes, up to an aggregation
+ * interval plus the kernel's 100 ms poll) and three file reads per accessed
+ * region in directories the kernel rebuilds for every update, ~150
+ * open/read/close a tick there; that was most of tierd's idle CPU (perf:
+ * openat 29% of it).  The tracepoint program costs the kdamond one compare
+ * per region of other kdamonds and a 24-byte array write per accessed region
+ * of ours.
+ *
+ * The sysfs route.  A tried region does not say which target it belongs to.
+ * That is solved with one scheme per target, each excluding every other
+ * target with a `target` filter (matching=N on damon_target_idx=i), so
+ * scheme i's regions are target i's.  The scheme's access_pattern maxima
+ * must be set explicitly (sysfs defaults them to 0, which matches nothing
+ * but idle, zero-sized regions).  Cost per drain: the blocking state write,
+ * then three small sysfs reads per accessed region: ~3000 reads for one
+ * target at the default 1000 regions, a few milliseconds.  In the lab guest
+ * (TCG) this found the 64 MiB hot region of a 512 MiB process in 5 to 9
+ * drains (2 s).
  *
  * Ownership.  The DAMON sysfs interface recreates every kdamond directory when
  * nr_kdamonds is written (and refuses while any runs), so tierd only adds its
@@ -79,10 +100,28 @@ struct sampler_damon {
 	char stale_note[160];	/* what clean_stale() removed, for the status */
 	pid_t *targets;
 	size_t ntargets;
+	struct damon_feed *feed;	/* NULL: none was given */
+	bool feed_tried;	/* feed_start() ran since start */
+	bool feed_on;		/* regions come from the feed, no schemes */
+	char feed_note[160];	/* where regions come from, for the status */
+	pid_t kdamond_pid;	/* what the feed follows, 0 none */
+	pid_t kdamond_pid_seen;	/* the kdamond's pid at the last set_targets() */
+	uint64_t feed_after;	/* aggregations up to this one: folded or stale */
+	bool feed_fresh;	/* followed, nothing folded since: worth a wait */
+	struct damon_feed_region *feed_buf;
+	uint32_t feed_cap;
 	struct sampler_status st;
 };
 
 #define SD(s) ((struct sampler_damon *)(s))
+
+/* The first drain after new targets polls the feed this often, for up to two
+ * aggregation intervals and this much more. */
+#define FEED_POLL_US 5000
+#define FEED_WAIT_SLACK_US 100000
+
+/* Keeps feed_cap (max_nr_regions + min_nr_regions * max_targets) in 32 bits. */
+#define FEED_MAX_TARGETS 65536
 
 /*
  * Most DAMON sysfs files take damon_sysfs_lock with mutex_trylock() and fail
@@ -344,6 +383,130 @@ static int clean_stale(struct sampler_damon *d, char *why, size_t len)
 	return 0;
 }
 
+/* The status line; a long one is cut short, which is fine for a status. */
+static void status_why(struct sampler_damon *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void status_why(struct sampler_damon *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->st.why, sizeof(d->st.why), fmt, ap);
+	va_end(ap);
+}
+
+static void status_running(struct sampler_damon *d)
+{
+	status_why(d, "kdamond %d (pid %d), vaddr, %zu target(s), %llu us sampling, "
+		   "%llu us aggregation, %s", d->idx, (int)d->kdamond_pid_seen, d->ntargets,
+		   (unsigned long long)d->p.sample_us, (unsigned long long)d->p.aggr_us,
+		   d->feed_note);
+}
+
+/* ---- the feed ---- */
+
+/* Where regions come from, before the first idle pace. */
+static void feed_note_initial(struct sampler_damon *d)
+{
+	snprintf(d->feed_note, sizeof(d->feed_note), "%s", d->feed ?
+		 "regions from tried_regions until tierd is idle, then from the "
+		 "damon_aggregated tracepoint" : "regions from tried_regions");
+}
+
+/* Start the feed; when it cannot run, regions stay on sysfs. */
+static void feed_start(struct sampler_damon *d)
+{
+	char why[SAMPLER_WHY_MAX] = "";
+
+	d->feed_tried = true;
+	d->kdamond_pid = 0;
+	d->feed_after = 0;
+	d->st.generation++;
+	if (d->feed->ops->start(d->feed, d->feed_cap, why, sizeof(why)) < 0) {
+		snprintf(d->feed_note, sizeof(d->feed_note),
+			 "regions from tried_regions (no tracepoint feed: %.100s)", why);
+		return;
+	}
+	d->feed_on = true;
+	snprintf(d->feed_note, sizeof(d->feed_note),
+		 "regions from the damon_aggregated tracepoint");
+}
+
+static void feed_stop(struct sampler_damon *d)
+{
+	if (d->feed)
+		d->feed->ops->stop(d->feed);
+	d->feed_on = false;
+	d->feed_tried = false;
+	d->kdamond_pid = 0;
+}
+
+/*
+ * Follow kdamond @pid (0: none).  The aggregation in progress may still
+ * hold the old targets (their regions are indexed by target), so only
+ * those that begin after this are folded.  At full pace the next drain
+ * waits for the first of them (feed_drain()).
+ */
+static int feed_follow(struct sampler_damon *d, pid_t pid)
+{
+	uint64_t pass = 0;
+	int r = d->feed->ops->follow(d->feed, pid, &pass);
+
+	if (r < 0)
+		return r;
+	d->kdamond_pid = pid;
+	d->feed_after = pass;
+	d->feed_fresh = pid > 0 && d->pace == 1;
+	return 0;
+}
+
+/*
+ * Fold the newest aggregation the feed has, if it is one not folded yet.
+ * The first drain after new targets waits for one (the aggregation in
+ * progress at the change is skipped, so up to two aggregation intervals), as
+ * the sysfs route waits at every drain: without it, the first heat of a new
+ * process -- tierd's first promotion after it starts -- comes a tick later.
+ */
+static int feed_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now_ns)
+{
+	uint64_t pass = 0, waited_us = 0;
+	uint64_t wait_us = 2 * d->p.aggr_us * d->pace + FEED_WAIT_SLACK_US;
+	struct damon_feed_counters c;
+	int records = 0, n;
+
+	while ((n = d->feed->ops->read(d->feed, d->feed_after, d->feed_buf, d->feed_cap,
+				       &pass)) == -EAGAIN && d->feed_fresh && waited_us < wait_us) {
+		struct timespec ts = { 0, FEED_POLL_US * 1000 };
+
+		nanosleep(&ts, NULL);
+		waited_us += FEED_POLL_US;
+	}
+	d->feed_fresh = false;	/* one wait per change, even a vain one */
+	if (n == -EAGAIN)
+		return 0;	/* no aggregation ended since the last drain */
+	if (n < 0)
+		return n;
+	d->feed_after = pass;
+	for (int i = 0; i < n; i++) {
+		const struct damon_feed_region *g = &d->feed_buf[i];
+		int r;
+
+		if (g->target >= d->ntargets || g->end <= g->start)
+			continue;
+		r = hot_record(t, d->targets[g->target], g->start, g->end - g->start,
+			       (double)g->nr_accesses, now_ns);
+		if (r > 0)
+			records += r;
+	}
+	d->feed->ops->counters(d->feed, &c);
+	d->st.samples += (uint64_t)n;
+	d->st.lost = c.overflow;
+	d->st.records += records;
+	d->st.drains++;
+	return records;
+}
+
 /* ---- ops ---- */
 
 static int damon_probe(struct sampler *s, char *why, size_t len)
@@ -427,6 +590,7 @@ static int damon_start(struct sampler *s, char *why, size_t len)
 		snprintf(why, len, "kdamonds appeared in %s while starting", d->admin);
 		return r;
 	}
+	feed_note_initial(d);
 	d->idx = 0;
 	/* Record first: a crash from here on is cleaned up by the next start. */
 	r = owner_write(d, 0);
@@ -447,11 +611,10 @@ static int damon_start(struct sampler *s, char *why, size_t len)
 	}
 	d->st.running = true;
 	/* Said once, in the daemon's "Hotness source" line (sampler_pick()). */
-	snprintf(why, len, "%s", d->stale_note[0] ? d->stale_note + 2 : "");
-	snprintf(d->st.why, sizeof(d->st.why), "kdamond %d, vaddr, %llu us sampling, "
-		 "%llu us aggregation, no targets yet%s", d->idx,
-		 (unsigned long long)d->p.sample_us, (unsigned long long)d->p.aggr_us,
-		 d->stale_note);
+	snprintf(why, len, "%s%s", d->feed_note, d->stale_note);
+	status_why(d, "kdamond %d, vaddr, %llu us sampling, %llu us aggregation, "
+		   "no targets yet; %s%s", d->idx, (unsigned long long)d->p.sample_us,
+		   (unsigned long long)d->p.aggr_us, d->feed_note, d->stale_note);
 	return 0;
 }
 
@@ -466,8 +629,8 @@ static int write_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
 	for (size_t i = 0; r == 0 && i < n; i++)
 		r = sysfs_write_u64(d, (uint64_t)pids[i], "%s/targets/%zu/pid_target", base, i);
 	if (r == 0)
-		r = sysfs_write_u64(d, n, "%s/schemes/nr_schemes", base);
-	for (size_t i = 0; r == 0 && i < n; i++) {
+		r = sysfs_write_u64(d, d->feed_on ? 0 : n, "%s/schemes/nr_schemes", base);
+	for (size_t i = 0; r == 0 && !d->feed_on && i < n; i++) {
 		char sc[192];
 
 		snprintf(sc, sizeof(sc), "%s/schemes/%zu", base, i);
@@ -518,6 +681,7 @@ static int write_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
 static int damon_set_pace(struct sampler *s, unsigned int slowdown)
 {
 	struct sampler_damon *d = SD(s);
+	bool tried_feed = false, switch_feed = false;
 	uint64_t max_regions;
 	int r;
 
@@ -540,12 +704,27 @@ static int damon_set_pace(struct sampler *s, unsigned int slowdown)
 		r = sysfs_write_u64(d, max_regions,
 				    "kdamonds/%d/contexts/0/monitoring_attrs/nr_regions/max",
 				    d->idx);
+	/* The first idle pace starts the feed: its load (parsing the kernel's
+	 * BTF, 0.1-0.2 s of a CPU in the lab guest) would otherwise come
+	 * before tierd's first promotion.  The schemes go with the same commit. */
+	if (r == 0 && slowdown > 1 && d->feed && !d->feed_tried) {
+		feed_start(d);
+		tried_feed = true;
+		switch_feed = d->feed_on && d->on;
+		if (switch_feed)
+			r = sysfs_write(d, "0", "kdamonds/%d/contexts/0/schemes/nr_schemes",
+					d->idx);
+	}
 	if (r == 0 && d->on)
 		r = sysfs_write(d, "commit", "kdamonds/%d/state", d->idx);
 	if (r < 0)
 		return r;
 	d->pace = slowdown;
-	return 0;
+	if (switch_feed)
+		r = feed_follow(d, d->kdamond_pid_seen);
+	if (tried_feed && d->on)
+		status_running(d);
+	return r;
 }
 
 static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
@@ -572,6 +751,8 @@ static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 			r = sysfs_write(d, "off", "kdamonds/%d/state", d->idx);
 		d->ntargets = 0;
 		d->on = false;
+		if (d->feed_on)
+			feed_follow(d, 0);
 		return r;
 	}
 	r = write_targets(d, pids, n);
@@ -585,9 +766,16 @@ static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 	snprintf(rel, sizeof(rel), "kdamonds/%d/pid", d->idx);
 	if (sysfs_read_u64(d, rel, &kpid) == 0 && kpid > 0 && kpid < INT32_MAX)
 		owner_write(d, (pid_t)kpid);
-	snprintf(d->st.why, sizeof(d->st.why), "kdamond %d (pid %llu), vaddr, %zu target(s), "
-		 "%llu us sampling, %llu us aggregation", d->idx, (unsigned long long)kpid, n,
-		 (unsigned long long)d->p.sample_us, (unsigned long long)d->p.aggr_us);
+	else
+		kpid = 0;
+	d->kdamond_pid_seen = (pid_t)kpid;
+	/* Without its pid the feed follows nothing; the next drain asks again. */
+	if (d->feed_on) {
+		r = feed_follow(d, (pid_t)kpid);
+		if (r < 0)
+			return r;
+	}
+	status_running(d);
 	return 0;
 }
 
@@ -674,6 +862,18 @@ static int damon_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 		d->ntargets = 0;
 		return 0;
 	}
+	if (d->feed_on && !d->kdamond_pid) {
+		uint64_t kpid = 0;
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "kdamonds/%d/pid", d->idx);
+		r = sysfs_read_u64(d, rel, &kpid);
+		if (r == 0 && kpid > 0 && kpid < INT32_MAX)
+			r = feed_follow(d, (pid_t)kpid);
+		return r < 0 ? r : 0;
+	}
+	if (d->feed_on)
+		return feed_drain(d, t, now_ns);
 	/* Blocks until the kdamond has applied the schemes once. */
 	r = sysfs_write(d, "update_schemes_tried_regions", "kdamonds/%d/state", d->idx);
 	if (r < 0)
@@ -701,6 +901,7 @@ static void damon_stop(struct sampler *s)
 	d->idx = -1;
 	d->on = false;
 	d->ntargets = 0;
+	feed_stop(d);
 	d->st.running = false;
 	snprintf(d->st.why, sizeof(d->st.why), "stopped");
 }
@@ -722,6 +923,8 @@ static void damon_free(struct sampler *s)
 	struct sampler_damon *d = SD(s);
 
 	damon_stop(s);
+	damon_feed_free(d->feed);
+	free(d->feed_buf);
 	free(d->targets);
 	free(d);
 }
@@ -756,18 +959,32 @@ int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret
 
 	if (!p->runtime_dir || !p->max_targets || !p->sample_us ||
 	    p->aggr_us < p->sample_us || p->min_nr_regions < 3 ||
-	    p->max_nr_regions < p->min_nr_regions)
+	    p->max_nr_regions < p->min_nr_regions || p->max_targets > FEED_MAX_TARGETS) {
+		damon_feed_free(p->feed);
 		return -EINVAL;
+	}
 	d = calloc(1, sizeof(*d));
-	if (!d)
+	if (!d) {
+		damon_feed_free(p->feed);
 		return -ENOMEM;
+	}
+	d->feed = p->feed;
+	/* DAMON keeps the regions of all targets under max_nr_regions (it stops
+	 * splitting at half of it), but each target starts with min_nr_regions. */
+	d->feed_cap = p->max_nr_regions + p->min_nr_regions * p->max_targets;
 	d->targets = calloc(p->max_targets, sizeof(pid_t));
-	if (!d->targets) {
+	if (d->feed)
+		d->feed_buf = calloc(d->feed_cap, sizeof(*d->feed_buf));
+	if (!d->targets || (d->feed && !d->feed_buf)) {
+		damon_feed_free(d->feed);
+		free(d->feed_buf);
+		free(d->targets);
 		free(d);
 		return -ENOMEM;
 	}
 	d->base.ops = &damon_ops;
 	d->p = *p;
+	d->p.feed = NULL;
 	d->idx = -1;
 	d->pace = 1;
 	snprintf(d->admin, sizeof(d->admin), "%s",

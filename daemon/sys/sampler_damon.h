@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The DAMON source: a kdamond that tierd creates through the DAMON sysfs
- * interface, monitoring the targets' virtual address spaces; each drain reads
- * the regions of one `stat` scheme per target.  See sampler_damon.c.
+ * interface, monitoring the targets' virtual address spaces; each drain takes
+ * the regions of its newest aggregation from the damon_aggregated tracepoint
+ * (a damon_feed), or, where that cannot run, from one `stat` scheme per
+ * target.  See sampler_damon.c.
  */
 #ifndef TIERD_SYS_SAMPLER_DAMON_H
 #define TIERD_SYS_SAMPLER_DAMON_H
 
+#include "damon_feed.h"
 #include "sampler.h"
 
 struct sampler_damon_params {
@@ -15,6 +18,9 @@ struct sampler_damon_params {
 	uint64_t sample_us, aggr_us, update_us;	/* DAMON monitoring intervals */
 	uint32_t min_nr_regions, max_nr_regions;
 	uint32_t max_targets;
+	/* Where regions come from; NULL: the schemes' tried_regions.  The
+	 * sampler owns it from sampler_damon_new() on (also when that fails). */
+	struct damon_feed *feed;
 	/* Called after every sysfs write (path relative to admin_dir); tests use
 	 * it to play the kernel's part and to check the sequence. */
 	void (*on_write)(const char *rel_path, const char *value, void *arg);

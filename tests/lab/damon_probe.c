@@ -3,7 +3,7 @@
  * Drives the DAMON source on its own inside the lab guest, for the lab tests
  * (the daemon's main loop is another module):
  *
- *   damon_probe RUNDIR find-hot MAX_DRAINS PID HOT_START HOT_END [PID ...]
+ *   damon_probe [--feed] RUNDIR find-hot MAX_DRAINS PID HOT_START HOT_END [PID ...]
  *	monitor the PIDs and drain until DAMON has found each one's
  *	[HOT_START, HOT_END) (hex): every 2 MiB range of that pid at least
  *	half as hot as its hottest lies inside it or at its edges (precision),
@@ -16,6 +16,13 @@
  *   damon_probe RUNDIR start-stop
  *	start (cleaning up what a crashed run left) and stop
  *
+ * --feed: regions from the damon_aggregated tracepoint (bpf/damon.bpf.c), as
+ * tierd takes them once it is idle: the probe switches to it the way tierd
+ * does, with an idle pace (2) and back to full pace, before its first drain;
+ * it fails (exit 2) if the feed does not start.  Without --feed, regions come
+ * from the stat schemes' tried_regions.  With the feed a drain does not wait
+ * for the kdamond, so the probe sleeps FEED_DRAIN_US between drains.
+ *
  * Prints the sampler's status line after start and before exit, and after
  * each drain what every scheme's tried_regions held (regions, total_bytes):
  * a target that DAMON reports nothing for, or only idle regions for, shows.
@@ -26,10 +33,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hotness.h"
+#include "sampler_bpf.h"
 #include "sampler_damon.h"
 
 #define TOPK 4096
@@ -42,17 +51,27 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static void libbpf_log(int level, const char *msg)
+{
+	if (level <= LOG_WARNING)
+		fprintf(stderr, "libbpf: %s\n", msg);
+}
+
 static void status(struct sampler *s, const char *when)
 {
 	struct sampler_status st;
 
 	sampler_describe(s, &st);
-	printf("damon_probe: %s: %s: %s (drains %llu, regions %llu)\n", when, st.name,
-	       st.why, (unsigned long long)st.drains, (unsigned long long)st.samples);
+	printf("damon_probe: %s: %s: %s (drains %llu, regions %llu, lost %llu)\n", when,
+	       st.name, st.why, (unsigned long long)st.drains, (unsigned long long)st.samples,
+	       (unsigned long long)st.lost);
 	fflush(stdout);
 }
 
 #define MAX_PIDS 8
+#define FEED_DRAIN_US 200000	/* two aggregation intervals */
+
+static bool use_feed;
 #define SCHEMES "/sys/kernel/mm/damon/admin/kdamonds/0/contexts/0/schemes"
 
 /*
@@ -153,6 +172,19 @@ static int find_hot(struct sampler *s, const struct want *w, size_t nw, int max)
 		fprintf(stderr, "damon_probe: set_targets: %s\n", strerror(-r));
 		return 2;
 	}
+	if (use_feed) {
+		struct sampler_status st;
+
+		r = sampler_set_pace(s, 2);
+		if (r == 0)
+			r = sampler_set_pace(s, 1);
+		sampler_describe(s, &st);
+		if (r < 0 || !strstr(st.why, ", regions from the damon_aggregated tracepoint")) {
+			fprintf(stderr, "damon_probe: the tracepoint feed did not start: %s (%s)\n",
+				st.why, strerror(-r));
+			return 2;
+		}
+	}
 	status(s, "monitoring");
 	for (int i = 1; i <= max; i++) {
 		bool all = true;
@@ -163,7 +195,7 @@ static int find_hot(struct sampler *s, const struct want *w, size_t nw, int max)
 			return 2;
 		}
 		printf("damon_probe: drain %d: %d records;", i, r);
-		for (size_t k = 0; k < nw; k++)
+		for (size_t k = 0; k < nw && !use_feed; k++)
 			print_tried(k);
 		printf("\n");
 		for (size_t k = 0; k < nw; k++)
@@ -174,6 +206,8 @@ static int find_hot(struct sampler *s, const struct want *w, size_t nw, int max)
 			free(mem);
 			return 0;
 		}
+		if (use_feed)
+			usleep(FEED_DRAIN_US);
 	}
 	free(mem);
 	return 1;
@@ -186,12 +220,25 @@ int main(int argc, char **argv)
 	struct sampler *s;
 	int r, rc = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "--feed")) {
+		use_feed = true;
+		argc--;
+		argv++;
+	}
 	if (argc < 3) {
 		fprintf(stderr, "usage: see the top of tests/lab/damon_probe.c\n");
 		return 2;
 	}
 	sampler_damon_params_default(&p);
 	p.runtime_dir = argv[1];
+	sampler_bpf_set_log(libbpf_log);
+	if (use_feed) {
+		r = damon_feed_bpf_new(NULL, &p.feed);
+		if (r < 0) {
+			fprintf(stderr, "damon_probe: no feed: %s\n", strerror(-r));
+			return 2;
+		}
+	}
 	r = sampler_damon_new(&p, &s);
 	if (r == 0)
 		r = sampler_start(s, why, sizeof(why));

@@ -203,7 +203,89 @@ static void set_busy(const char *rel, bool write, int n)
 	busy_seen = 0;
 }
 
-static struct sampler *mk(void)
+/*
+ * A damon_feed that plays bpf/damon.bpf.c: `pass` is the aggregation in
+ * progress, `done` the newest complete one with its regions.
+ */
+struct fake_feed {
+	struct damon_feed base;
+	int start_err;
+	uint32_t max_regions;
+	pid_t followed;
+	uint64_t pass, done;
+	const struct damon_feed_region *regions;
+	size_t nregions;
+	int read_err;
+	int ready_after;	/* reads that find nothing new before done = pass + 1 */
+	int reads;
+	bool started, freed;
+};
+
+#define FF(f) ((struct fake_feed *)(f))
+
+static int ff_start(struct damon_feed *f, uint32_t max_regions, char *why, size_t len)
+{
+	FF(f)->max_regions = max_regions;
+	if (FF(f)->start_err) {
+		snprintf(why, len, "no kernel BTF");
+		return FF(f)->start_err;
+	}
+	FF(f)->started = true;
+	return 0;
+}
+
+static int ff_follow(struct damon_feed *f, pid_t pid, uint64_t *ret_pass)
+{
+	FF(f)->followed = pid;
+	*ret_pass = FF(f)->pass;
+	return 0;
+}
+
+static int ff_read(struct damon_feed *f, uint64_t after, struct damon_feed_region *buf,
+		   size_t cap, uint64_t *ret_pass)
+{
+	struct fake_feed *ff = FF(f);
+	size_t n = ff->nregions < cap ? ff->nregions : cap;
+
+	ff->reads++;
+	if (ff->read_err)
+		return ff->read_err;
+	if (ff->ready_after && !--ff->ready_after)
+		ff->done = ff->pass + 1;
+	if (!ff->done || ff->done <= after)
+		return -EAGAIN;
+	memcpy(buf, ff->regions, n * sizeof(*buf));
+	*ret_pass = ff->done;
+	return (int)n;
+}
+
+static void ff_counters(struct damon_feed *f, struct damon_feed_counters *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->overflow = 2;
+}
+
+static void ff_stop(struct damon_feed *f)
+{
+	FF(f)->started = false;
+}
+
+static void ff_free(struct damon_feed *f)
+{
+	FF(f)->freed = true;	/* the test's own */
+}
+
+static const struct damon_feed_ops ff_ops = {
+	.start = ff_start,
+	.follow = ff_follow,
+	.read = ff_read,
+	.counters = ff_counters,
+	.stop = ff_stop,
+	.free = ff_free,
+};
+
+/* A DAMON source on the fixture tree; with @ff, regions come from it. */
+static struct sampler *mk_feed(struct fake_feed *ff)
 {
 	struct sampler_damon_params p;
 	struct sampler *s = NULL;
@@ -213,8 +295,17 @@ static struct sampler *mk(void)
 	p.runtime_dir = rundir;
 	p.on_write = kernel;
 	p.before_io = busy;
+	if (ff) {
+		ff->base.ops = &ff_ops;
+		p.feed = &ff->base;
+	}
 	CHECK_EQ_INT(sampler_damon_new(&p, &s), 0);
 	return s;
+}
+
+static struct sampler *mk(void)
+{
+	return mk_feed(NULL);
 }
 
 static void reset(void)
@@ -327,7 +418,7 @@ static void test_sequence_and_regions(void)
 	CHECK(st.running);
 	CHECK_EQ_U64(st.samples, 3);
 	CHECK_EQ_STR(st.why, "kdamond 0 (pid 4242), vaddr, 2 target(s), 5000 us sampling, "
-		     "100000 us aggregation");
+		     "100000 us aggregation, regions from tried_regions");
 
 	/* Every target exited and the kdamond stopped: drain idles, set_targets
 	 * turns it on again. */
@@ -519,7 +610,7 @@ static void test_cleans_up_after_crash(void)
 	CHECK_EQ_STR(log_buf, want);
 	sampler_describe(s, &st);
 	snprintf(want, sizeof(want), "kdamond 0, vaddr, 5000 us sampling, 100000 us "
-		 "aggregation, no targets yet; removed kdamond 0 (pid 4242) left by tierd pid %d",
+		 "aggregation, no targets yet; regions from tried_regions; removed kdamond 0 (pid 4242) left by tierd pid %d",
 		 dead);
 	CHECK_EQ_STR(st.why, want);
 	sampler_free(s);
@@ -550,6 +641,158 @@ static void test_cleans_up_after_crash(void)
 	sampler_free(s);
 }
 
+/*
+ * With a feed: no schemes, no sysfs reads or blocking writes in a drain; the
+ * newest complete aggregation is folded once, and only one that began after
+ * the targets last changed (its target indices are the new ones).
+ */
+static void test_feed(void)
+{
+	static uint64_t mem[8192];
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	static const struct damon_feed_region regions[] = {
+		{ 0x400000, 0x600000, 0, 10 },			/* pid 100 */
+		{ 0x7f0000000000, 0x7f0000400000, 1, 5 },	/* pid 200: two ranges */
+		{ 0x800000, 0xa00000, 5, 9 },			/* no such target */
+		{ 0xa00000, 0xa00000, 0, 9 },			/* empty */
+	};
+	const pid_t pids[] = { 100, 200 };
+	struct fake_feed ff = { .pass = 7 };
+	char why[SAMPLER_WHY_MAX] = "", want[4096];
+	struct sampler_status st;
+	struct hot_table t;
+	struct sampler *s;
+
+	/* Until the first idle pace, sysfs: the feed's load waits for then. */
+	reset();
+	s = mk_feed(&ff);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	CHECK_EQ_STR(why, "regions from tried_regions until tierd is idle, then from the "
+		     "damon_aggregated tracepoint");
+	CHECK_EQ_STR(log_buf, start_seq);
+	CHECK(!ff.started);
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	snprintf(want, sizeof(want), "%skdamonds/0/state=on\n", targets_seq);
+	CHECK_EQ_STR(log_buf, want);
+	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
+	CHECK_EQ_STR(log_buf, "kdamonds/0/state=update_schemes_tried_regions\n");
+	sampler_describe(s, &st);
+	CHECK_EQ_INT(st.generation, 0);
+
+	/* The first idle pace: the feed starts, the schemes go in the same
+	 * commit, the kdamond is followed, the status says so. */
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK_EQ_STR(log_buf,
+		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=50000\n"
+		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=1000000\n"
+		     "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=100\n"
+		     "kdamonds/0/contexts/0/schemes/nr_schemes=0\n"
+		     "kdamonds/0/state=commit\n");
+	CHECK(ff.started);
+	CHECK_EQ_INT(ff.max_regions, 1000 + 10 * 64);
+	CHECK_EQ_INT(ff.followed, 4242);
+	sampler_describe(s, &st);
+	CHECK_EQ_INT(st.generation, 1);
+	CHECK_EQ_STR(st.why, "kdamond 0 (pid 4242), vaddr, 2 target(s), 5000 us sampling, "
+		     "100000 us aggregation, regions from the damon_aggregated tracepoint");
+
+	ff.regions = regions;
+	ff.nregions = 4;
+	/* The aggregation in progress at the switch (7) is not taken, and at
+	 * the idle pace a drain does not wait for the next one. */
+	ff.done = 7;
+	ff.ready_after = 3;
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
+	CHECK_EQ_INT(ff.reads, 1);
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 0.0);
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);	/* the fake's third read has 8 */
+	CHECK_EQ_STR(log_buf, "");	/* no update_schemes_tried_regions */
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 10.0);
+	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 5.0);
+	CHECK(hot_heat(&t, 200, 0x7f0000200000, 0) == 5.0);
+	CHECK(hot_heat(&t, 100, 0x800000, 0) == 0.0);
+	/* Folded once: the same aggregation again adds nothing, at once. */
+	ff.reads = 0;
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
+	CHECK_EQ_INT(ff.reads, 1);
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 10.0);
+	sampler_describe(s, &st);
+	CHECK_EQ_U64(st.samples, 4);
+	CHECK_EQ_U64(st.lost, 2);
+
+	/* Back to full pace: a commit, the feed stays, no schemes come back. */
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_set_pace(s, 1), 0);
+	CHECK(strstr(log_buf, "schemes") == NULL);
+	sampler_describe(s, &st);
+	CHECK_EQ_INT(st.generation, 1);
+
+	/* New targets at full pace while aggregation 12 runs: 12 is skipped,
+	 * the first drain waits for 13; a feed that has nothing for longer
+	 * than two aggregation intervals (0.3 s here) leaves it empty-handed,
+	 * and the next drain does not wait again. */
+	ff.pass = 12;
+	ff.done = 12;
+	ff.ready_after = 3;
+	ff.reads = 0;
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 1), 0);
+	CHECK_EQ_STR(log_buf, "kdamonds/0/contexts/0/targets/nr_targets=1\n"
+		     "kdamonds/0/contexts/0/targets/0/pid_target=100\n"
+		     "kdamonds/0/contexts/0/schemes/nr_schemes=0\n"
+		     "kdamonds/0/state=commit\n");
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 1);	/* target 1 is gone */
+	CHECK_EQ_INT(ff.reads, 3);
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 20.0);
+	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 5.0);
+	ff.pass = 20;
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	ff.reads = 0;
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
+	CHECK(ff.reads > 10);
+	ff.reads = 0;
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
+	CHECK_EQ_INT(ff.reads, 1);
+	ff.done = 21;
+	ff.read_err = -EBUSY;
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), -EBUSY);
+	ff.read_err = 0;
+
+	/* No targets: the kdamond is off and the feed follows nothing. */
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 0), 0);
+	CHECK_EQ_INT(ff.followed, 0);
+	log_buf[0] = '\0';
+	sampler_stop(s);
+	CHECK(!ff.started);
+	CHECK_EQ_STR(log_buf, "kdamonds/nr_kdamonds=0\n");
+	sampler_free(s);
+	CHECK(ff.freed);
+
+	/* A feed that cannot start: the schemes stay, and the status says why. */
+	reset();
+	ff = (struct fake_feed){ .start_err = -ENOENT };
+	s = mk_feed(&ff);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK(strstr(log_buf, "schemes") == NULL);
+	sampler_describe(s, &st);
+	CHECK_EQ_INT(st.generation, 1);
+	CHECK(strstr(st.why, "regions from tried_regions (no tracepoint feed: no kernel BTF)"));
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_drain(s, &t, 1), 0);
+	CHECK_EQ_STR(log_buf, "kdamonds/0/state=update_schemes_tried_regions\n");
+	sampler_free(s);
+	CHECK(ff.freed);
+}
+
 int main(void)
 {
 	CHECK(mkdtemp(admin) != NULL);
@@ -558,6 +801,7 @@ int main(void)
 	RUN(test_leaves_others_alone);
 	RUN(test_cleans_up_after_crash);
 	RUN(test_retries_while_busy);
+	RUN(test_feed);
 	if (!test_failures) {
 		rm_rf(admin);
 		rm_rf(rundir);
