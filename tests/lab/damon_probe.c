@@ -180,8 +180,8 @@ static int find_hot(struct sampler *s, const struct want *w, size_t nw, int max)
 			r = sampler_set_pace(s, 1);
 		sampler_describe(s, &st);
 		if (r < 0 || !strstr(st.why, ", regions from the damon_aggregated tracepoint")) {
-			fprintf(stderr, "damon_probe: the tracepoint feed did not start: %s (%s)\n",
-				st.why, strerror(-r));
+			fprintf(stderr, "damon_probe: the tracepoint feed did not start: %s%s%s\n",
+				st.why, r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
 			return 2;
 		}
 	}
