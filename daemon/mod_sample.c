@@ -196,12 +196,13 @@ static int mod_sample_start(struct tierd *d, void **ret_priv)
 	/* The DAMON source keeps its ownership record there. */
 	if (mkdir(d->runtime_dir, 0755) < 0 && errno != EEXIST)
 		log_warn("Failed to create %s: %s", d->runtime_dir, strerror(errno));
+	/* libbpf's messages, for both sources' BPF programs. */
+	sampler_bpf_set_log(bpf_log);
 	if (c->sampling.source != CONF_SOURCE_DAMON) {
 		struct sampler_bpf_params bp;
 
 		sampler_bpf_params_default(&bp);
 		bp.cpu_budget_pct = c->sampling.cpu_budget_pct;
-		sampler_bpf_set_log(bpf_log);
 		if (sampler_bpf_new(&bp, &m->cands[m->nr_cands]) == 0)
 			m->nr_cands++;
 	}
@@ -219,7 +220,6 @@ static int mod_sample_start(struct tierd *d, void **ret_priv)
 		dp.max_targets = DAMON_MAX_TARGETS;
 		/* Regions from the damon_aggregated tracepoint where BPF runs
 		 * (sampler_damon.c says why); the source falls back to sysfs. */
-		sampler_bpf_set_log(bpf_log);
 		if (damon_feed_bpf_new(NULL, &dp.feed) < 0)
 			dp.feed = NULL;
 		r = sampler_damon_new(&dp, &m->cands[m->nr_cands]);

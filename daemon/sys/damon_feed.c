@@ -37,11 +37,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "../../bpf/damon.h"
 #include "damon.skel.h"
-
-_Static_assert(sizeof(struct damon_feed_rec) == sizeof(struct damon_feed_region),
-	       "bpf/damon.h and damon_feed.h disagree on a region record");
 
 #define READ_TRIES 3
 #define LOAD_TIMEOUT_MS 30000	/* the child's load and attach, at the most */
@@ -64,6 +60,14 @@ struct feed_bpf {
 };
 
 #define FB(f) ((struct feed_bpf *)(f))
+
+/* A mapping's length: @len up to whole pages. */
+static size_t page_round(size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (len + page - 1) / page * page;
+}
 
 /* What the child sends with the three descriptors (none when it failed). */
 struct load_reply {
@@ -190,7 +194,6 @@ static int recv_load(struct feed_bpf *b, int sock, struct load_reply *rep)
 static int feed_start(struct damon_feed *f, uint32_t max_regions, char *why, size_t len)
 {
 	struct feed_bpf *b = FB(f);
-	long page = sysconf(_SC_PAGESIZE);
 	struct load_reply rep = { 0 };
 	int sv[2], r, status;
 	void *mem;
@@ -236,9 +239,8 @@ static int feed_start(struct damon_feed *f, uint32_t max_regions, char *why, siz
 		goto fail;
 	}
 	b->half_cap = max_regions;
-	b->regions_len = ((size_t)2 * max_regions * sizeof(struct damon_feed_rec) + page - 1) /
-			 page * page;
-	b->bss_len = ((size_t)rep.bss_size + page - 1) / page * page;
+	b->regions_len = page_round((size_t)2 * max_regions * sizeof(struct damon_feed_rec));
+	b->bss_len = page_round(rep.bss_size);
 	r = -EPROTO;
 	if (rep.bss_size < sizeof(feed_bss)) {
 		snprintf(why, len, "the loader's .bss has %u bytes, not %zu", rep.bss_size,
@@ -280,7 +282,7 @@ static int feed_follow(struct damon_feed *f, pid_t kdamond_pid, uint64_t *ret_pa
  * A seqlock read: the half of pass `done` stays as it is until pass done + 2
  * begins, so a copy made while pass_seq < done + 2 is whole.
  */
-static int feed_read(struct damon_feed *f, uint64_t after, struct damon_feed_region *buf,
+static int feed_read(struct damon_feed *f, uint64_t after, struct damon_feed_rec *buf,
 		     size_t cap, uint64_t *ret_pass)
 {
 	struct feed_bpf *b = FB(f);

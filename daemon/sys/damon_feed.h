@@ -8,16 +8,14 @@
 #ifndef TIERD_SYS_DAMON_FEED_H
 #define TIERD_SYS_DAMON_FEED_H
 
+#include <linux/types.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-/* One accessed region of one aggregation (the layout of bpf/damon.h's). */
-struct damon_feed_region {
-	uint64_t start, end;	/* virtual addresses, [start, end) */
-	uint32_t target;	/* index in the kdamond's targets */
-	uint32_t nr_accesses;	/* sampling intervals it was seen accessed in */
-};
+/* struct damon_feed_rec: one accessed region of one aggregation, as the
+ * program writes it and the feed hands it on. */
+#include "../../bpf/damon.h"
 
 struct damon_feed_counters {
 	uint64_t seen;		/* regions of the followed kdamond, all passes */
@@ -38,7 +36,7 @@ struct damon_feed_ops {
 	 * returns its record count (0 or more) with its number in *@ret_pass
 	 * and the records in @buf (room for @cap); -EAGAIN when there is none
 	 * newer; -EBUSY when every copy raced a new pass. */
-	int (*read)(struct damon_feed *f, uint64_t after, struct damon_feed_region *buf,
+	int (*read)(struct damon_feed *f, uint64_t after, struct damon_feed_rec *buf,
 		    size_t cap, uint64_t *ret_pass);
 	void (*counters)(struct damon_feed *f, struct damon_feed_counters *ret);
 	/* Detach and unload; safe to call twice.  free() accepts NULL. */

@@ -104,11 +104,10 @@ struct sampler_damon {
 	bool feed_tried;	/* feed_start() ran since start */
 	bool feed_on;		/* regions come from the feed, no schemes */
 	char feed_note[160];	/* where regions come from, for the status */
-	pid_t kdamond_pid;	/* what the feed follows, 0 none */
-	pid_t kdamond_pid_seen;	/* the kdamond's pid at the last set_targets() */
+	pid_t kdamond_pid;	/* our running kdamond's, 0 unknown or off */
 	uint64_t feed_after;	/* aggregations up to this one: folded or stale */
 	bool feed_fresh;	/* followed, nothing folded since: worth a wait */
-	struct damon_feed_region *feed_buf;
+	struct damon_feed_rec *feed_buf;
 	uint32_t feed_cap;
 	struct sampler_status st;
 };
@@ -135,18 +134,22 @@ struct sampler_damon {
 #define BUSY_FIRST_US 1000	/* first sleep after -EBUSY */
 #define BUSY_MAX_US 64000	/* longest single sleep */
 
+static void sleep_us(uint64_t us)
+{
+	struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
 static int busy_backoff(uint64_t *slept_us)
 {
 	uint64_t us = *slept_us ? *slept_us : BUSY_FIRST_US;
-	struct timespec ts;
 
 	if (us > BUSY_MAX_US)
 		us = BUSY_MAX_US;
 	if (*slept_us >= DAMON_BUSY_WAIT_US)
 		return -EBUSY;
-	ts.tv_sec = (time_t)(us / 1000000);
-	ts.tv_nsec = (long)(us % 1000000) * 1000;
-	nanosleep(&ts, NULL);
+	sleep_us(us);
 	*slept_us += us;
 	return 0;
 }
@@ -319,6 +322,19 @@ static int kdamond_state(const struct sampler_damon *d, int idx, bool *ret_on)
 	return 0;
 }
 
+/* Our kdamond's pid into d->kdamond_pid: 0 when it is off (sysfs shows -1). */
+static int kdamond_pid_read(struct sampler_damon *d)
+{
+	uint64_t pid = 0;
+	char rel[64];
+	int r;
+
+	snprintf(rel, sizeof(rel), "kdamonds/%d/pid", d->idx);
+	r = sysfs_read_u64(d, rel, &pid);
+	d->kdamond_pid = r == 0 && pid > 0 && pid < INT32_MAX ? (pid_t)pid : 0;
+	return r;
+}
+
 /* Take our kdamond away: off, then drop its directory.  Only ever our index. */
 static int kdamond_remove(struct sampler_damon *d, int idx)
 {
@@ -399,7 +415,7 @@ static void status_why(struct sampler_damon *d, const char *fmt, ...)
 static void status_running(struct sampler_damon *d)
 {
 	status_why(d, "kdamond %d (pid %d), vaddr, %zu target(s), %llu us sampling, "
-		   "%llu us aggregation, %s", d->idx, (int)d->kdamond_pid_seen, d->ntargets,
+		   "%llu us aggregation, %s", d->idx, (int)d->kdamond_pid, d->ntargets,
 		   (unsigned long long)d->p.sample_us, (unsigned long long)d->p.aggr_us,
 		   d->feed_note);
 }
@@ -420,8 +436,6 @@ static void feed_start(struct sampler_damon *d)
 	char why[SAMPLER_WHY_MAX] = "";
 
 	d->feed_tried = true;
-	d->kdamond_pid = 0;
-	d->feed_after = 0;
 	d->st.generation++;
 	if (d->feed->ops->start(d->feed, d->feed_cap, why, sizeof(why)) < 0) {
 		snprintf(d->feed_note, sizeof(d->feed_note),
@@ -439,7 +453,6 @@ static void feed_stop(struct sampler_damon *d)
 		d->feed->ops->stop(d->feed);
 	d->feed_on = false;
 	d->feed_tried = false;
-	d->kdamond_pid = 0;
 }
 
 /*
@@ -455,7 +468,6 @@ static int feed_follow(struct sampler_damon *d, pid_t pid)
 
 	if (r < 0)
 		return r;
-	d->kdamond_pid = pid;
 	d->feed_after = pass;
 	d->feed_fresh = pid > 0 && d->pace == 1;
 	return 0;
@@ -477,9 +489,7 @@ static int feed_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now
 
 	while ((n = d->feed->ops->read(d->feed, d->feed_after, d->feed_buf, d->feed_cap,
 				       &pass)) == -EAGAIN && d->feed_fresh && waited_us < wait_us) {
-		struct timespec ts = { 0, FEED_POLL_US * 1000 };
-
-		nanosleep(&ts, NULL);
+		sleep_us(FEED_POLL_US);
 		waited_us += FEED_POLL_US;
 	}
 	d->feed_fresh = false;	/* one wait per change, even a vain one */
@@ -489,7 +499,7 @@ static int feed_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now
 		return n;
 	d->feed_after = pass;
 	for (int i = 0; i < n; i++) {
-		const struct damon_feed_region *g = &d->feed_buf[i];
+		const struct damon_feed_rec *g = &d->feed_buf[i];
 		int r;
 
 		if (g->target >= d->ntargets || g->end <= g->start)
@@ -721,7 +731,7 @@ static int damon_set_pace(struct sampler *s, unsigned int slowdown)
 		return r;
 	d->pace = slowdown;
 	if (switch_feed)
-		r = feed_follow(d, d->kdamond_pid_seen);
+		r = feed_follow(d, d->kdamond_pid);
 	if (tried_feed && d->on)
 		status_running(d);
 	return r;
@@ -730,8 +740,6 @@ static int damon_set_pace(struct sampler *s, unsigned int slowdown)
 static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 {
 	struct sampler_damon *d = SD(s);
-	char rel[64];
-	uint64_t kpid = 0;
 	bool on = false;
 	int r;
 
@@ -751,6 +759,7 @@ static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 			r = sysfs_write(d, "off", "kdamonds/%d/state", d->idx);
 		d->ntargets = 0;
 		d->on = false;
+		d->kdamond_pid = 0;
 		if (d->feed_on)
 			feed_follow(d, 0);
 		return r;
@@ -763,15 +772,12 @@ static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 	memcpy(d->targets, pids, n * sizeof(*pids));
 	d->ntargets = n;
 	d->on = true;
-	snprintf(rel, sizeof(rel), "kdamonds/%d/pid", d->idx);
-	if (sysfs_read_u64(d, rel, &kpid) == 0 && kpid > 0 && kpid < INT32_MAX)
-		owner_write(d, (pid_t)kpid);
-	else
-		kpid = 0;
-	d->kdamond_pid_seen = (pid_t)kpid;
+	kdamond_pid_read(d);
+	if (d->kdamond_pid)
+		owner_write(d, d->kdamond_pid);
 	/* Without its pid the feed follows nothing; the next drain asks again. */
 	if (d->feed_on) {
-		r = feed_follow(d, (pid_t)kpid);
+		r = feed_follow(d, d->kdamond_pid);
 		if (r < 0)
 			return r;
 	}
@@ -860,16 +866,13 @@ static int damon_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 		 * set_targets() turns it back on. */
 		d->on = false;
 		d->ntargets = 0;
+		d->kdamond_pid = 0;
 		return 0;
 	}
 	if (d->feed_on && !d->kdamond_pid) {
-		uint64_t kpid = 0;
-		char rel[64];
-
-		snprintf(rel, sizeof(rel), "kdamonds/%d/pid", d->idx);
-		r = sysfs_read_u64(d, rel, &kpid);
-		if (r == 0 && kpid > 0 && kpid < INT32_MAX)
-			r = feed_follow(d, (pid_t)kpid);
+		r = kdamond_pid_read(d);
+		if (r == 0 && d->kdamond_pid)
+			r = feed_follow(d, d->kdamond_pid);
 		return r < 0 ? r : 0;
 	}
 	if (d->feed_on)
@@ -901,6 +904,7 @@ static void damon_stop(struct sampler *s)
 	d->idx = -1;
 	d->on = false;
 	d->ntargets = 0;
+	d->kdamond_pid = 0;
 	feed_stop(d);
 	d->st.running = false;
 	snprintf(d->st.why, sizeof(d->st.why), "stopped");

@@ -213,7 +213,7 @@ struct fake_feed {
 	uint32_t max_regions;
 	pid_t followed;
 	uint64_t pass, done;
-	const struct damon_feed_region *regions;
+	const struct damon_feed_rec *regions;
 	size_t nregions;
 	int read_err;
 	int ready_after;	/* reads that find nothing new before done = pass + 1 */
@@ -241,7 +241,7 @@ static int ff_follow(struct damon_feed *f, pid_t pid, uint64_t *ret_pass)
 	return 0;
 }
 
-static int ff_read(struct damon_feed *f, uint64_t after, struct damon_feed_region *buf,
+static int ff_read(struct damon_feed *f, uint64_t after, struct damon_feed_rec *buf,
 		   size_t cap, uint64_t *ret_pass)
 {
 	struct fake_feed *ff = FF(f);
@@ -650,7 +650,7 @@ static void test_feed(void)
 {
 	static uint64_t mem[8192];
 	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
-	static const struct damon_feed_region regions[] = {
+	static const struct damon_feed_rec regions[] = {
 		{ 0x400000, 0x600000, 0, 10 },			/* pid 100 */
 		{ 0x7f0000000000, 0x7f0000400000, 1, 5 },	/* pid 200: two ranges */
 		{ 0x800000, 0xa00000, 5, 9 },			/* no such target */
