@@ -23,6 +23,7 @@
 #include "sys/topology.h"
 
 #define NSEC_PER_SEC 1000000000ull
+#define PEEK_MIN_MS 50u /* peeks at most this often */
 
 /* Resolve control.group; *ret = (gid_t)-1 for "". */
 static int resolve_group(const char *name, gid_t *ret)
@@ -349,6 +350,45 @@ uint32_t tierd_interval_ms(const struct tierd *d)
 	return ms;
 }
 
+/* A quarter of the DAMON source's aggregation interval at its idle pace: a
+ * new aggregation is looked at within a quarter of one (a peek that finds
+ * none reads one counter of a mapped array).  Other sources offer no peek. */
+uint32_t tierd_peek_interval_ms(const struct tierd *d)
+{
+	uint64_t ms = (uint64_t)d->conf->sampling.damon_aggr_us *
+		      d->conf->sampling.damon_idle_slowdown / 4000;
+	uint32_t most = d->conf->idle_interval_ms / 2;
+
+	if (ms > most)
+		ms = most;
+	return ms < PEEK_MIN_MS ? PEEK_MIN_MS : (uint32_t)ms;
+}
+
+int tierd_peek(struct tierd *d, uint64_t now_ns)
+{
+	bool wake = false;
+
+	if (!d->idle_ticks || d->wake_pending || d->last_tick_woken)
+		return 0;
+	for (int i = 0; i < d->nr_modules; i++) {
+		const struct tierd_module *mod = d->modules[i];
+		int r;
+
+		if (!mod->peek)
+			continue;
+		r = mod->peek(d, d->module_priv[i], now_ns);
+		if (r < 0)
+			log_debug("%s: peek: %s", mod->name, strerror(-r));
+		if (r > 0)
+			wake = true;
+	}
+	if (!wake)
+		return 0;
+	d->wake_pending = true;
+	d->stats.sampler_wakes_total++;
+	return 1;
+}
+
 /*
  * A tick at a higher priority (tick_nice_boost).  A tick is bounded work the
  * workloads wait on: the pages it moves are theirs.  At tierd's own priority
@@ -406,6 +446,8 @@ int tierd_tick(struct tierd *d, uint64_t now_ns)
 	int r, ret = 0;
 	size_t len = 0;
 
+	d->last_tick_woken = d->wake_pending;
+	d->wake_pending = false;
 	tick_priority(d, true);
 	memcpy(step_ns, d->module_tick_ns, sizeof(step_ns));
 	r = topo_refresh_memory(d->root, &d->topo);

@@ -79,6 +79,7 @@ struct tierd_stats {
 	char sampler_reason[160]; /* why that source */
 	double sampler_cpu_seconds_total;
 	uint64_t sampler_samples_total;
+	uint64_t sampler_wakes_total;	/* ticks a peek brought forward */
 	/* The last decision (mod_decide): thresholds, what it planned, what
 	 * it held back and why; candidate_pages is what it weighed. */
 	struct policy_stats decision;
@@ -101,6 +102,9 @@ struct tierd_module {
 	/* d->conf and d->topo are the new ones now; may not fail. */
 	void (*reload_apply)(struct tierd *d, void *priv);
 	int (*tick)(struct tierd *d, void *priv, uint64_t now_ns);
+	/* Between ticks, while idle (tierd_peek()): 1 when the next tick should
+	 * come now, 0 when not, -errno.  Must be cheap: no waiting. */
+	int (*peek)(struct tierd *d, void *priv, uint64_t now_ns);
 	void (*metrics)(struct tierd *d, void *priv, struct metrics *m);
 	void (*restore_knobs)(struct tierd *d, void *priv);
 	void (*stop)(struct tierd *d, void *priv);
@@ -140,6 +144,8 @@ struct tierd {
 		last_textfile_ns;
 	uint64_t ticks_total;
 	uint32_t idle_ticks; /* ticks in a row that found nothing worth moving */
+	bool wake_pending; /* a peek asked for the next tick now */
+	bool last_tick_woken; /* the last tick was one a peek asked for */
 	int base_nice; /* this thread's nice between ticks */
 	int tick_nice_error; /* last errno of raising it for a tick, logged once */
 	uint64_t reloads_ok_total, reloads_failed_total;
@@ -150,6 +156,19 @@ struct tierd {
 /* Milliseconds to the next tick: interval_ms, doubled for each idle tick in
  * a row, at most idle_interval_ms; 0 while a backlog lasts (pipeline.h). */
 uint32_t tierd_interval_ms(const struct tierd *d);
+
+/*
+ * Peeks: while idle, ticks are up to idle_interval_ms apart, and new heat
+ * (a workload whose hot set moved) would wait for the next one.  Every
+ * tierd_peek_interval_ms() the loop calls tierd_peek(), which asks the
+ * modules whether something came in that the last tick did not see; the
+ * sample module asks its source (sampler_peek()).  Returns 1 when the next
+ * tick should come now, else 0.  Not while ticks come at interval_ms anyway,
+ * and a woken tick that found nothing to move allows no other before the
+ * next regular one: false alarms cost at most one tick per idle interval.
+ */
+uint32_t tierd_peek_interval_ms(const struct tierd *d);
+int tierd_peek(struct tierd *d, uint64_t now_ns);
 
 /* The built-in module list (modules.c), NULL-terminated. */
 extern const struct tierd_module *const tierd_modules[];

@@ -5,6 +5,7 @@
  *   1. SIGTERM/SIGINT  -> leave the loop; STOPPING=1; restore kernel knobs
  *   2. SIGHUP          -> tierd_reload(): parse, validate, swap or keep
  *   3. timer           -> tierd_tick() every interval_ms (WATCHDOG=1 there)
+ *      and a second    -> tierd_peek() while idle: the tick now if it says so
  *   4. control socket  -> ctl_server.c (tierctl)
  *   5. sources the pipeline modules add in their start()
  *
@@ -76,6 +77,7 @@ static int check_config(const char *path)
 struct loop {
 	struct tierd *d;
 	uint64_t interval_usec;
+	sd_event_source *tick;
 };
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
@@ -100,6 +102,23 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 		next = now_usec + l->interval_usec;
 	sd_event_source_set_time(s, next);
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+/* Every tierd_peek_interval_ms(); a peek that finds new heat while tierd is
+ * idle moves the next tick to now. */
+static int on_peek(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct loop *l = userdata;
+	struct tierd *d = l->d;
+	uint64_t now_usec;
+
+	sd_event_now(d->event, CLOCK_MONOTONIC, &now_usec);
+	if (tierd_peek(d, now_usec * 1000) > 0) {
+		sd_event_source_set_time(l->tick, now_usec);
+		sd_event_source_set_enabled(l->tick, SD_EVENT_ONESHOT);
+	}
+	sd_event_source_set_time(s, now_usec + tierd_peek_interval_ms(d) * USEC_PER_MSEC);
+	return sd_event_source_set_enabled(s, SD_EVENT_ON);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
@@ -228,7 +247,7 @@ static int run(struct tierd *d)
 {
 	struct ctl_server *ctl = NULL;
 	struct loop l = { .d = d };
-	sd_event_source *tick = NULL;
+	sd_event_source *tick = NULL, *peek = NULL;
 	uint64_t wd_usec = 0;
 	struct timespec ts;
 	sigset_t ss;
@@ -286,6 +305,11 @@ static int run(struct tierd *d)
 		r = sd_event_add_time_relative(d->event, &tick, CLOCK_MONOTONIC,
 					       0, TICK_ACCURACY_USEC, on_tick,
 					       &l);
+	l.tick = tick;
+	if (r >= 0)
+		r = sd_event_add_time_relative(d->event, &peek, CLOCK_MONOTONIC,
+					       tierd_peek_interval_ms(d) * USEC_PER_MSEC,
+					       TICK_ACCURACY_USEC, on_peek, &l);
 	if (r < 0) {
 		log_err("Failed to set up the event loop: %s", strerror(-r));
 		goto out;
@@ -306,6 +330,7 @@ out:
 	notify_stopping();
 	tierd_fini(d); /* restores every knob a module changed */
 	ctl_server_stop(ctl);
+	sd_event_source_unref(peek);
 	sd_event_source_unref(tick);
 	d->event = sd_event_unref(d->event);
 	return r;

@@ -65,6 +65,8 @@ static const struct family families[NR_METRICS] = {
 			      "CPU time spent sampling" },
 	[MET_SAMPLER_SAMPLES] = { "tierd_sampler_samples_total", "counter",
 				  "Access samples taken" },
+	[MET_SAMPLER_WAKES] = { "tierd_sampler_wakes_total", "counter",
+				"Idle ticks brought forward: the source saw heat the table had not" },
 	[MET_MIGRATE_BYTES] = { "tierd_migrated_bytes_total", "counter",
 				"Bytes move_pages(2) put on their target node" },
 	[MET_MIGRATE_SECONDS] = { "tierd_move_pages_seconds_total", "counter",

@@ -20,12 +20,19 @@
  *  - set_pace() (optional) samples @slowdown times less often than
  *    configured (1: as configured), for when nothing needs moving; the
  *    DAMON source stretches its kdamond's intervals.
+ *  - peek() (optional) looks at what the next drain would fold, without
+ *    folding it, and says how much of it the table has not seen: how an
+ *    idle daemon notices new heat before its next tick.  Returns 1 and
+ *    fills @ret when there was something it had not looked at yet, 0 when
+ *    not, -EOPNOTSUPP when it cannot look cheaply now (the DAMON source on
+ *    sysfs), or -errno.  Must cost next to nothing: it runs between ticks.
  *  - stop() releases everything start() took; safe to call twice.
  *  - free() accepts NULL and stops first.
  */
 #ifndef TIERD_SYS_SAMPLER_H
 #define TIERD_SYS_SAMPLER_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,6 +56,14 @@ struct sampler_status {
 	uint32_t generation;	/* changes when how it samples changes (why says how) */
 };
 
+/* What a peek saw: the bytes of memory the next drain would record accesses
+ * in, and the part of them where the table's heat is well below what
+ * the next drain adds (a range that was cold, or never seen). */
+struct sampler_peek {
+	uint64_t accessed_bytes;
+	uint64_t new_bytes;
+};
+
 struct sampler;
 
 struct sampler_ops {
@@ -58,6 +73,8 @@ struct sampler_ops {
 	int (*set_targets)(struct sampler *s, const pid_t *pids, size_t n);
 	int (*drain)(struct sampler *s, struct hot_table *t, uint64_t now_ns);
 	int (*set_pace)(struct sampler *s, unsigned int slowdown);
+	int (*peek)(struct sampler *s, const struct hot_table *t, uint64_t now_ns,
+		    struct sampler_peek *ret);
 	void (*stop)(struct sampler *s);
 	/* A file descriptor for the event loop, or -1: drain on the tick. */
 	int (*fd)(struct sampler *s);
@@ -88,6 +105,12 @@ static inline int sampler_set_targets(struct sampler *s, const pid_t *pids, size
 static inline int sampler_set_pace(struct sampler *s, unsigned int slowdown)
 {
 	return s->ops->set_pace ? s->ops->set_pace(s, slowdown) : 0;
+}
+
+static inline int sampler_peek(struct sampler *s, const struct hot_table *t,
+			       uint64_t now_ns, struct sampler_peek *ret)
+{
+	return s->ops->peek ? s->ops->peek(s, t, now_ns, ret) : -EOPNOTSUPP;
 }
 
 static inline int sampler_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)

@@ -106,6 +106,7 @@ struct sampler_damon {
 	char feed_note[160];	/* where regions come from, for the status */
 	pid_t kdamond_pid;	/* our running kdamond's, 0 unknown or off */
 	uint64_t feed_after;	/* aggregations up to this one: folded or stale */
+	uint64_t peek_after;	/* ... and up to this one looked at by a peek */
 	bool feed_fresh;	/* followed, nothing folded since: worth a wait */
 	struct damon_feed_rec *feed_buf;
 	uint32_t feed_cap;
@@ -469,6 +470,7 @@ static int feed_follow(struct sampler_damon *d, pid_t pid)
 	if (r < 0)
 		return r;
 	d->feed_after = pass;
+	d->peek_after = pass;
 	d->feed_fresh = pid > 0 && d->pace == 1;
 	return 0;
 }
@@ -515,6 +517,40 @@ static int feed_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now
 	d->st.records += records;
 	d->st.drains++;
 	return records;
+}
+
+/* The 2 MiB ranges of one region a peek looks up at most: those of a larger
+ * region are sampled, evenly spaced, each standing for the ones it skips. */
+#define PEEK_RANGES_PER_REGION 64
+
+/* Region @g of @pid against the table: its bytes in @ret->accessed_bytes,
+ * and in @ret->new_bytes those of its ranges whose heat in the table is
+ * below half of what this region alone would add to them (hot_record()'s
+ * weight: nr_accesses times the share of the range the region covers).  A
+ * range hot for a while holds about four aggregations' worth at 4 s idle
+ * ticks and a 10 s half-life; the half keeps out ranges whose count only
+ * jumps for one aggregation (in the lab, a converged hot set's edges woke
+ * tierd now and then with the whole weight as the bar). */
+static void peek_region(const struct hot_table *t, pid_t pid, const struct damon_feed_rec *g,
+			uint64_t now_ns, struct sampler_peek *ret)
+{
+	uint64_t first = g->start & ~(HOT_HUGE_SIZE - 1);
+	uint64_t nr = ((g->end - 1) >> HOT_HUGE_SHIFT) - (first >> HOT_HUGE_SHIFT) + 1;
+	uint64_t step = (nr + PEEK_RANGES_PER_REGION - 1) / PEEK_RANGES_PER_REGION;
+
+	for (uint64_t k = 0; k < nr; k += step) {
+		uint64_t lo = first + (k << HOT_HUGE_SHIFT);
+		uint64_t from = lo > g->start ? lo : g->start;
+		uint64_t to = lo + HOT_HUGE_SIZE < g->end ? lo + HOT_HUGE_SIZE : g->end;
+		uint64_t stands = nr - k < step ? nr - k : step;
+		double w = (double)g->nr_accesses * (double)(to - from) / HOT_HUGE_SIZE;
+
+		if (lo >= HOT_ADDR_LIMIT)
+			break;
+		ret->accessed_bytes += (to - from) * stands;
+		if (2 * hot_heat(t, pid, lo, now_ns) < w)
+			ret->new_bytes += (to - from) * stands;
+	}
 }
 
 /* ---- ops ---- */
@@ -893,6 +929,39 @@ static int damon_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 	return records;
 }
 
+/*
+ * The newest aggregation the feed has that neither a drain nor a peek has
+ * seen, against the table, without folding it (the next drain does).  A
+ * copy out of the mapped array and a table lookup per 2 MiB range of its
+ * accessed regions: no system call.  Through sysfs a look would cost what a
+ * drain does, so there it is not offered.
+ */
+static int damon_peek(struct sampler *s, const struct hot_table *t, uint64_t now_ns,
+		      struct sampler_peek *ret)
+{
+	struct sampler_damon *d = SD(s);
+	uint64_t after = d->feed_after > d->peek_after ? d->feed_after : d->peek_after;
+	uint64_t pass = 0;
+	int n;
+
+	if (!d->feed_on || !d->kdamond_pid)
+		return -EOPNOTSUPP;
+	n = d->feed->ops->read(d->feed, after, d->feed_buf, d->feed_cap, &pass);
+	if (n == -EAGAIN)
+		return 0;
+	if (n < 0)
+		return n;
+	d->peek_after = pass;
+	memset(ret, 0, sizeof(*ret));
+	for (int i = 0; i < n; i++) {
+		const struct damon_feed_rec *g = &d->feed_buf[i];
+
+		if (g->target < d->ntargets && g->end > g->start && g->nr_accesses)
+			peek_region(t, d->targets[g->target], g, now_ns, ret);
+	}
+	return 1;
+}
+
 static void damon_stop(struct sampler *s)
 {
 	struct sampler_damon *d = SD(s);
@@ -940,6 +1009,7 @@ static const struct sampler_ops damon_ops = {
 	.set_targets = damon_set_targets,
 	.drain = damon_drain,
 	.set_pace = damon_set_pace,
+	.peek = damon_peek,
 	.stop = damon_stop,
 	.fd = damon_fd,
 	.describe = damon_describe,

@@ -66,6 +66,17 @@ static int fake_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 	return n;
 }
 
+static int fake_peek(struct sampler *s, const struct hot_table *t, uint64_t now_ns,
+		     struct sampler_peek *ret)
+{
+	struct sampler_fake *f = FAKE(s);
+
+	f->peeks++;
+	if (f->peek_ret == 1)
+		*ret = f->peek;
+	return f->peek_ret;
+}
+
 static void fake_stop(struct sampler *s)
 {
 	struct sampler_fake *f = FAKE(s);
@@ -102,6 +113,7 @@ static const struct sampler_ops fake_ops = {
 	.start = fake_start,
 	.set_targets = fake_set_targets,
 	.drain = fake_drain,
+	.peek = fake_peek,
 	.stop = fake_stop,
 	.fd = fake_fd,
 	.describe = fake_describe,

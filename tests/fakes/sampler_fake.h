@@ -27,6 +27,9 @@ struct sampler_fake {
 		double weight;
 	} q[SAMPLER_FAKE_MAX];
 	size_t nq;
+	int peek_ret;		/* what peek() returns; with 1 it fills in peek */
+	struct sampler_peek peek;
+	int peeks;
 	struct sampler_status st;
 };
 

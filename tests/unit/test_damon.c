@@ -646,16 +646,21 @@ static void test_cleans_up_after_crash(void)
  * newest complete aggregation is folded once, and only one that began after
  * the targets last changed (its target indices are the new ones).
  */
+/* One aggregation of two targets (pids 100 and 200); test_feed takes the
+ * first four, test_peek all. */
+static const struct damon_feed_rec feed_regions[] = {
+	{ 0x400000, 0x600000, 0, 10 },			/* pid 100 */
+	{ 0x7f0000000000, 0x7f0000400000, 1, 5 },	/* pid 200: two ranges */
+	{ 0x800000, 0xa00000, 5, 9 },			/* no such target */
+	{ 0xa00000, 0xa00000, 0, 9 },			/* empty */
+	{ 0xa00000, 0xc00000, 0, 0 },			/* not accessed */
+};
+
 static void test_feed(void)
 {
 	static uint64_t mem[8192];
 	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
-	static const struct damon_feed_rec regions[] = {
-		{ 0x400000, 0x600000, 0, 10 },			/* pid 100 */
-		{ 0x7f0000000000, 0x7f0000400000, 1, 5 },	/* pid 200: two ranges */
-		{ 0x800000, 0xa00000, 5, 9 },			/* no such target */
-		{ 0xa00000, 0xa00000, 0, 9 },			/* empty */
-	};
+	const struct damon_feed_rec *regions = feed_regions;
 	const pid_t pids[] = { 100, 200 };
 	struct fake_feed ff = { .pass = 7 };
 	char why[SAMPLER_WHY_MAX] = "", want[4096];
@@ -793,6 +798,82 @@ static void test_feed(void)
 	CHECK(ff.freed);
 }
 
+/* A peek: only with the feed, each aggregation once, without folding it;
+ * "new" is where the table's heat is below half the region's weight. */
+static void test_peek(void)
+{
+	static uint64_t mem[8192];
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 1024 };
+	const struct damon_feed_rec *regions = feed_regions;
+	/* 1 GiB from 0x400000: 512 ranges, looked at one in 8 (the first is
+	 * 0x400000, hot in the table after the drain) */
+	static const struct damon_feed_rec large[] = {
+		{ 0x400000, 0x40400000, 0, 4 },
+	};
+	/* pid 100's range at 1.5 times its count: a jump, not new heat */
+	static const struct damon_feed_rec jump[] = {
+		{ 0x400000, 0x600000, 0, 15 },
+	};
+	const pid_t pids[] = { 100, 200 };
+	struct fake_feed ff = { .pass = 7 };
+	char why[SAMPLER_WHY_MAX] = "";
+	struct sampler_peek pk;
+	struct hot_table t;
+	struct sampler *s;
+
+	reset();
+	s = mk_feed(&ff);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
+	/* On sysfs a look costs a drain: not offered. */
+	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), -EOPNOTSUPP);
+	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	ff.regions = regions;
+	ff.nregions = 5;
+	ff.done = 7;	/* in progress at the switch: neither peeked nor folded */
+	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), 0);
+	ff.done = 8;
+	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), 1);
+	CHECK_EQ_U64(pk.accessed_bytes, 6 << 20);
+	CHECK_EQ_U64(pk.new_bytes, 6 << 20);
+	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), 0);	/* looked at already */
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 0.0);	/* not folded */
+	/* The drain still folds it. */
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 10.0);
+	/* The same heat again is not new to the table ... */
+	ff.done = 9;
+	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), 1);
+	CHECK_EQ_U64(pk.accessed_bytes, 6 << 20);
+	CHECK_EQ_U64(pk.new_bytes, 0);
+	/* ... nor is a count half as high again ... */
+	ff.regions = jump;
+	ff.nregions = 1;
+	ff.done = 10;
+	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), 1);
+	CHECK_EQ_U64(pk.accessed_bytes, 2 << 20);
+	CHECK_EQ_U64(pk.new_bytes, 0);
+	/* ... until the table's heat has decayed below half an aggregation's. */
+	ff.regions = regions;
+	ff.nregions = 5;
+	ff.done = 11;
+	CHECK_EQ_INT(sampler_peek(s, &t, 1500000000ull, &pk), 1);
+	CHECK_EQ_U64(pk.new_bytes, 6 << 20);
+	/* A large region is looked at in 64 of its ranges, each standing for 8. */
+	ff.regions = large;
+	ff.nregions = 1;
+	ff.done = 12;
+	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), 1);
+	CHECK_EQ_U64(pk.accessed_bytes, 1ull << 30);
+	CHECK_EQ_U64(pk.new_bytes, (1ull << 30) - (16 << 20));
+	/* A failed read is the caller's to see. */
+	ff.done = 13;
+	ff.read_err = -EBUSY;
+	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), -EBUSY);
+	sampler_free(s);
+}
+
 int main(void)
 {
 	CHECK(mkdtemp(admin) != NULL);
@@ -802,6 +883,7 @@ int main(void)
 	RUN(test_cleans_up_after_crash);
 	RUN(test_retries_while_busy);
 	RUN(test_feed);
+	RUN(test_peek);
 	if (!test_failures) {
 		rm_rf(admin);
 		rm_rf(rundir);

@@ -247,6 +247,75 @@ static void test_promote(void)
 	CHECK(d.pipe == NULL);
 }
 
+/* Peeks between idle ticks: only while idle, only for new heat in enough
+ * memory and a large enough share of what was accessed, once per tick, and
+ * after a woken tick that moved nothing, not again before a regular one. */
+static void test_peek_wakes(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct pipe_fakes fk;
+	char root[4096];
+
+	setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	/* a quarter of damon's aggregation (100 ms) x idle_slowdown (10) */
+	CHECK_EQ_INT(tierd_peek_interval_ms(&d), 250);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_INT(map.moves, 1);
+	/* Not idle: ticks come at interval_ms anyway, the source is not asked. */
+	sf.peek_ret = 1;
+	sf.peek = (struct sampler_peek){ .accessed_bytes = 64 * MIB, .new_bytes = 64 * MIB };
+	CHECK_EQ_INT(tierd_peek(&d, 1 * SEC + SEC / 10), 0);
+	CHECK_EQ_INT(sf.peeks, 0);
+
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 2 * SEC), 0);
+	CHECK_EQ_INT(d.idle_ticks, 1);
+	/* Too little new heat, or too small a share of what was accessed (a
+	 * converged hot set's moving edges), or nothing new: no wake. */
+	sf.peek = (struct sampler_peek){ .accessed_bytes = 4 * MIB, .new_bytes = 4 * MIB };
+	CHECK_EQ_INT(tierd_peek(&d, 2 * SEC + SEC / 10), 0);
+	sf.peek = (struct sampler_peek){ .accessed_bytes = 100 * MIB, .new_bytes = 12 * MIB };
+	CHECK_EQ_INT(tierd_peek(&d, 2 * SEC + 2 * SEC / 10), 0);
+	sf.peek_ret = 0;
+	CHECK_EQ_INT(tierd_peek(&d, 2 * SEC + 3 * SEC / 10), 0);
+	sf.peek_ret = -EOPNOTSUPP;
+	CHECK_EQ_INT(tierd_peek(&d, 2 * SEC + 4 * SEC / 10), 0);
+	CHECK_EQ_INT(sf.peeks, 4);
+	CHECK_EQ_U64(d.stats.sampler_wakes_total, 0);
+	/* A hot set arriving: wake, and no second wake until that tick ran. */
+	sf.peek_ret = 1;
+	sf.peek = (struct sampler_peek){ .accessed_bytes = 64 * MIB, .new_bytes = 8 * MIB };
+	CHECK_EQ_INT(tierd_peek(&d, 2 * SEC + 5 * SEC / 10), 1);
+	CHECK_EQ_U64(d.stats.sampler_wakes_total, 1);
+	CHECK_EQ_INT(tierd_peek(&d, 2 * SEC + 6 * SEC / 10), 0);
+	CHECK_EQ_INT(sf.peeks, 5);
+	/* The woken tick moves the new heat: not idle, no peeks. */
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + 2 * MIB, 2 * MIB, 40.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 2 * SEC + 5 * SEC / 10), 0);
+	CHECK_EQ_INT(map.moves, 2);
+	CHECK_EQ_INT(d.idle_ticks, 0);
+	CHECK_EQ_INT(tierd_peek(&d, 2 * SEC + 7 * SEC / 10), 0);
+	CHECK_EQ_INT(sf.peeks, 5);
+
+	/* A false alarm: the woken tick finds nothing to move, and no peek
+	 * wakes tierd again before the next regular tick. */
+	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC), 0);
+	CHECK_EQ_INT(tierd_peek(&d, 3 * SEC + SEC / 10), 1);
+	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC + SEC / 10), 0);
+	CHECK_EQ_INT(d.idle_ticks, 2);
+	CHECK_EQ_INT(tierd_peek(&d, 3 * SEC + 2 * SEC / 10), 0);
+	CHECK_EQ_INT(sf.peeks, 6);
+	CHECK_EQ_INT(tierd_tick(&d, 5 * SEC), 0);
+	CHECK_EQ_INT(tierd_peek(&d, 5 * SEC + SEC / 10), 1);
+	CHECK_EQ_U64(d.stats.sampler_wakes_total, 3);
+	CHECK_EQ_INT(map.moves, 2);
+	tierd_fini(&d);
+}
+
 /* A range of which a page stayed behind (-EBUSY) is not known fast: the
  * next tick queries it again. */
 static void test_partial_move_requeried(void)
@@ -873,6 +942,7 @@ int main(int argc, char **argv)
 	}
 	fixtures_dir = argv[1];
 	RUN(test_promote);
+	RUN(test_peek_wakes);
 	RUN(test_partial_move_requeried);
 	RUN(test_recheck_sampled);
 	RUN(test_vanilla_kernel);
