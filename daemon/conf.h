@@ -79,6 +79,7 @@ struct tierd_conf {
 		uint32_t damon_min_regions;
 		uint32_t damon_max_regions;
 		uint32_t damon_idle_slowdown;
+		bool damon_idle_peek; /* peeks between idle ticks (daemon.h) */
 		struct conf_strlist target_cgroups;
 		struct conf_strlist target_comms;
 		uint64_t target_min_rss_bytes;

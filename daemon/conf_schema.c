@@ -182,6 +182,7 @@ static const struct conf_key damon_keys[] = {
 	U32("min_nr_regions", OFF(sampling.damon_min_regions), 3, 100000, 200),
 	U32("max_nr_regions", OFF(sampling.damon_max_regions), 3, 100000, 2000),
 	U32("idle_slowdown", OFF(sampling.damon_idle_slowdown), 1, 100, 10),
+	BOOL("idle_peek", OFF(sampling.damon_idle_peek), 1),
 };
 static const struct conf_table damon_table =
 	TABLE(damon_keys, .check = check_damon);

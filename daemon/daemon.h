@@ -167,6 +167,7 @@ uint32_t tierd_interval_ms(const struct tierd *d);
  * and a woken tick that found nothing to move allows no other before the
  * next regular one: false alarms cost at most one tick per idle interval.
  */
+/* 0: no peeks (sampling.damon.idle_peek: false). */
 uint32_t tierd_peek_interval_ms(const struct tierd *d);
 int tierd_peek(struct tierd *d, uint64_t now_ns);
 

@@ -77,8 +77,28 @@ static int check_config(const char *path)
 struct loop {
 	struct tierd *d;
 	uint64_t interval_usec;
-	sd_event_source *tick;
+	sd_event_source *tick, *peek;
 };
+
+/* Peeks on or off (a reload may change sampling.damon.idle_peek): the peek
+ * timer runs only while tierd_peek_interval_ms() is not 0. */
+static void peek_arm(struct loop *l, uint64_t now_usec)
+{
+	uint64_t ms = tierd_peek_interval_ms(l->d);
+	int on = SD_EVENT_OFF;
+
+	if (!l->peek)
+		return;
+	sd_event_source_get_enabled(l->peek, &on);
+	if (!ms) {
+		sd_event_source_set_enabled(l->peek, SD_EVENT_OFF);
+		return;
+	}
+	if (on == SD_EVENT_OFF) {
+		sd_event_source_set_time(l->peek, now_usec + ms * USEC_PER_MSEC);
+		sd_event_source_set_enabled(l->peek, SD_EVENT_ON);
+	}
+}
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 {
@@ -101,6 +121,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	if (next <= now_usec)
 		next = now_usec + l->interval_usec;
 	sd_event_source_set_time(s, next);
+	peek_arm(l, now_usec);
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
@@ -117,6 +138,8 @@ static int on_peek(sd_event_source *s, uint64_t usec, void *userdata)
 		sd_event_source_set_time(l->tick, now_usec);
 		sd_event_source_set_enabled(l->tick, SD_EVENT_ONESHOT);
 	}
+	if (!tierd_peek_interval_ms(d))
+		return sd_event_source_set_enabled(s, SD_EVENT_OFF);
 	sd_event_source_set_time(s, now_usec + tierd_peek_interval_ms(d) * USEC_PER_MSEC);
 	return sd_event_source_set_enabled(s, SD_EVENT_ON);
 }
@@ -247,7 +270,7 @@ static int run(struct tierd *d)
 {
 	struct ctl_server *ctl = NULL;
 	struct loop l = { .d = d };
-	sd_event_source *tick = NULL, *peek = NULL;
+	sd_event_source *tick = NULL;
 	uint64_t wd_usec = 0;
 	struct timespec ts;
 	sigset_t ss;
@@ -306,10 +329,12 @@ static int run(struct tierd *d)
 					       0, TICK_ACCURACY_USEC, on_tick,
 					       &l);
 	l.tick = tick;
+	/* Off until the first tick's peek_arm(). */
 	if (r >= 0)
-		r = sd_event_add_time_relative(d->event, &peek, CLOCK_MONOTONIC,
-					       tierd_peek_interval_ms(d) * USEC_PER_MSEC,
+		r = sd_event_add_time_relative(d->event, &l.peek, CLOCK_MONOTONIC, 0,
 					       TICK_ACCURACY_USEC, on_peek, &l);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(l.peek, SD_EVENT_OFF);
 	if (r < 0) {
 		log_err("Failed to set up the event loop: %s", strerror(-r));
 		goto out;
@@ -330,7 +355,7 @@ out:
 	notify_stopping();
 	tierd_fini(d); /* restores every knob a module changed */
 	ctl_server_stop(ctl);
-	sd_event_source_unref(peek);
+	sd_event_source_unref(l.peek);
 	sd_event_source_unref(tick);
 	d->event = sd_event_unref(d->event);
 	return r;

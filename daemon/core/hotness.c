@@ -864,13 +864,21 @@ uint64_t hot_entry_len(const struct hot_table *t, pid_t pid, uint64_t addr)
 	return t->slots[pos].key & KEY_HUGE ? HOT_HUGE_SIZE : HOT_PAGE_SIZE;
 }
 
-double hot_heat(const struct hot_table *t, pid_t pid, uint64_t addr, uint64_t now_ns)
+double hot_weight(const struct hot_table *t, pid_t pid, uint64_t addr)
 {
 	uint32_t pos = hot_find(t, pid, addr);
 
-	if (pos == PID_NONE)
-		return 0.0;
-	return (double)t->slots[pos].v / hot_scale(t, now_ns);
+	return pos == PID_NONE ? 0.0 : (double)t->slots[pos].v;
+}
+
+double hot_weight_scale(const struct hot_table *t, uint64_t now_ns)
+{
+	return hot_scale(t, now_ns);
+}
+
+double hot_heat(const struct hot_table *t, pid_t pid, uint64_t addr, uint64_t now_ns)
+{
+	return hot_weight(t, pid, addr) / hot_scale(t, now_ns);
 }
 
 int hot_forget(struct hot_table *t, pid_t pid, uint64_t addr)

@@ -133,6 +133,12 @@ uint64_t hot_entry_len(const struct hot_table *t, pid_t pid, uint64_t addr);
 /* Heat of the entry covering @addr of @pid at @now_ns; 0 when none. */
 double hot_heat(const struct hot_table *t, pid_t pid, uint64_t addr, uint64_t now_ns);
 
+/* The same for many lookups at one time, without a power of two each: the
+ * heat is hot_weight() / hot_weight_scale(@now_ns), the scale taken once
+ * (valid until the next hot_record(), which may rebase the weights). */
+double hot_weight(const struct hot_table *t, pid_t pid, uint64_t addr);
+double hot_weight_scale(const struct hot_table *t, uint64_t now_ns);
+
 /*
  * The @max hottest (or coldest) entries with heat >= @min_heat (or any heat
  * for coldest), of @pid or of every pid when @pid is 0, into @out sorted

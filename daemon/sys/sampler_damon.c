@@ -520,8 +520,9 @@ static int feed_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now
 }
 
 /* The 2 MiB ranges of one region a peek looks up at most: those of a larger
- * region are sampled, evenly spaced, each standing for the ones it skips. */
-#define PEEK_RANGES_PER_REGION 64
+ * region are sampled, evenly spaced, each standing for the ones it skips
+ * (DAMON counts a region's accesses as one anyway). */
+#define PEEK_RANGES_PER_REGION 8
 
 /* Region @g of @pid against the table: its bytes in @ret->accessed_bytes,
  * and in @ret->new_bytes those of its ranges whose heat in the table is
@@ -532,7 +533,7 @@ static int feed_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now
  * jumps for one aggregation (in the lab, a converged hot set's edges woke
  * tierd now and then with the whole weight as the bar). */
 static void peek_region(const struct hot_table *t, pid_t pid, const struct damon_feed_rec *g,
-			uint64_t now_ns, struct sampler_peek *ret)
+			double scale, struct sampler_peek *ret)
 {
 	uint64_t first = g->start & ~(HOT_HUGE_SIZE - 1);
 	uint64_t nr = ((g->end - 1) >> HOT_HUGE_SHIFT) - (first >> HOT_HUGE_SHIFT) + 1;
@@ -548,7 +549,7 @@ static void peek_region(const struct hot_table *t, pid_t pid, const struct damon
 		if (lo >= HOT_ADDR_LIMIT)
 			break;
 		ret->accessed_bytes += (to - from) * stands;
-		if (2 * hot_heat(t, pid, lo, now_ns) < w)
+		if (2 * hot_weight(t, pid, lo) < w * scale)
 			ret->new_bytes += (to - from) * stands;
 	}
 }
@@ -942,6 +943,7 @@ static int damon_peek(struct sampler *s, const struct hot_table *t, uint64_t now
 	struct sampler_damon *d = SD(s);
 	uint64_t after = d->feed_after > d->peek_after ? d->feed_after : d->peek_after;
 	uint64_t pass = 0;
+	double scale;
 	int n;
 
 	if (!d->feed_on || !d->kdamond_pid)
@@ -953,11 +955,12 @@ static int damon_peek(struct sampler *s, const struct hot_table *t, uint64_t now
 		return n;
 	d->peek_after = pass;
 	memset(ret, 0, sizeof(*ret));
+	scale = hot_weight_scale(t, now_ns);
 	for (int i = 0; i < n; i++) {
 		const struct damon_feed_rec *g = &d->feed_buf[i];
 
 		if (g->target < d->ntargets && g->end > g->start && g->nr_accesses)
-			peek_region(t, d->targets[g->target], g, now_ns, ret);
+			peek_region(t, d->targets[g->target], g, scale, ret);
 	}
 	return 1;
 }

@@ -44,6 +44,7 @@ static void test_defaults(void)
 	CHECK_EQ_INT(c->sampling.damon_min_regions, 200);
 	CHECK_EQ_INT(c->sampling.damon_max_regions, 2000);
 	CHECK_EQ_INT(c->sampling.damon_idle_slowdown, 10);
+	CHECK(c->sampling.damon_idle_peek);
 	CHECK_EQ_U64(c->sampling.target_min_rss_bytes, 64ull << 20);
 	CHECK(c->sampling.cpu_budget_pct == 2.0);
 	CHECK_EQ_INT(c->promotion.batch_pages, 4096);

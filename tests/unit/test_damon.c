@@ -805,7 +805,7 @@ static void test_peek(void)
 	static uint64_t mem[8192];
 	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 1024 };
 	const struct damon_feed_rec *regions = feed_regions;
-	/* 1 GiB from 0x400000: 512 ranges, looked at one in 8 (the first is
+	/* 1 GiB from 0x400000: 512 ranges, looked at one in 64 (the first is
 	 * 0x400000, hot in the table after the drain) */
 	static const struct damon_feed_rec large[] = {
 		{ 0x400000, 0x40400000, 0, 4 },
@@ -860,13 +860,13 @@ static void test_peek(void)
 	ff.done = 11;
 	CHECK_EQ_INT(sampler_peek(s, &t, 1500000000ull, &pk), 1);
 	CHECK_EQ_U64(pk.new_bytes, 6 << 20);
-	/* A large region is looked at in 64 of its ranges, each standing for 8. */
+	/* A large region is looked at in 8 of its ranges, each standing for 64. */
 	ff.regions = large;
 	ff.nregions = 1;
 	ff.done = 12;
 	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), 1);
 	CHECK_EQ_U64(pk.accessed_bytes, 1ull << 30);
-	CHECK_EQ_U64(pk.new_bytes, (1ull << 30) - (16 << 20));
+	CHECK_EQ_U64(pk.new_bytes, (1ull << 30) - (128 << 20));
 	/* A failed read is the caller's to see. */
 	ff.done = 13;
 	ff.read_err = -EBUSY;

@@ -260,8 +260,8 @@ static void test_peek_wakes(void)
 
 	setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
 	CHECK_EQ_INT(tierd_init(&d, modules), 0);
-	/* a quarter of damon's aggregation (100 ms) x idle_slowdown (10) */
-	CHECK_EQ_INT(tierd_peek_interval_ms(&d), 250);
+	/* damon's aggregation (100 ms) x idle_slowdown (10) */
+	CHECK_EQ_INT(tierd_peek_interval_ms(&d), 1000);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
 	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
 	CHECK_EQ_INT(map.moves, 1);
@@ -313,6 +313,18 @@ static void test_peek_wakes(void)
 	CHECK_EQ_INT(tierd_peek(&d, 5 * SEC + SEC / 10), 1);
 	CHECK_EQ_U64(d.stats.sampler_wakes_total, 3);
 	CHECK_EQ_INT(map.moves, 2);
+
+	/* sampling.damon.idle_peek: false: no peeks, the source is not asked;
+	 * true again: it is. */
+	CHECK_EQ_INT(tierd_tick(&d, 9 * SEC), 0);	/* the woken one */
+	CHECK_EQ_INT(tierd_tick(&d, 13 * SEC), 0);
+	d.conf->sampling.damon_idle_peek = false;
+	CHECK_EQ_INT(tierd_peek_interval_ms(&d), 0);
+	CHECK_EQ_INT(tierd_peek(&d, 13 * SEC + SEC / 10), 0);
+	CHECK_EQ_INT(sf.peeks, 7);
+	d.conf->sampling.damon_idle_peek = true;
+	CHECK_EQ_INT(tierd_peek(&d, 13 * SEC + 2 * SEC / 10), 1);
+	CHECK_EQ_INT(sf.peeks, 8);
 	tierd_fini(&d);
 }
 
