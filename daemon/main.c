@@ -82,22 +82,20 @@ struct loop {
 
 /* Peeks on or off (a reload may change sampling.damon.idle_peek): the peek
  * timer runs only while tierd_peek_interval_ms() is not 0. */
-static void peek_arm(struct loop *l, uint64_t now_usec)
+static int peek_arm(struct loop *l, uint64_t now_usec, bool again)
 {
 	uint64_t ms = tierd_peek_interval_ms(l->d);
 	int on = SD_EVENT_OFF;
 
 	if (!l->peek)
-		return;
+		return 0;
+	if (!ms)
+		return sd_event_source_set_enabled(l->peek, SD_EVENT_OFF);
 	sd_event_source_get_enabled(l->peek, &on);
-	if (!ms) {
-		sd_event_source_set_enabled(l->peek, SD_EVENT_OFF);
-		return;
-	}
-	if (on == SD_EVENT_OFF) {
-		sd_event_source_set_time(l->peek, now_usec + ms * USEC_PER_MSEC);
-		sd_event_source_set_enabled(l->peek, SD_EVENT_ON);
-	}
+	if (on != SD_EVENT_OFF && !again)
+		return 0;	/* running: its own callback sets the next time */
+	sd_event_source_set_time(l->peek, now_usec + ms * USEC_PER_MSEC);
+	return sd_event_source_set_enabled(l->peek, SD_EVENT_ON);
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
@@ -121,7 +119,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	if (next <= now_usec)
 		next = now_usec + l->interval_usec;
 	sd_event_source_set_time(s, next);
-	peek_arm(l, now_usec);
+	peek_arm(l, now_usec, false);
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
@@ -138,10 +136,7 @@ static int on_peek(sd_event_source *s, uint64_t usec, void *userdata)
 		sd_event_source_set_time(l->tick, now_usec);
 		sd_event_source_set_enabled(l->tick, SD_EVENT_ONESHOT);
 	}
-	if (!tierd_peek_interval_ms(d))
-		return sd_event_source_set_enabled(s, SD_EVENT_OFF);
-	sd_event_source_set_time(s, now_usec + tierd_peek_interval_ms(d) * USEC_PER_MSEC);
-	return sd_event_source_set_enabled(s, SD_EVENT_ON);
+	return peek_arm(l, now_usec, true);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
