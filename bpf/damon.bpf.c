@@ -33,6 +33,30 @@
  * (blocks for up to one aggregation interval) and its three file reads per
  * region per tick, which in the lab guest were most of tierd's idle CPU.
  *
+ * Where a pass ends.  Each event carries its target's region count, and
+ * the loader says how many targets the kdamond has (nr_targets): the event
+ * of the last target's last region ends the pass, and done_seq moves there
+ * and then, not one aggregation later when the next pass begins.  When
+ * the count is off (the targets just changed, the last target has no
+ * region) the beginning of the next pass still ends it.
+ *
+ * Waking tierd.  At rest tierd ticks every few seconds, and a hot set that
+ * moves waits for the next tick.  So while tierd has armed it (wake_armed,
+ * after an idle tick), the program looks each accessed region up in the
+ * known-heat sketch tierd wrote (damon.h: what its table knew at that
+ * tick), sums the accessed bytes and the "fresh" ones of the pass, and at
+ * the pass's end, when the fresh bytes reach wake_min_bytes and
+ * 1/wake_share of the accessed ones, puts the pass number into the wake
+ * ring buffer and disarms: the one wake-up tierd gets until its next tick
+ * arms it again.  tierd then looks at that pass itself against its table
+ * (sampler_damon.c: damon_peek()) before it ticks early.  A steady hot set
+ * costs tierd no wake-up at all; the program's cost is up to
+ * DAMON_LOOK_RANGES pairs of array reads per accessed region, in the
+ * kdamond.  The arm flag is latched at the beginning of a pass so that a
+ * pass is summed whole or not at all; a pass that tierd rewrites the
+ * sketch under is judged on a mix of the two and at worst wakes tierd for
+ * nothing (its own look finds nothing fresh) or not at all.
+ *
  * How it fails.  More accessed regions in one pass than half_cap (the
  * kdamond's max_nr_regions plus a margin): the rest are counted in overflow
  * and the pass reads as partial.  The tracepoint fires for every kdamond on
@@ -60,8 +84,23 @@ struct {
 	__uint(max_entries, 2);	/* the loader sets 2 * half_cap */
 } regions SEC(".maps");
 
-/* Written by the loader at any time: the kdamond to follow, 0 for none. */
+/* Tells tierd that a pass had fresh heat: the pass number, one a tick. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} wake SEC(".maps");
+
+/* Written by the loader at any time: the kdamond to follow, 0 for none, and
+ * how many targets it has. */
 __u32 kdamond_pid;
+__u32 nr_targets;
+
+/* Written by the loader between its ticks: the sketch, then the bars, then
+ * wake_armed = 1.  The program clears wake_armed when it wakes tierd. */
+__u16 known[DAMON_KNOWN_CELLS];
+__u64 wake_min_bytes;
+__u32 wake_share;
+__u32 wake_armed;
 
 /* Read by the loader (the .bss is mapped into it). */
 __u64 pass_seq;		/* the pass being written, 0 before the first */
@@ -69,47 +108,88 @@ __u64 done_seq;		/* the newest complete pass, 0 before the first */
 __u32 pass_n[2];	/* records in each half */
 __u64 seen;		/* regions of our kdamond, accessed or not */
 __u64 overflow;		/* accessed regions that did not fit in their half */
+__u64 wakes;		/* passes put into the wake ring */
+__u64 wake_drops;	/* ... and those the ring had no room for */
 
-/* Where the walk is: the last event's target and region start. */
+/* Where the walk is: the last event's target and region start, and how
+ * many of that target's regions it has seen. */
 static __u32 last_target;
 static __u64 last_start;
+static __u32 target_seen;
+/* This pass against the sketch, when wake_armed was set at its beginning. */
+static __u32 pass_look;
+static __u64 pass_accessed, pass_fresh;
+
+static void pass_begin(void)
+{
+	if (pass_seq)
+		done_seq = pass_seq;
+	pass_seq++;
+	pass_n[pass_seq & 1] = 0;
+	pass_look = wake_armed;
+	pass_accessed = 0;
+	pass_fresh = 0;
+}
+
+static void pass_end(void)
+{
+	__u64 seq = pass_seq;
+
+	done_seq = seq;
+	if (!pass_look || !wake_armed)
+		return;
+	pass_look = 0;
+	if (pass_fresh < wake_min_bytes || pass_fresh * wake_share < pass_accessed)
+		return;
+	if (bpf_ringbuf_output(&wake, &seq, sizeof(seq), 0)) {
+		wake_drops++;
+		return;
+	}
+	wake_armed = 0;
+	wakes++;
+}
 
 SEC("tp_btf/damon_aggregated")
 int BPF_PROG(damon_aggregated, unsigned int target_id, struct damon_region *r,
 	     unsigned int nr_regions)
 {
 	struct damon_feed_rec *rec;
-	__u64 start = r->ar.start;
+	__u64 start = r->ar.start, end = r->ar.end;
+	__u32 nr_accesses = r->nr_accesses;
 	__u32 half, i, key;
 
 	if ((__u32)(bpf_get_current_pid_tgid() >> 32) != kdamond_pid || !kdamond_pid)
 		return 0;
 	if (!pass_seq || target_id < last_target ||
 	    (target_id == last_target && start <= last_start)) {
-		if (pass_seq)
-			done_seq = pass_seq;
-		pass_seq++;
-		pass_n[pass_seq & 1] = 0;
+		pass_begin();
+		target_seen = 0;
+	} else if (target_id != last_target) {
+		target_seen = 0;
 	}
 	last_target = target_id;
 	last_start = start;
+	target_seen++;
 	seen++;
-	if (!r->nr_accesses)
-		return 0;
-	half = pass_seq & 1;
-	i = pass_n[half];
-	if (i >= half_cap) {
-		overflow++;
-		return 0;
+	if (nr_accesses) {
+		half = pass_seq & 1;
+		i = pass_n[half];
+		key = half * half_cap + i;
+		rec = i < half_cap ? bpf_map_lookup_elem(&regions, &key) : NULL;
+		if (rec) {
+			rec->start = start;
+			rec->end = end;
+			rec->target = target_id;
+			rec->nr_accesses = nr_accesses;
+			pass_n[half] = i + 1;
+		} else {
+			overflow++;
+		}
+		if (pass_look && end > start)
+			damon_known_look(known, target_id, start, end, nr_accesses,
+					 &pass_accessed, &pass_fresh);
 	}
-	key = half * half_cap + i;
-	rec = bpf_map_lookup_elem(&regions, &key);
-	if (!rec)
-		return 0;
-	rec->start = start;
-	rec->end = r->ar.end;
-	rec->target = target_id;
-	rec->nr_accesses = r->nr_accesses;
-	pass_n[half] = i + 1;
+	if (target_seen == nr_regions && target_id + 1 == nr_targets)
+		pass_end();
 	return 0;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Types shared by bpf/damon.bpf.c and its loader (daemon/sys/damon_feed.c).
- * Types only: no kernel or libc headers, so both sides can include it.
+ * Types and the known-heat sketch shared by bpf/damon.bpf.c and its loader
+ * (daemon/sys/damon_feed.c, daemon/sys/sampler_damon.c).  No kernel or libc
+ * headers, so both sides can include it: the functions below run in the
+ * program, in tierd, and in the unit tests that check the program's sums.
  */
 #ifndef TIERD_BPF_DAMON_H
 #define TIERD_BPF_DAMON_H
@@ -13,5 +15,100 @@ struct damon_feed_rec {
 	__u32 target;		/* the target's index in the kdamond's context */
 	__u32 nr_accesses;	/* sampling intervals it was seen accessed in */
 };
+
+/*
+ * The known-heat sketch.  tierd writes, for every 2 MiB range its table
+ * holds heat for, that heat into two cells chosen by a hash of (target,
+ * range), each cell keeping the most of what lands in it; a range's known
+ * heat is the smaller of its two cells.  A collision can only make a range
+ * look hotter than it is (fewer wakes, never more).  Heat is in hot_record()
+ * units (sampling intervals seen accessed, times the share of the range a
+ * region covers), kept as heat * DAMON_KNOWN_UNIT in 16 bits: 1/16 of an
+ * access resolves, and 4095 accesses saturate (at 20 samples per
+ * aggregation a range holds about 90 at most).
+ *
+ * 2^15 cells, 64 KiB: with the 2 MiB ranges of an 8 GiB hot set (4096) a
+ * new range finds both its cells taken by others 6% of the time; 16 GiB,
+ * 22%.  Only ranges with heat are written, not the whole footprint.
+ */
+#define DAMON_KNOWN_BITS 15
+#define DAMON_KNOWN_CELLS (1u << DAMON_KNOWN_BITS)
+#define DAMON_KNOWN_UNIT 16
+#define DAMON_KNOWN_MAX 0xffffu
+#define DAMON_RANGE_SHIFT 21		/* a 2 MiB range, hotness.h's HOT_HUGE */
+#define DAMON_RANGE_SIZE (1ull << DAMON_RANGE_SHIFT)
+/* The ranges of one region looked up at most: those of a larger region are
+ * sampled, evenly spaced, each standing for the ones it skips (DAMON counts
+ * a region's accesses as one anyway). */
+#define DAMON_LOOK_RANGES 8
+
+static inline __u64 damon_known_hash(__u32 target, __u64 addr)
+{
+	__u64 h = ((addr >> DAMON_RANGE_SHIFT) ^ ((__u64)target << 40)) *
+		  0x9e3779b97f4a7c15ull;
+
+	return h ^ (h >> 31);
+}
+
+static inline __u32 damon_known_cell(__u64 h, int i)
+{
+	return (__u32)(i ? h >> 32 : h) & (DAMON_KNOWN_CELLS - 1);
+}
+
+/* The known heat of the range of @addr, in DAMON_KNOWN_UNIT. */
+static inline __u32 damon_known_get(const __u16 *known, __u32 target, __u64 addr)
+{
+	__u64 h = damon_known_hash(target, addr);
+	__u32 a = known[damon_known_cell(h, 0)], b = known[damon_known_cell(h, 1)];
+
+	return a < b ? a : b;
+}
+
+/* Note @units (heat in DAMON_KNOWN_UNIT, saturated) for the range of @addr. */
+static inline void damon_known_put(__u16 *known, __u32 target, __u64 addr, __u32 units)
+{
+	__u64 h = damon_known_hash(target, addr);
+
+	if (units > DAMON_KNOWN_MAX)
+		units = DAMON_KNOWN_MAX;
+	for (int i = 0; i < 2; i++) {
+		__u32 c = damon_known_cell(h, i);
+
+		if (known[c] < units)
+			known[c] = (__u16)units;
+	}
+}
+
+/*
+ * One accessed region against the sketch, as tierd's own peek does it
+ * against the table (sampler_damon.c: peek_region()): its bytes into
+ * *@accessed, and into *@fresh those of its ranges whose known heat is
+ * below half of what this region alone would add to them (nr_accesses
+ * times the share of the range it covers).
+ */
+static inline void damon_known_look(const __u16 *known, __u32 target, __u64 start,
+				    __u64 end, __u32 nr_accesses, __u64 *accessed,
+				    __u64 *fresh)
+{
+	__u64 first = start & ~(DAMON_RANGE_SIZE - 1);
+	__u64 nr = ((end - 1) >> DAMON_RANGE_SHIFT) - (first >> DAMON_RANGE_SHIFT) + 1;
+	__u64 step = (nr + DAMON_LOOK_RANGES - 1) / DAMON_LOOK_RANGES;
+
+	*accessed += end - start;
+	for (int i = 0; i < DAMON_LOOK_RANGES; i++) {
+		__u64 k = i * step, lo, from, to, stands, add;
+
+		if (k >= nr)
+			break;
+		lo = first + (k << DAMON_RANGE_SHIFT);
+		from = lo > start ? lo : start;
+		to = lo + DAMON_RANGE_SIZE < end ? lo + DAMON_RANGE_SIZE : end;
+		stands = nr - k < step ? nr - k : step;
+		/* what the region adds, in DAMON_KNOWN_UNIT */
+		add = (__u64)nr_accesses * (to - from) * DAMON_KNOWN_UNIT >> DAMON_RANGE_SHIFT;
+		if (2 * (__u64)damon_known_get(known, target, lo) < add)
+			*fresh += (to - from) * stands;
+	}
+}
 
 #endif

@@ -23,7 +23,6 @@
 #include "sys/topology.h"
 
 #define NSEC_PER_SEC 1000000000ull
-#define PEEK_MIN_MS 50u /* peeks at most this often */
 
 /* Resolve control.group; *ret = (gid_t)-1 for "". */
 static int resolve_group(const char *name, gid_t *ret)
@@ -350,26 +349,31 @@ uint32_t tierd_interval_ms(const struct tierd *d)
 	return ms;
 }
 
-/*
- * The DAMON source's aggregation interval at its idle pace: each new
- * aggregation is looked at once, within one interval of its end.  Not more
- * often: each wake-up costs tierd a context switch next to busy workload
- * threads, and under TCG that is what a peek costs.  In the lab (steady
- * state, uniform workload, A/B in one boot) tierd's CPU was 0.31-0.40% of
- * a vCPU without peeks, 0.56-0.79% peeking every 1 s and 0.95-0.98% every
- * 250 ms.  Other sources offer no peek.
- */
-uint32_t tierd_peek_interval_ms(const struct tierd *d)
+int tierd_peek_fd(struct tierd *d, uint32_t *gen)
 {
-	uint64_t ms = (uint64_t)d->conf->sampling.damon_aggr_us *
-		      d->conf->sampling.damon_idle_slowdown / 1000;
-	uint32_t most = d->conf->idle_interval_ms / 2;
-
 	if (!d->conf->sampling.damon_idle_peek)
-		return 0;
-	if (ms > most)
-		ms = most;
-	return ms < PEEK_MIN_MS ? PEEK_MIN_MS : (uint32_t)ms;
+		return -1;
+	for (int i = 0; i < d->nr_modules; i++) {
+		const struct tierd_module *mod = d->modules[i];
+		int fd;
+
+		if (!mod->peek_fd || !d->module_started[i])
+			continue;
+		fd = mod->peek_fd(d, d->module_priv[i], gen);
+		if (fd >= 0)
+			return fd;
+	}
+	return -1;
+}
+
+static void peek_arm(struct tierd *d, bool on, uint64_t until_ns)
+{
+	for (int i = 0; i < d->nr_modules; i++) {
+		const struct tierd_module *mod = d->modules[i];
+
+		if (mod->peek_arm && d->module_started[i])
+			mod->peek_arm(d, d->module_priv[i], on, until_ns);
+	}
 }
 
 int tierd_peek(struct tierd *d, uint64_t now_ns)
@@ -377,8 +381,12 @@ int tierd_peek(struct tierd *d, uint64_t now_ns)
 	bool wake = false;
 
 	if (!d->conf->sampling.damon_idle_peek || !d->idle_ticks || d->wake_pending ||
-	    d->last_tick_woken)
+	    d->last_tick_woken) {
+		/* A wake that crossed a disarm: drop it until the next tick. */
+		peek_arm(d, false, 0);
 		return 0;
+	}
+	d->stats.sampler_peeks_total++;
 	for (int i = 0; i < d->nr_modules; i++) {
 		const struct tierd_module *mod = d->modules[i];
 		int r;
@@ -497,6 +505,10 @@ int tierd_tick(struct tierd *d, uint64_t now_ns)
 		d->idle_ticks = 0;
 	d->ticks_total++;
 	d->last_tick_ns = now_ns;
+	/* Armed while idle, except after a woken tick: a false alarm waits
+	 * for the next regular one. */
+	peek_arm(d, d->conf->sampling.damon_idle_peek && d->idle_ticks && !d->last_tick_woken,
+		 now_ns + (uint64_t)tierd_interval_ms(d) * 1000000);
 	write_textfile(d, now_ns);
 	tierd_status_line(d, status, sizeof(status));
 	if (!d->ready) {

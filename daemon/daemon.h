@@ -79,6 +79,7 @@ struct tierd_stats {
 	char sampler_reason[160]; /* why that source */
 	double sampler_cpu_seconds_total;
 	uint64_t sampler_samples_total;
+	uint64_t sampler_peeks_total;	/* looks the source woke tierd for */
 	uint64_t sampler_wakes_total;	/* ticks a peek brought forward */
 	/* The last decision (mod_decide): thresholds, what it planned, what
 	 * it held back and why; candidate_pages is what it weighed. */
@@ -105,6 +106,12 @@ struct tierd_module {
 	/* Between ticks, while idle (tierd_peek()): 1 when the next tick should
 	 * come now, 0 when not, -errno.  Must be cheap: no waiting. */
 	int (*peek)(struct tierd *d, void *priv, uint64_t now_ns);
+	/* After every tick, @on: ask the source to make peek_fd() readable
+	 * when a peek is worth making before @until_ns, the next tick; off:
+	 * ask it not to, and forget what it had. */
+	void (*peek_arm)(struct tierd *d, void *priv, bool on, uint64_t until_ns);
+	/* That descriptor, *@gen changing when it is a new one; -errno none. */
+	int (*peek_fd)(struct tierd *d, void *priv, uint32_t *gen);
 	void (*metrics)(struct tierd *d, void *priv, struct metrics *m);
 	void (*restore_knobs)(struct tierd *d, void *priv);
 	void (*stop)(struct tierd *d, void *priv);
@@ -159,16 +166,21 @@ uint32_t tierd_interval_ms(const struct tierd *d);
 
 /*
  * Peeks: while idle, ticks are up to idle_interval_ms apart, and new heat
- * (a workload whose hot set moved) would wait for the next one.  Every
- * tierd_peek_interval_ms() the loop calls tierd_peek(), which asks the
- * modules whether something came in that the last tick did not see; the
- * sample module asks its source (sampler_peek()).  Returns 1 when the next
- * tick should come now, else 0.  Not while ticks come at interval_ms anyway,
- * and a woken tick that found nothing to move allows no other before the
- * next regular one: false alarms cost at most one tick per idle interval.
+ * (a workload whose hot set moved) would wait for the next one.  So each
+ * idle tick arms the modules' sources (peek_arm), and when one of them says
+ * a look is worth it -- the DAMON source's program saw an aggregation with
+ * heat its copy of the table does not have -- tierd_peek_fd() turns
+ * readable and the loop calls tierd_peek(), which asks the modules to look
+ * for themselves (the sample module: sampler_peek() against the table).
+ * Returns 1 when the next tick should come now, else 0.  Not while ticks
+ * come at interval_ms anyway, and a woken tick arms nothing: one wake-up
+ * between two regular ticks at the most, and none while the hot set stays
+ * where it is.
  */
-/* 0: no peeks (sampling.damon.idle_peek: false). */
-uint32_t tierd_peek_interval_ms(const struct tierd *d);
+/* The descriptor to watch, *@gen changing when it is a new one; -1 when
+ * there is none (sampling.damon.idle_peek: false, or no source offers one
+ * yet: the DAMON source's feed starts at its first idle pace). */
+int tierd_peek_fd(struct tierd *d, uint32_t *gen);
 int tierd_peek(struct tierd *d, uint64_t now_ns);
 
 /* The built-in module list (modules.c), NULL-terminated. */

@@ -5,9 +5,9 @@
  *   1. SIGTERM/SIGINT  -> leave the loop; STOPPING=1; restore kernel knobs
  *   2. SIGHUP          -> tierd_reload(): parse, validate, swap or keep
  *   3. timer           -> tierd_tick() every interval_ms (WATCHDOG=1 there)
- *      and a second    -> tierd_peek() while idle: the tick now if it says so
- *   4. control socket  -> ctl_server.c (tierctl)
- *   5. sources the pipeline modules add in their start()
+ *   4. peek descriptor -> tierd_peek() while idle: the tick now if it says so
+ *   5. control socket  -> ctl_server.c (tierctl)
+ *   6. sources the pipeline modules add in their start()
  *
  * Start-up ends by locking tierd's memory (lock_memory()) and dropping
  * every capability but TIERD_CAPS (caps.h).
@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
@@ -78,24 +79,33 @@ struct loop {
 	struct tierd *d;
 	uint64_t interval_usec;
 	sd_event_source *tick, *peek;
+	int peek_fd;		/* what peek watches, -1 none */
+	uint32_t peek_gen;
 };
 
-/* Peeks on or off (a reload may change sampling.damon.idle_peek): the peek
- * timer runs only while tierd_peek_interval_ms() is not 0. */
-static int peek_arm(struct loop *l, uint64_t now_usec, bool again)
-{
-	uint64_t ms = tierd_peek_interval_ms(l->d);
-	int on = SD_EVENT_OFF;
+static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata);
 
-	if (!l->peek)
-		return 0;
-	if (!ms)
-		return sd_event_source_set_enabled(l->peek, SD_EVENT_OFF);
-	sd_event_source_get_enabled(l->peek, &on);
-	if (on != SD_EVENT_OFF && !again)
-		return 0;	/* running: its own callback sets the next time */
-	sd_event_source_set_time(l->peek, now_usec + ms * USEC_PER_MSEC);
-	return sd_event_source_set_enabled(l->peek, SD_EVENT_ON);
+/* Watch the descriptor tierd_peek_fd() names now: none while peeks are off
+ * (a reload may turn sampling.damon.idle_peek off), a new one when the
+ * source started its feed again. */
+static void peek_watch(struct loop *l)
+{
+	uint32_t gen = 0;
+	int fd = tierd_peek_fd(l->d, &gen), r;
+
+	if (fd == l->peek_fd && (fd < 0 || gen == l->peek_gen))
+		return;
+	l->peek = sd_event_source_disable_unref(l->peek);
+	l->peek_fd = fd;
+	l->peek_gen = gen;
+	if (fd < 0)
+		return;
+	r = sd_event_add_io(l->d->event, &l->peek, fd, EPOLLIN, on_peek, l);
+	if (r < 0) {
+		log_warn("Failed to watch the hotness source for new heat: %s; idle ticks come on time only",
+			 strerror(-r));
+		l->peek = NULL;
+	}
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
@@ -119,13 +129,14 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	if (next <= now_usec)
 		next = now_usec + l->interval_usec;
 	sd_event_source_set_time(s, next);
-	peek_arm(l, now_usec, false);
+	peek_watch(l);
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
-/* Every tierd_peek_interval_ms(); a peek that finds new heat while tierd is
- * idle moves the next tick to now. */
-static int on_peek(sd_event_source *s, uint64_t usec, void *userdata)
+/* The source saw heat it did not know: a peek that finds it too while
+ * tierd is idle moves the next tick to now.  tierd_peek() takes the
+ * readiness away whatever it decides. */
+static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct loop *l = userdata;
 	struct tierd *d = l->d;
@@ -136,7 +147,7 @@ static int on_peek(sd_event_source *s, uint64_t usec, void *userdata)
 		sd_event_source_set_time(l->tick, now_usec);
 		sd_event_source_set_enabled(l->tick, SD_EVENT_ONESHOT);
 	}
-	return peek_arm(l, now_usec, true);
+	return 0;
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
@@ -324,12 +335,7 @@ static int run(struct tierd *d)
 					       0, TICK_ACCURACY_USEC, on_tick,
 					       &l);
 	l.tick = tick;
-	/* Off until the first tick's peek_arm(). */
-	if (r >= 0)
-		r = sd_event_add_time_relative(d->event, &l.peek, CLOCK_MONOTONIC, 0,
-					       TICK_ACCURACY_USEC, on_peek, &l);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(l.peek, SD_EVENT_OFF);
+	l.peek_fd = -1;	/* each tick's peek_watch() */
 	if (r < 0) {
 		log_err("Failed to set up the event loop: %s", strerror(-r));
 		goto out;
@@ -350,7 +356,7 @@ out:
 	notify_stopping();
 	tierd_fini(d); /* restores every knob a module changed */
 	ctl_server_stop(ctl);
-	sd_event_source_unref(l.peek);
+	sd_event_source_disable_unref(l.peek);
 	sd_event_source_unref(tick);
 	d->event = sd_event_unref(d->event);
 	return r;

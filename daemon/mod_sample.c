@@ -360,6 +360,26 @@ static int mod_sample_peek(struct tierd *d, void *priv, uint64_t now_ns)
 	return 1;
 }
 
+static void mod_sample_peek_arm(struct tierd *d, void *priv, bool on, uint64_t until_ns)
+{
+	struct mod_sample *m = priv;
+	int r;
+
+	if (!m->s)
+		return;
+	r = sampler_peek_arm(m->s, on && d->pipe->hot ? &m->hot : NULL, until_ns,
+			     WAKE_MIN_BYTES, WAKE_SHARE);
+	if (r < 0 && r != -EOPNOTSUPP)
+		log_debug("peek arm: %s", strerror(-r));
+}
+
+static int mod_sample_peek_fd(struct tierd *d, void *priv, uint32_t *gen)
+{
+	struct mod_sample *m = priv;
+
+	return m->s ? sampler_peek_fd(m->s, gen) : -EOPNOTSUPP;
+}
+
 static int mod_sample_reload_check(struct tierd *d, void *priv,
 				   const struct tierd_conf *next, char *why,
 				   size_t why_size)
@@ -416,5 +436,7 @@ const struct tierd_module sample_module = {
 	.reload_apply = mod_sample_reload_apply,
 	.tick = mod_sample_tick,
 	.peek = mod_sample_peek,
+	.peek_arm = mod_sample_peek_arm,
+	.peek_fd = mod_sample_peek_fd,
 	.stop = mod_sample_stop,
 };

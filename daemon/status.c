@@ -79,7 +79,8 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 	json_str(f, s->sampler_source);
 	fputs(",\"reason\":", f);
 	json_str(f, s->sampler_reason);
-	fprintf(f, ",\"cpu_seconds\":%.3f,\"wakes\":%llu},", s->sampler_cpu_seconds_total,
+	fprintf(f, ",\"cpu_seconds\":%.3f,\"peeks\":%llu,\"wakes\":%llu},",
+		s->sampler_cpu_seconds_total, (unsigned long long)s->sampler_peeks_total,
 		(unsigned long long)s->sampler_wakes_total);
 	fprintf(f,
 		"\"tier_source\":\"%s\",\"kernel_tiers_flat\":%s,\"tiers\":[",
@@ -189,8 +190,9 @@ void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 		fprintf(f, "knobs:    changed by an administrator, left to them: %s\n",
 			s->knobs_foreign);
 	fprintf(f, "sampling: %s (%s)\n", s->sampler_source, s->sampler_reason);
-	if (s->sampler_wakes_total)
-		fprintf(f, "          %llu ticks brought forward by new heat while idle\n",
+	if (s->sampler_peeks_total)
+		fprintf(f, "          woken %llu times by new heat while idle, %llu ticks brought forward\n",
+			(unsigned long long)s->sampler_peeks_total,
 			(unsigned long long)s->sampler_wakes_total);
 	fprintf(f, "tiers:    %d from %s%s\n", d->topo.nr_tiers,
 		tier_sources[d->topo.tier_source],

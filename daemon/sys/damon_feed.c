@@ -18,7 +18,10 @@
  *
  * Memory then: 2 * half_cap * 24 bytes of kernel memory (350 KiB at the
  * default 2000 regions and 64 targets), mapped here; a read touches only the
- * pages of the records it copies.
+ * pages of the records it copies.  The .bss holds the 64 KiB known-heat
+ * sketch (damon.h), which tierd writes at each idle tick, and the wake ring
+ * is one page of data; libbpf's ring_buffer consumes it here, and its epoll
+ * descriptor is what tierd's event loop watches for wakes.
  */
 #include <errno.h>
 #include <poll.h>
@@ -45,7 +48,7 @@
 typedef struct damon_bpf__bss feed_bss;
 
 /* The descriptors the child sends, in this order. */
-enum { FD_LINK, FD_REGIONS, FD_BSS, NR_FDS };
+enum { FD_LINK, FD_REGIONS, FD_BSS, FD_WAKE, NR_FDS };
 
 struct feed_bpf {
 	struct damon_feed base;
@@ -55,8 +58,10 @@ struct feed_bpf {
 	size_t regions_len;
 	feed_bss *bss;			/* mmap()ed, bss_len */
 	size_t bss_len;
+	struct ring_buffer *wake;	/* the wake ring, consumed here */
 	uint32_t half_cap;
 	uint64_t retries;
+	int taken;			/* wakes the last consume took */
 };
 
 #define FB(f) ((struct feed_bpf *)(f))
@@ -76,6 +81,25 @@ struct load_reply {
 	char why[200];
 };
 
+/* The ring holds pass numbers; that one came is all there is to know. */
+static int wake_one(void *ctx, void *data, size_t size)
+{
+	FB(ctx)->taken++;
+	return 0;
+}
+
+static int feed_wake_take(struct damon_feed *f)
+{
+	struct feed_bpf *b = FB(f);
+	int r;
+
+	if (!b->wake)
+		return 0;
+	b->taken = 0;
+	r = ring_buffer__consume(b->wake);
+	return r < 0 ? r : b->taken;
+}
+
 static void feed_stop(struct damon_feed *f)
 {
 	struct feed_bpf *b = FB(f);
@@ -86,6 +110,8 @@ static void feed_stop(struct damon_feed *f)
 		munmap(b->bss, b->bss_len);
 	b->regions = NULL;
 	b->bss = NULL;
+	ring_buffer__free(b->wake);
+	b->wake = NULL;
 	/* Closing the link detaches the program; the maps go with the last fd. */
 	for (int i = 0; i < NR_FDS; i++) {
 		if (b->fd[i] >= 0)
@@ -136,6 +162,7 @@ static int child_load(int sock, const char *btf_path, uint32_t half_cap)
 	fds[FD_LINK] = bpf_link__fd(skel->links.damon_aggregated);
 	fds[FD_REGIONS] = bpf_map__fd(skel->maps.regions);
 	fds[FD_BSS] = bpf_map__fd(skel->maps.bss);
+	fds[FD_WAKE] = bpf_map__fd(skel->maps.wake);
 	rep.bss_size = bpf_map__value_size(skel->maps.bss);
 	msg.msg_control = ctl.buf;
 	msg.msg_controllen = sizeof(ctl.buf);
@@ -261,18 +288,26 @@ static int feed_start(struct damon_feed *f, uint32_t max_regions, char *why, siz
 		goto fail;
 	}
 	b->bss = mem;
+	b->wake = ring_buffer__new(b->fd[FD_WAKE], wake_one, b, NULL);
+	if (!b->wake) {
+		r = -errno;
+		snprintf(why, len, "mapping the wake ring: %s", strerror(-r));
+		goto fail;
+	}
 	return 0;
 fail:
 	feed_stop(f);
 	return r;
 }
 
-static int feed_follow(struct damon_feed *f, pid_t kdamond_pid, uint64_t *ret_pass)
+static int feed_follow(struct damon_feed *f, pid_t kdamond_pid, uint32_t nr_targets,
+		       uint64_t *ret_pass)
 {
 	struct feed_bpf *b = FB(f);
 
 	if (!b->bss)
 		return -ENOTCONN;
+	__atomic_store_n(&b->bss->nr_targets, nr_targets, __ATOMIC_RELAXED);
 	__atomic_store_n(&b->bss->kdamond_pid, (__u32)kdamond_pid, __ATOMIC_RELEASE);
 	*ret_pass = __atomic_load_n(&b->bss->pass_seq, __ATOMIC_ACQUIRE);
 	return 0;
@@ -321,6 +356,41 @@ static void feed_counters(struct damon_feed *f, struct damon_feed_counters *ret)
 		return;
 	ret->seen = __atomic_load_n(&b->bss->seen, __ATOMIC_RELAXED);
 	ret->overflow = __atomic_load_n(&b->bss->overflow, __ATOMIC_RELAXED);
+	ret->wakes = __atomic_load_n(&b->bss->wakes, __ATOMIC_RELAXED);
+	ret->wake_drops = __atomic_load_n(&b->bss->wake_drops, __ATOMIC_RELAXED);
+}
+
+static __u16 *feed_known(struct damon_feed *f)
+{
+	struct feed_bpf *b = FB(f);
+
+	return b->bss ? b->bss->known : NULL;
+}
+
+/* Disarmed first, so that the program never reads bars half written; the
+ * sketch is the caller's to write in between (see the essay for a pass
+ * that sees it change). */
+static int feed_arm(struct damon_feed *f, uint64_t min_bytes, uint32_t share)
+{
+	struct feed_bpf *b = FB(f);
+
+	if (!b->bss)
+		return -ENOTCONN;
+	__atomic_store_n(&b->bss->wake_armed, 0, __ATOMIC_RELEASE);
+	feed_wake_take(f);
+	if (!min_bytes)
+		return 0;
+	b->bss->wake_min_bytes = min_bytes;
+	b->bss->wake_share = share ? share : 1;
+	__atomic_store_n(&b->bss->wake_armed, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int feed_wake_fd(struct damon_feed *f)
+{
+	struct feed_bpf *b = FB(f);
+
+	return b->wake ? ring_buffer__epoll_fd(b->wake) : -1;
 }
 
 static void feed_free(struct damon_feed *f)
@@ -334,6 +404,10 @@ static const struct damon_feed_ops feed_bpf_ops = {
 	.follow = feed_follow,
 	.read = feed_read,
 	.counters = feed_counters,
+	.known = feed_known,
+	.arm = feed_arm,
+	.wake_fd = feed_wake_fd,
+	.wake_take = feed_wake_take,
 	.stop = feed_stop,
 	.free = feed_free,
 };

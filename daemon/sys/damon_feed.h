@@ -21,6 +21,8 @@ struct damon_feed_counters {
 	uint64_t seen;		/* regions of the followed kdamond, all passes */
 	uint64_t overflow;	/* accessed regions that did not fit (passes partial) */
 	uint64_t retries;	/* copies that raced a new pass and were redone */
+	uint64_t wakes;		/* passes the program woke tierd for */
+	uint64_t wake_drops;	/* ... and could not (its ring was full) */
 };
 
 struct damon_feed;
@@ -29,9 +31,11 @@ struct damon_feed_ops {
 	/* Load and attach, with room for @max_regions accessed regions per
 	 * aggregation; -errno and one line in @why when it cannot run here. */
 	int (*start)(struct damon_feed *f, uint32_t max_regions, char *why, size_t len);
-	/* Follow the kdamond with this pid (0: none).  *@ret_pass is the number
-	 * of the aggregation now in progress: later ones began after the call. */
-	int (*follow)(struct damon_feed *f, pid_t kdamond_pid, uint64_t *ret_pass);
+	/* Follow the kdamond with this pid (0: none) and @nr_targets targets.
+	 * *@ret_pass is the number of the aggregation now in progress: later
+	 * ones began after the call. */
+	int (*follow)(struct damon_feed *f, pid_t kdamond_pid, uint32_t nr_targets,
+		      uint64_t *ret_pass);
 	/* The newest complete aggregation, when its number is above @after:
 	 * returns its record count (0 or more) with its number in *@ret_pass
 	 * and the records in @buf (room for @cap); -EAGAIN when there is none
@@ -39,6 +43,20 @@ struct damon_feed_ops {
 	int (*read)(struct damon_feed *f, uint64_t after, struct damon_feed_rec *buf,
 		    size_t cap, uint64_t *ret_pass);
 	void (*counters)(struct damon_feed *f, struct damon_feed_counters *ret);
+	/*
+	 * Wake-ups (see the program's essay).  known() is the sketch, room for
+	 * DAMON_KNOWN_CELLS cells, for the caller to write while disarmed;
+	 * NULL when not started.  arm() with @min_bytes > 0 asks for one wake
+	 * at the end of the next aggregation whose fresh bytes reach
+	 * @min_bytes and 1/@share of its accessed bytes; 0 disarms.  Either
+	 * way it drops wakes not yet taken.  wake_fd() turns readable when a
+	 * wake is there (-1 when not started); wake_take() takes the wakes
+	 * there are and returns how many.
+	 */
+	__u16 *(*known)(struct damon_feed *f);
+	int (*arm)(struct damon_feed *f, uint64_t min_bytes, uint32_t share);
+	int (*wake_fd)(struct damon_feed *f);
+	int (*wake_take)(struct damon_feed *f);
 	/* Detach and unload; safe to call twice.  free() accepts NULL. */
 	void (*stop)(struct damon_feed *f);
 	void (*free)(struct damon_feed *f);

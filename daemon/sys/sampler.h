@@ -26,6 +26,15 @@
  *    fills @ret when there was something it had not looked at yet, 0 when
  *    not, -EOPNOTSUPP when it cannot look cheaply now (the DAMON source on
  *    sysfs), or -errno.  Must cost next to nothing: it runs between ticks.
+ *  - peek_arm() and peek_fd() (optional, with peek()) let the source say
+ *    when a peek is worth making.  peek_arm() hands it what the table knows
+ *    (heat as of @at_ns) and two bars; peek_fd() then turns readable, once,
+ *    when the source has seen fresh heat in at least @min_bytes that are at
+ *    least 1/@share of what it saw accessed.  peek() and peek_arm() with
+ *    @t NULL (stop) take the readiness away.  peek_fd() returns the
+ *    descriptor for an event loop, *@gen changing whenever it is a new one,
+ *    or -EOPNOTSUPP while there is none (the DAMON source before its
+ *    tracepoint feed runs).
  *  - stop() releases everything start() took; safe to call twice.
  *  - free() accepts NULL and stops first.
  */
@@ -75,6 +84,9 @@ struct sampler_ops {
 	int (*set_pace)(struct sampler *s, unsigned int slowdown);
 	int (*peek)(struct sampler *s, const struct hot_table *t, uint64_t now_ns,
 		    struct sampler_peek *ret);
+	int (*peek_arm)(struct sampler *s, const struct hot_table *t, uint64_t at_ns,
+			uint64_t min_bytes, uint32_t share);
+	int (*peek_fd)(struct sampler *s, uint32_t *gen);
 	void (*stop)(struct sampler *s);
 	/* A file descriptor for the event loop, or -1: drain on the tick. */
 	int (*fd)(struct sampler *s);
@@ -111,6 +123,18 @@ static inline int sampler_peek(struct sampler *s, const struct hot_table *t,
 			       uint64_t now_ns, struct sampler_peek *ret)
 {
 	return s->ops->peek ? s->ops->peek(s, t, now_ns, ret) : -EOPNOTSUPP;
+}
+
+static inline int sampler_peek_arm(struct sampler *s, const struct hot_table *t,
+				   uint64_t at_ns, uint64_t min_bytes, uint32_t share)
+{
+	return s->ops->peek_arm ? s->ops->peek_arm(s, t, at_ns, min_bytes, share) :
+				  -EOPNOTSUPP;
+}
+
+static inline int sampler_peek_fd(struct sampler *s, uint32_t *gen)
+{
+	return s->ops->peek_fd ? s->ops->peek_fd(s, gen) : -EOPNOTSUPP;
 }
 
 static inline int sampler_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)

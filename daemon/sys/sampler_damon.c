@@ -465,7 +465,7 @@ static void feed_stop(struct sampler_damon *d)
 static int feed_follow(struct sampler_damon *d, pid_t pid)
 {
 	uint64_t pass = 0;
-	int r = d->feed->ops->follow(d->feed, pid, &pass);
+	int r = d->feed->ops->follow(d->feed, pid, pid > 0 ? (uint32_t)d->ntargets : 0, &pass);
 
 	if (r < 0)
 		return r;
@@ -519,14 +519,10 @@ static int feed_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now
 	return records;
 }
 
-/* The 2 MiB ranges of one region a peek looks up at most: those of a larger
- * region are sampled, evenly spaced, each standing for the ones it skips
- * (DAMON counts a region's accesses as one anyway). */
-#define PEEK_RANGES_PER_REGION 8
-
-/* Region @g of @pid against the table: its bytes in @ret->accessed_bytes,
- * and in @ret->new_bytes those of its ranges whose heat in the table is
- * below half of what this region alone would add to them (hot_record()'s
+/* Region @g of @pid against the table, as the program does it against the
+ * sketch (damon.h: damon_known_look(), DAMON_LOOK_RANGES ranges at most):
+ * its bytes in @ret->accessed_bytes, and in @ret->new_bytes those of its
+ * ranges whose heat in the table is below half of what this region alone would add to them (hot_record()'s
  * weight: nr_accesses times the share of the range the region covers).  A
  * range hot for a while holds about four aggregations' worth at 4 s idle
  * ticks and a 10 s half-life; the half keeps out ranges whose count only
@@ -537,7 +533,7 @@ static void peek_region(const struct hot_table *t, pid_t pid, const struct damon
 {
 	uint64_t first = g->start & ~(HOT_HUGE_SIZE - 1);
 	uint64_t nr = ((g->end - 1) >> HOT_HUGE_SHIFT) - (first >> HOT_HUGE_SHIFT) + 1;
-	uint64_t step = (nr + PEEK_RANGES_PER_REGION - 1) / PEEK_RANGES_PER_REGION;
+	uint64_t step = (nr + DAMON_LOOK_RANGES - 1) / DAMON_LOOK_RANGES;
 
 	for (uint64_t k = 0; k < nr; k += step) {
 		uint64_t lo = first + (k << HOT_HUGE_SHIFT);
@@ -932,10 +928,11 @@ static int damon_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 
 /*
  * The newest aggregation the feed has that neither a drain nor a peek has
- * seen, against the table, without folding it (the next drain does).  A
- * copy out of the mapped array and a table lookup per 2 MiB range of its
- * accessed regions: no system call.  Through sysfs a look would cost what a
- * drain does, so there it is not offered.
+ * seen, against the table, without folding it (the next drain does): what
+ * tierd does when the program woke it, to check the sketch's word against
+ * the table itself.  Takes the wake; then a copy out of the mapped array
+ * and a table lookup per 2 MiB range of its accessed regions.  Through
+ * sysfs a look would cost what a drain does, so there it is not offered.
  */
 static int damon_peek(struct sampler *s, const struct hot_table *t, uint64_t now_ns,
 		      struct sampler_peek *ret)
@@ -948,6 +945,7 @@ static int damon_peek(struct sampler *s, const struct hot_table *t, uint64_t now
 
 	if (!d->feed_on || !d->kdamond_pid)
 		return -EOPNOTSUPP;
+	d->feed->ops->wake_take(d->feed);
 	n = d->feed->ops->read(d->feed, after, d->feed_buf, d->feed_cap, &pass);
 	if (n == -EAGAIN)
 		return 0;
@@ -963,6 +961,77 @@ static int damon_peek(struct sampler *s, const struct hot_table *t, uint64_t now
 			peek_region(t, d->targets[g->target], g, scale, ret);
 	}
 	return 1;
+}
+
+struct known_fill {
+	const struct sampler_damon *d;
+	__u16 *known;
+};
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int known_fill_one(const struct hot_entry_view *e, void *arg)
+{
+	const struct known_fill *k = arg;
+	double units = e->heat * DAMON_KNOWN_UNIT;
+	const pid_t *p;
+
+	/* The source records regions, so 2 MiB ranges; a 4 KiB entry is
+	 * another source's, and too little heat reads as none anyway. */
+	if (e->len != HOT_HUGE_SIZE || units < 1)
+		return 0;
+	p = bsearch(&e->pid, k->d->targets, k->d->ntargets, sizeof(pid_t), pid_cmp);
+	if (p)
+		damon_known_put(k->known, (__u32)(p - k->d->targets), e->addr,
+				units < DAMON_KNOWN_MAX ? (__u32)units : DAMON_KNOWN_MAX);
+	return 0;
+}
+
+/*
+ * What the table knows, into the program's sketch, and one wake asked for.
+ * Heat is taken at @at_ns, the caller's next regular tick: the least it
+ * will be before then, so the program wakes tierd at least whenever
+ * damon_peek() would find the same bytes fresh.  A walk over the table
+ * (its occupancy bitmap skips empty slots) and 64 KiB written, once an
+ * idle tick.
+ */
+static int damon_peek_arm(struct sampler *s, const struct hot_table *t, uint64_t at_ns,
+			  uint64_t min_bytes, uint32_t share)
+{
+	struct sampler_damon *d = SD(s);
+	struct known_fill k = { d, NULL };
+	int r;
+
+	if (!d->feed_on)
+		return -EOPNOTSUPP;
+	r = d->feed->ops->arm(d->feed, 0, 0);
+	if (r < 0 || !t || !min_bytes || !d->kdamond_pid)
+		return r;
+	k.known = d->feed->ops->known(d->feed);
+	if (!k.known)
+		return -ENOTCONN;
+	memset(k.known, 0, DAMON_KNOWN_CELLS * sizeof(*k.known));
+	hot_foreach(t, at_ns, known_fill_one, &k);
+	return d->feed->ops->arm(d->feed, min_bytes, share);
+}
+
+static int damon_peek_fd(struct sampler *s, uint32_t *gen)
+{
+	struct sampler_damon *d = SD(s);
+	int fd;
+
+	if (!d->feed_on)
+		return -EOPNOTSUPP;
+	fd = d->feed->ops->wake_fd(d->feed);
+	if (fd < 0)
+		return -EOPNOTSUPP;
+	*gen = d->st.generation;
+	return fd;
 }
 
 static void damon_stop(struct sampler *s)
@@ -1013,6 +1082,8 @@ static const struct sampler_ops damon_ops = {
 	.drain = damon_drain,
 	.set_pace = damon_set_pace,
 	.peek = damon_peek,
+	.peek_arm = damon_peek_arm,
+	.peek_fd = damon_peek_fd,
 	.stop = damon_stop,
 	.fd = damon_fd,
 	.describe = damon_describe,

@@ -77,6 +77,29 @@ static int fake_peek(struct sampler *s, const struct hot_table *t, uint64_t now_
 	return f->peek_ret;
 }
 
+static int fake_peek_arm(struct sampler *s, const struct hot_table *t, uint64_t at_ns,
+			 uint64_t min_bytes, uint32_t share)
+{
+	struct sampler_fake *f = FAKE(s);
+
+	f->arms++;
+	f->armed = t != NULL;
+	f->arm_at_ns = at_ns;
+	f->arm_min_bytes = min_bytes;
+	f->arm_share = share;
+	return 0;
+}
+
+static int fake_peek_fd(struct sampler *s, uint32_t *gen)
+{
+	struct sampler_fake *f = FAKE(s);
+
+	if (f->peek_fd < 0)
+		return -EOPNOTSUPP;
+	*gen = f->peek_gen;
+	return f->peek_fd;
+}
+
 static void fake_stop(struct sampler *s)
 {
 	struct sampler_fake *f = FAKE(s);
@@ -114,6 +137,8 @@ static const struct sampler_ops fake_ops = {
 	.set_targets = fake_set_targets,
 	.drain = fake_drain,
 	.peek = fake_peek,
+	.peek_arm = fake_peek_arm,
+	.peek_fd = fake_peek_fd,
 	.stop = fake_stop,
 	.fd = fake_fd,
 	.describe = fake_describe,
@@ -125,6 +150,7 @@ void sampler_fake_init(struct sampler_fake *f, const char *name)
 	memset(f, 0, sizeof(*f));
 	f->base.ops = &fake_ops;
 	f->name = name;
+	f->peek_fd = -1;
 }
 
 int sampler_fake_push(struct sampler_fake *f, pid_t pid, uint64_t addr, uint64_t len,

@@ -30,6 +30,13 @@ struct sampler_fake {
 	int peek_ret;		/* what peek() returns; with 1 it fills in peek */
 	struct sampler_peek peek;
 	int peeks;
+	/* peek_arm(): calls, whether the last one armed, with what */
+	int arms;
+	bool armed;
+	uint64_t arm_at_ns, arm_min_bytes;
+	uint32_t arm_share;
+	int peek_fd;		/* what peek_fd() returns (-1 at init: -EOPNOTSUPP) */
+	uint32_t peek_gen;
 	struct sampler_status st;
 };
 

@@ -219,6 +219,13 @@ struct fake_feed {
 	int ready_after;	/* reads that find nothing new before done = pass + 1 */
 	int reads;
 	bool started, freed;
+	uint32_t nr_targets;	/* follow()'s */
+	/* The program's side of a wake: the sketch, the bars, wakes queued. */
+	__u16 known[DAMON_KNOWN_CELLS];
+	bool armed;
+	uint64_t min_bytes;
+	uint32_t share;
+	int wakes, taken;
 };
 
 #define FF(f) ((struct fake_feed *)(f))
@@ -234,9 +241,11 @@ static int ff_start(struct damon_feed *f, uint32_t max_regions, char *why, size_
 	return 0;
 }
 
-static int ff_follow(struct damon_feed *f, pid_t pid, uint64_t *ret_pass)
+static int ff_follow(struct damon_feed *f, pid_t pid, uint32_t nr_targets,
+		     uint64_t *ret_pass)
 {
 	FF(f)->followed = pid;
+	FF(f)->nr_targets = nr_targets;
 	*ret_pass = FF(f)->pass;
 	return 0;
 }
@@ -265,6 +274,38 @@ static void ff_counters(struct damon_feed *f, struct damon_feed_counters *ret)
 	ret->overflow = 2;
 }
 
+static __u16 *ff_known(struct damon_feed *f)
+{
+	return FF(f)->started ? FF(f)->known : NULL;
+}
+
+static int ff_wake_take(struct damon_feed *f)
+{
+	int n = FF(f)->wakes;
+
+	FF(f)->taken += n;
+	FF(f)->wakes = 0;
+	return n;
+}
+
+static int ff_arm(struct damon_feed *f, uint64_t min_bytes, uint32_t share)
+{
+	struct fake_feed *ff = FF(f);
+
+	if (!ff->started)
+		return -ENOTCONN;
+	ff->wakes = 0;
+	ff->armed = min_bytes > 0;
+	ff->min_bytes = min_bytes;
+	ff->share = share;
+	return 0;
+}
+
+static int ff_wake_fd(struct damon_feed *f)
+{
+	return FF(f)->started ? 42 : -1;
+}
+
 static void ff_stop(struct damon_feed *f)
 {
 	FF(f)->started = false;
@@ -280,6 +321,10 @@ static const struct damon_feed_ops ff_ops = {
 	.follow = ff_follow,
 	.read = ff_read,
 	.counters = ff_counters,
+	.known = ff_known,
+	.arm = ff_arm,
+	.wake_fd = ff_wake_fd,
+	.wake_take = ff_wake_take,
 	.stop = ff_stop,
 	.free = ff_free,
 };
@@ -874,6 +919,144 @@ static void test_peek(void)
 	sampler_free(s);
 }
 
+/* The sketch: a range reads what was put for it, a collision can only make
+ * it read hotter (min of two cells, each the max of what landed there). */
+static void test_known(void)
+{
+	static __u16 known[DAMON_KNOWN_CELLS];
+	const uint64_t a = 0x400000;
+	uint64_t b = a, h;
+
+	CHECK_EQ_INT(damon_known_get(known, 0, a), 0);
+	damon_known_put(known, 0, a, 160);
+	CHECK_EQ_INT(damon_known_get(known, 0, a), 160);
+	CHECK_EQ_INT(damon_known_get(known, 0, a + 0x1fffff), 160);	/* same range */
+	CHECK_EQ_INT(damon_known_get(known, 1, a), 0);			/* other target */
+	damon_known_put(known, 0, a, 100);				/* the most stays */
+	CHECK_EQ_INT(damon_known_get(known, 0, a), 160);
+	/* A hotter range whose first cell is a's: a still reads its own. */
+	h = damon_known_hash(0, a);
+	do
+		b += DAMON_RANGE_SIZE;
+	while (damon_known_cell(damon_known_hash(0, b), 0) != damon_known_cell(h, 0) ||
+	       damon_known_cell(damon_known_hash(0, b), 1) == damon_known_cell(h, 1));
+	damon_known_put(known, 0, b, 1000);
+	CHECK_EQ_INT(damon_known_get(known, 0, a), 160);
+	CHECK_EQ_INT(damon_known_get(known, 0, b), 1000);
+	damon_known_put(known, 0, b + DAMON_RANGE_SIZE, 1u << 20);	/* saturates */
+	CHECK_EQ_INT(damon_known_get(known, 0, b + DAMON_RANGE_SIZE), DAMON_KNOWN_MAX);
+}
+
+/*
+ * Waking: each idle tick writes the table into the program's sketch (heat
+ * at the next tick, 2 MiB ranges of known targets only) and arms it; the
+ * program's look at an aggregation against the sketch comes to what
+ * tierd's own look against the table does; a peek takes the wake.
+ */
+static void look_known(const struct fake_feed *ff, const struct damon_feed_rec *g, size_t n,
+		       struct sampler_peek *ret)
+{
+	__u64 accessed = 0, fresh = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (g[i].target < 2 && g[i].end > g[i].start && g[i].nr_accesses)
+			damon_known_look(ff->known, g[i].target, g[i].start, g[i].end,
+					 g[i].nr_accesses, &accessed, &fresh);
+	ret->accessed_bytes = accessed;
+	ret->new_bytes = fresh;
+}
+
+static void test_peek_arm(void)
+{
+	static uint64_t mem[8192];
+	static struct fake_feed ff = { .pass = 7 };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 1024 };
+	static const struct damon_feed_rec large[] = {
+		{ 0x400000, 0x40400000, 0, 4 },
+	};
+	const pid_t pids[] = { 100, 200 };
+	char why[SAMPLER_WHY_MAX] = "";
+	struct sampler_peek pk, bpf;
+	struct sampler_status st;
+	struct hot_table t;
+	struct sampler *s;
+	uint32_t gen = 0;
+
+	reset();
+	s = mk_feed(&ff);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
+	/* On sysfs: nothing to arm, nothing to watch. */
+	CHECK_EQ_INT(sampler_peek_arm(s, &t, 0, 8 << 20, 8), -EOPNOTSUPP);
+	CHECK_EQ_INT(sampler_peek_fd(s, &gen), -EOPNOTSUPP);
+	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK_EQ_INT(ff.nr_targets, 2);
+	sampler_describe(s, &st);
+	CHECK_EQ_INT(sampler_peek_fd(s, &gen), 42);
+	CHECK_EQ_INT(gen, st.generation);
+
+	/* The table after one aggregation, and a range too cold to note. */
+	ff.regions = feed_regions;
+	ff.nregions = 5;
+	ff.done = 8;
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
+	CHECK(hot_record(&t, 100, 0x2000000, HOT_HUGE_SIZE, 0.05, 0) > 0);
+	CHECK(hot_record(&t, 300, 0x4000000, HOT_HUGE_SIZE, 5.0, 0) > 0);	/* untracked */
+	ff.known[damon_known_cell(damon_known_hash(0, 0x6000000), 0)] = 99;	/* stale */
+	ff.wakes = 1;
+	CHECK_EQ_INT(sampler_peek_arm(s, &t, 0, 8 << 20, 8), 0);
+	CHECK(ff.armed);
+	CHECK_EQ_U64(ff.min_bytes, 8 << 20);
+	CHECK_EQ_INT(ff.share, 8);
+	CHECK_EQ_INT(ff.wakes, 0);	/* dropped */
+	CHECK_EQ_INT(damon_known_get(ff.known, 0, 0x400000), 160);
+	CHECK_EQ_INT(damon_known_get(ff.known, 1, 0x7f0000000000), 80);
+	CHECK_EQ_INT(damon_known_get(ff.known, 1, 0x7f0000200000), 80);
+	CHECK_EQ_INT(damon_known_get(ff.known, 0, 0x2000000), 0);
+	CHECK_EQ_INT(damon_known_get(ff.known, 2, 0x4000000), 0);
+	CHECK_EQ_INT(ff.known[damon_known_cell(damon_known_hash(0, 0x6000000), 0)], 0);
+	/* The same aggregation again: nothing fresh, to the program as to tierd. */
+	look_known(&ff, feed_regions, 5, &bpf);
+	ff.done = 9;
+	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), 1);
+	CHECK_EQ_U64(bpf.accessed_bytes, pk.accessed_bytes);
+	CHECK_EQ_U64(bpf.new_bytes, 0);
+	CHECK_EQ_U64(pk.new_bytes, 0);
+	/* Armed for a later tick: heat decayed to then, all of it fresh. */
+	CHECK_EQ_INT(sampler_peek_arm(s, &t, 1500000000ull, 8 << 20, 8), 0);
+	CHECK_EQ_INT(damon_known_get(ff.known, 0, 0x400000), 56);	/* 10 * 2^-1.5 * 16 */
+	look_known(&ff, feed_regions, 5, &bpf);
+	ff.done = 10;
+	CHECK_EQ_INT(sampler_peek(s, &t, 1500000000ull, &pk), 1);
+	CHECK_EQ_U64(bpf.new_bytes, 6 << 20);
+	CHECK_EQ_U64(pk.new_bytes, 6 << 20);
+	/* A large region: the same 8 ranges looked at, each standing for 64. */
+	CHECK_EQ_INT(sampler_peek_arm(s, &t, 0, 8 << 20, 8), 0);
+	look_known(&ff, large, 1, &bpf);
+	ff.regions = large;
+	ff.nregions = 1;
+	ff.done = 11;
+	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), 1);
+	CHECK_EQ_U64(bpf.accessed_bytes, 1ull << 30);
+	CHECK_EQ_U64(bpf.new_bytes, pk.new_bytes);
+	CHECK_EQ_U64(bpf.new_bytes, (1ull << 30) - (128 << 20));
+	/* A peek takes the wake; a disarm drops one. */
+	ff.wakes = 1;
+	ff.done = 12;
+	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), 1);
+	CHECK_EQ_INT(ff.wakes, 0);
+	CHECK_EQ_INT(ff.taken, 1);
+	ff.wakes = 1;
+	CHECK_EQ_INT(sampler_peek_arm(s, NULL, 0, 0, 0), 0);
+	CHECK(!ff.armed);
+	CHECK_EQ_INT(ff.wakes, 0);
+	/* No targets: the feed follows nothing, with no targets. */
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 0), 0);
+	CHECK_EQ_INT(ff.nr_targets, 0);
+	sampler_free(s);
+}
+
 int main(void)
 {
 	CHECK(mkdtemp(admin) != NULL);
@@ -884,6 +1067,8 @@ int main(void)
 	RUN(test_retries_while_busy);
 	RUN(test_feed);
 	RUN(test_peek);
+	RUN(test_known);
+	RUN(test_peek_arm);
 	if (!test_failures) {
 		rm_rf(admin);
 		rm_rf(rundir);

@@ -257,23 +257,37 @@ static void test_peek_wakes(void)
 	static struct page_map map;
 	struct pipe_fakes fk;
 	char root[4096];
+	uint32_t gen = 0;
 
 	setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
 	CHECK_EQ_INT(tierd_init(&d, modules), 0);
-	/* damon's aggregation (100 ms) x idle_slowdown (10) */
-	CHECK_EQ_INT(tierd_peek_interval_ms(&d), 1000);
+	/* No descriptor until the source offers one. */
+	CHECK_EQ_INT(tierd_peek_fd(&d, &gen), -1);
+	sf.peek_fd = 7;
+	sf.peek_gen = 3;
+	CHECK_EQ_INT(tierd_peek_fd(&d, &gen), 7);
+	CHECK_EQ_INT(gen, 3);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
 	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
 	CHECK_EQ_INT(map.moves, 1);
-	/* Not idle: ticks come at interval_ms anyway, the source is not asked. */
+	/* Not idle: ticks come at interval_ms anyway; the source is disarmed
+	 * and not asked. */
+	CHECK_EQ_INT(sf.arms, 1);
+	CHECK(!sf.armed);
 	sf.peek_ret = 1;
 	sf.peek = (struct sampler_peek){ .accessed_bytes = 64 * MIB, .new_bytes = 64 * MIB };
 	CHECK_EQ_INT(tierd_peek(&d, 1 * SEC + SEC / 10), 0);
 	CHECK_EQ_INT(sf.peeks, 0);
+	CHECK_EQ_U64(d.stats.sampler_peeks_total, 0);
 
+	/* Idle: armed until the next tick, with the wake bars. */
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
 	CHECK_EQ_INT(tierd_tick(&d, 2 * SEC), 0);
 	CHECK_EQ_INT(d.idle_ticks, 1);
+	CHECK(sf.armed);
+	CHECK_EQ_U64(sf.arm_at_ns, 2 * SEC + (uint64_t)tierd_interval_ms(&d) * 1000000);
+	CHECK_EQ_U64(sf.arm_min_bytes, 8 * MIB);
+	CHECK_EQ_INT(sf.arm_share, 8);
 	/* Too little new heat, or too small a share of what was accessed (a
 	 * converged hot set's moving edges), or nothing new: no wake. */
 	sf.peek = (struct sampler_peek){ .accessed_bytes = 4 * MIB, .new_bytes = 4 * MIB };
@@ -285,45 +299,56 @@ static void test_peek_wakes(void)
 	sf.peek_ret = -EOPNOTSUPP;
 	CHECK_EQ_INT(tierd_peek(&d, 2 * SEC + 4 * SEC / 10), 0);
 	CHECK_EQ_INT(sf.peeks, 4);
+	CHECK_EQ_U64(d.stats.sampler_peeks_total, 4);
 	CHECK_EQ_U64(d.stats.sampler_wakes_total, 0);
-	/* A hot set arriving: wake, and no second wake until that tick ran. */
+	/* A hot set arriving: wake; a second wake before that tick ran is
+	 * not looked at, and disarms the source. */
 	sf.peek_ret = 1;
 	sf.peek = (struct sampler_peek){ .accessed_bytes = 64 * MIB, .new_bytes = 8 * MIB };
 	CHECK_EQ_INT(tierd_peek(&d, 2 * SEC + 5 * SEC / 10), 1);
 	CHECK_EQ_U64(d.stats.sampler_wakes_total, 1);
+	CHECK(sf.armed);
 	CHECK_EQ_INT(tierd_peek(&d, 2 * SEC + 6 * SEC / 10), 0);
 	CHECK_EQ_INT(sf.peeks, 5);
-	/* The woken tick moves the new heat: not idle, no peeks. */
+	CHECK(!sf.armed);
+	/* The woken tick moves the new heat: not idle, disarmed, no peeks. */
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + 2 * MIB, 2 * MIB, 40.0), 0);
 	CHECK_EQ_INT(tierd_tick(&d, 2 * SEC + 5 * SEC / 10), 0);
 	CHECK_EQ_INT(map.moves, 2);
 	CHECK_EQ_INT(d.idle_ticks, 0);
+	CHECK(!sf.armed);
 	CHECK_EQ_INT(tierd_peek(&d, 2 * SEC + 7 * SEC / 10), 0);
 	CHECK_EQ_INT(sf.peeks, 5);
 
-	/* A false alarm: the woken tick finds nothing to move, and no peek
-	 * wakes tierd again before the next regular tick. */
+	/* A false alarm: the woken tick finds nothing to move and arms
+	 * nothing; the next regular tick arms again. */
 	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC), 0);
+	CHECK(sf.armed);
 	CHECK_EQ_INT(tierd_peek(&d, 3 * SEC + SEC / 10), 1);
 	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC + SEC / 10), 0);
 	CHECK_EQ_INT(d.idle_ticks, 2);
+	CHECK(!sf.armed);
 	CHECK_EQ_INT(tierd_peek(&d, 3 * SEC + 2 * SEC / 10), 0);
 	CHECK_EQ_INT(sf.peeks, 6);
 	CHECK_EQ_INT(tierd_tick(&d, 5 * SEC), 0);
+	CHECK(sf.armed);
 	CHECK_EQ_INT(tierd_peek(&d, 5 * SEC + SEC / 10), 1);
 	CHECK_EQ_U64(d.stats.sampler_wakes_total, 3);
 	CHECK_EQ_INT(map.moves, 2);
 
-	/* sampling.damon.idle_peek: false: no peeks, the source is not asked;
-	 * true again: it is. */
+	/* sampling.damon.idle_peek: false: nothing armed, no descriptor, the
+	 * source is not asked; true again: it is. */
 	CHECK_EQ_INT(tierd_tick(&d, 9 * SEC), 0);	/* the woken one */
-	CHECK_EQ_INT(tierd_tick(&d, 13 * SEC), 0);
 	d.conf->sampling.damon_idle_peek = false;
-	CHECK_EQ_INT(tierd_peek_interval_ms(&d), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 13 * SEC), 0);
+	CHECK(!sf.armed);
+	CHECK_EQ_INT(tierd_peek_fd(&d, &gen), -1);
 	CHECK_EQ_INT(tierd_peek(&d, 13 * SEC + SEC / 10), 0);
 	CHECK_EQ_INT(sf.peeks, 7);
 	d.conf->sampling.damon_idle_peek = true;
-	CHECK_EQ_INT(tierd_peek(&d, 13 * SEC + 2 * SEC / 10), 1);
+	CHECK_EQ_INT(tierd_tick(&d, 17 * SEC), 0);
+	CHECK(sf.armed);
+	CHECK_EQ_INT(tierd_peek(&d, 17 * SEC + SEC / 10), 1);
 	CHECK_EQ_INT(sf.peeks, 8);
 	tierd_fini(&d);
 }
