@@ -345,8 +345,12 @@ static int mod_sample_peek(struct tierd *d, void *priv, uint64_t now_ns)
 	struct sampler_peek pk;
 	int r;
 
-	if (!m->s || !d->pipe->hot)
+	if (!m->s)
 		return 0;
+	if (!d->pipe->hot) {
+		sampler_peek_arm(m->s, NULL, 0, 0, 0);	/* drops the wake */
+		return 0;
+	}
 	r = sampler_peek(m->s, &m->hot, now_ns, &pk);
 	if (r == -EOPNOTSUPP || r == 0)
 		return 0;

@@ -943,9 +943,12 @@ static int damon_peek(struct sampler *s, const struct hot_table *t, uint64_t now
 	double scale;
 	int n;
 
-	if (!d->feed_on || !d->kdamond_pid)
+	if (!d->feed_on)
 		return -EOPNOTSUPP;
+	/* Taken whatever follows: the loop watches the wake ring level-triggered. */
 	d->feed->ops->wake_take(d->feed);
+	if (!d->kdamond_pid)
+		return -EOPNOTSUPP;
 	n = d->feed->ops->read(d->feed, after, d->feed_buf, d->feed_cap, &pass);
 	if (n == -EAGAIN)
 		return 0;

@@ -1051,9 +1051,13 @@ static void test_peek_arm(void)
 	CHECK_EQ_INT(sampler_peek_arm(s, NULL, 0, 0, 0), 0);
 	CHECK(!ff.armed);
 	CHECK_EQ_INT(ff.wakes, 0);
-	/* No targets: the feed follows nothing, with no targets. */
+	/* No targets: the feed follows nothing, with no targets; a wake that
+	 * came is still taken (the loop would see it again and again). */
 	CHECK_EQ_INT(sampler_set_targets(s, pids, 0), 0);
 	CHECK_EQ_INT(ff.nr_targets, 0);
+	ff.wakes = 1;
+	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), -EOPNOTSUPP);
+	CHECK_EQ_INT(ff.wakes, 0);
 	sampler_free(s);
 }
 
