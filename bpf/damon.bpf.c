@@ -14,8 +14,9 @@
  * being written (pass_seq) goes to half pass_seq & 1, the newest complete
  * one (done_seq) stays readable in the other half until pass done_seq + 2
  * begins, one aggregation interval later at the soonest.  Userspace reads
- * the newest complete pass once a tick (daemon/sys/damon_feed.c) and checks
- * pass_seq again after copying it; a copy that raced a new pass is retried.
+ * the newest complete pass once a tick, and when the program woke it (see
+ * below; daemon/sys/damon_feed.c), and checks pass_seq again after copying
+ * it; a copy that raced a new pass is retried.
  *
  * Where a pass begins.  The tracepoint says which target and region, not
  * which aggregation, so a new pass is recognised by the walk going back: a
@@ -63,7 +64,9 @@
  * the machine; the pid filter is the first thing each run checks, so other
  * kdamonds cost one compare per region.  A pass that follows a change of
  * targets may mix the old and new targets; the loader ignores the pass in
- * progress when it changes them.
+ * progress when it changes them.  A wake that finds the ring full (tierd
+ * has not taken the last one; there is room for some 250) is counted in
+ * wake_drops and the program stays armed.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
