@@ -77,7 +77,9 @@ struct tierd_stats {
 	int tick_nice; /* the nice value the last tick ran at */
 	char sampler_source[16]; /* "none" until a sampler starts */
 	char sampler_reason[160]; /* why that source */
-	double sampler_cpu_seconds_total;
+	double sampler_cpu_seconds_total; /* the source's (sampler_status) */
+	double sampler_cost_pct; /* ... over its last drain interval */
+	char sampler_cost_source[16]; /* how it is known; "none" */
 	uint64_t sampler_samples_total;
 	uint64_t sampler_peeks_total;	/* looks the source woke tierd for */
 	uint64_t sampler_wakes_total;	/* ticks a peek brought forward */

@@ -62,7 +62,7 @@ static const struct family families[NR_METRICS] = {
 	[MET_SAMPLER_INFO] = { "tierd_sampler_info", "gauge",
 			       "The hotness source in use, always 1" },
 	[MET_SAMPLER_CPU] = { "tierd_sampler_cpu_seconds_total", "counter",
-			      "CPU time spent sampling" },
+			      "CPU time the hotness source spent sampling: its BPF programs' run time, or its kdamond's" },
 	[MET_SAMPLER_SAMPLES] = { "tierd_sampler_samples_total", "counter",
 				  "Access samples taken" },
 	[MET_SAMPLER_PEEKS] = { "tierd_sampler_peeks_total", "counter",

@@ -327,6 +327,10 @@ static int mod_sample_tick(struct tierd *d, void *priv, uint64_t now_ns)
 		log_info("Hotness source: %s: %s", st.name, st.why);
 	}
 	d->stats.sampler_samples_total = st.samples;
+	d->stats.sampler_cpu_seconds_total = st.cpu_seconds;
+	d->stats.sampler_cost_pct = st.cost_pct;
+	snprintf(d->stats.sampler_cost_source, sizeof(d->stats.sampler_cost_source), "%s",
+		 st.cost_source ? st.cost_source : "none");
 	snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
 		 "%.*s", (int)sizeof(d->stats.sampler_reason) - 1, st.why);
 	return 0;

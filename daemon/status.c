@@ -79,8 +79,10 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 	json_str(f, s->sampler_source);
 	fputs(",\"reason\":", f);
 	json_str(f, s->sampler_reason);
-	fprintf(f, ",\"cpu_seconds\":%.3f,\"peeks\":%llu,\"wakes\":%llu},",
-		s->sampler_cpu_seconds_total, (unsigned long long)s->sampler_peeks_total,
+	fprintf(f, ",\"cpu_seconds\":%.3f,\"cost_pct\":%.3f,\"cost_source\":",
+		s->sampler_cpu_seconds_total, s->sampler_cost_pct);
+	json_str(f, s->sampler_cost_source[0] ? s->sampler_cost_source : "none");
+	fprintf(f, ",\"peeks\":%llu,\"wakes\":%llu},", (unsigned long long)s->sampler_peeks_total,
 		(unsigned long long)s->sampler_wakes_total);
 	fprintf(f,
 		"\"tier_source\":\"%s\",\"kernel_tiers_flat\":%s,\"tiers\":[",
@@ -190,6 +192,9 @@ void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 		fprintf(f, "knobs:    changed by an administrator, left to them: %s\n",
 			s->knobs_foreign);
 	fprintf(f, "sampling: %s (%s)\n", s->sampler_source, s->sampler_reason);
+	if (s->sampler_cost_source[0] && strcmp(s->sampler_cost_source, "none"))
+		fprintf(f, "          costs %.2f%% of a CPU (%s), %.1f s since start\n",
+			s->sampler_cost_pct, s->sampler_cost_source, s->sampler_cpu_seconds_total);
 	if (s->sampler_peeks_total)
 		fprintf(f, "          woken %llu times by new heat while idle, %llu ticks brought forward\n",
 			(unsigned long long)s->sampler_peeks_total,

@@ -61,7 +61,11 @@ struct sampler_status {
 	uint64_t lost;		/* samples seen but not counted (full map, ...) */
 	uint64_t period;	/* current sampling period; 0 if not applicable */
 	double cost_pct;	/* CPU time over the last drain interval, % of one CPU */
-	const char *cost_source;	/* "bpf_stats", "estimate" or "none" */
+	double cpu_seconds;	/* CPU time sampling has cost since start */
+	/* How cost_pct and cpu_seconds are known: "bpf_stats" (the programs'
+	 * run time), "estimate" (samples times a measured cost each),
+	 * "kdamond" (its thread's CPU time), or "none" */
+	const char *cost_source;
 	uint32_t generation;	/* changes when how it samples changes (why says how) */
 };
 

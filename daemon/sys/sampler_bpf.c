@@ -431,6 +431,7 @@ static void adapt_period(struct sampler_bpf *b, uint64_t samples, uint64_t now_n
 	}
 	/* The budget is a share of one CPU, summed over all the CPUs sampled. */
 	b->st.cost_pct = sample_cost_pct(cost, interval, 1);
+	b->st.cpu_seconds += (double)cost / 1e9;
 	if ((b->p.fault_pid > 0 && !b->p.fault_adapt) || !interval)
 		return;	/* the test event samples every fault by design */
 	next = sample_period_next(&sp, b->period, cost, interval, 1);

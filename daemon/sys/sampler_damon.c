@@ -110,6 +110,10 @@ struct sampler_damon {
 	bool feed_fresh;	/* followed, nothing folded since: worth a wait */
 	struct damon_feed_rec *feed_buf;
 	uint32_t feed_cap;
+	/* The kdamond's CPU time at the last drain (cost_update()). */
+	pid_t cost_pid;
+	uint64_t cost_ticks, cost_ns;
+	long clk_tck;
 	struct sampler_status st;
 };
 
@@ -880,6 +884,46 @@ static int read_regions(struct sampler_damon *d, size_t i, struct hot_table *t,
 	return records;
 }
 
+/*
+ * What sampling costs here is the kdamond's CPU time: its page-table checks
+ * every sampling interval, and, on the tracepoint, the program's copy and
+ * look at every aggregation, which run in it.  utime + stime from
+ * /proc/PID/stat once a drain; over the drain interval that is cost_pct.
+ * A new kdamond (set_targets() turned it off and on) starts a new
+ * baseline, so the old one's time after its last reading goes uncounted.
+ * tierd's own reads (the sysfs route) are tierd's CPU, not counted here.
+ */
+static void cost_update(struct sampler_damon *d, uint64_t now_ns)
+{
+	unsigned long long utime, stime;
+	char rel[32], buf[512];
+	const char *p;
+	uint64_t ticks;
+
+	if (!d->kdamond_pid)
+		return;
+	snprintf(rel, sizeof(rel), "%d/stat", (int)d->kdamond_pid);
+	if (fs_read(d->p.procfs_root ? d->p.procfs_root : "/proc", rel, buf, sizeof(buf),
+		    NULL) < 0)
+		return;
+	/* After the comm, which may hold anything: state, 10 fields, utime, stime. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &utime, &stime) != 2)
+		return;
+	ticks = utime + stime;
+	if (d->cost_pid == d->kdamond_pid && ticks >= d->cost_ticks && now_ns > d->cost_ns) {
+		double sec = (double)(ticks - d->cost_ticks) / (double)d->clk_tck;
+
+		d->st.cpu_seconds += sec;
+		d->st.cost_pct = sec * 1e11 / (double)(now_ns - d->cost_ns);
+		d->st.cost_source = "kdamond";
+	}
+	d->cost_pid = d->kdamond_pid;
+	d->cost_ticks = ticks;
+	d->cost_ns = now_ns;
+}
+
 static int damon_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 {
 	struct sampler_damon *d = SD(s);
@@ -902,6 +946,7 @@ static int damon_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 		d->kdamond_pid = 0;
 		return 0;
 	}
+	cost_update(d, now_ns);
 	if (d->feed_on && !d->kdamond_pid) {
 		r = kdamond_pid_read(d);
 		if (r == 0 && d->kdamond_pid)
@@ -1063,7 +1108,8 @@ static void damon_describe(struct sampler *s, struct sampler_status *ret)
 {
 	*ret = SD(s)->st;
 	ret->name = "damon";
-	ret->cost_source = "none";
+	if (!ret->cost_source)
+		ret->cost_source = "none";
 }
 
 static void damon_free(struct sampler *s)
@@ -1135,6 +1181,9 @@ int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret
 	}
 	d->base.ops = &damon_ops;
 	d->p = *p;
+	d->clk_tck = sysconf(_SC_CLK_TCK);
+	if (d->clk_tck <= 0)
+		d->clk_tck = 100;
 	d->p.feed = NULL;
 	d->idx = -1;
 	d->pace = 1;

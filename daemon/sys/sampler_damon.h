@@ -15,6 +15,7 @@
 struct sampler_damon_params {
 	const char *admin_dir;	/* NULL: /sys/kernel/mm/damon/admin; a fixture in tests */
 	const char *runtime_dir;	/* where the ownership record lives (TIERD_RUNTIME_DIR) */
+	const char *procfs_root;	/* NULL: /proc; a fixture in tests (the kdamond's CPU time) */
 	uint64_t sample_us, aggr_us, update_us;	/* DAMON monitoring intervals */
 	uint32_t min_nr_regions, max_nr_regions;
 	uint32_t max_targets;

@@ -19,6 +19,7 @@
 
 static char admin[] = "/tmp/tierd-damon-XXXXXX";
 static char rundir[] = "/tmp/tierd-run-XXXXXX";
+static char procroot[64];	/* admin/proc: the kdamond's /proc/PID/stat */
 static char log_buf[16384];
 
 /* Regions each scheme reports at the next update: start, end, nr_accesses. */
@@ -338,6 +339,7 @@ static struct sampler *mk_feed(struct fake_feed *ff)
 	sampler_damon_params_default(&p);
 	p.admin_dir = admin;
 	p.runtime_dir = rundir;
+	p.procfs_root = procroot;
 	p.on_write = kernel;
 	p.before_io = busy;
 	if (ff) {
@@ -843,12 +845,29 @@ static void test_feed(void)
 	CHECK(ff.freed);
 }
 
+/* A DAMON source over @ff, started, watching pids 100 and 200 (targets 0
+ * and 1), and an empty table over @mem; still on sysfs (no idle pace yet). */
+static struct sampler *mk_watching(struct fake_feed *ff, struct hot_table *t, void *mem,
+				   size_t mem_len, uint32_t max_entries)
+{
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = max_entries };
+	const pid_t pids[] = { 100, 200 };
+	char why[SAMPLER_WHY_MAX] = "";
+	struct sampler *s;
+
+	reset();
+	s = mk_feed(ff);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(hot_init(t, &hp, mem, mem_len, 0), 0);
+	return s;
+}
+
 /* A peek: only with the feed, each aggregation once, without folding it;
  * "new" is where the table's heat is below half the region's weight. */
 static void test_peek(void)
 {
 	static uint64_t mem[8192];
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 1024 };
 	const struct damon_feed_rec *regions = feed_regions;
 	/* 1 GiB from 0x400000: 512 ranges, looked at one in 64 (the first is
 	 * 0x400000, hot in the table after the drain) */
@@ -859,18 +878,12 @@ static void test_peek(void)
 	static const struct damon_feed_rec jump[] = {
 		{ 0x400000, 0x600000, 0, 15 },
 	};
-	const pid_t pids[] = { 100, 200 };
 	struct fake_feed ff = { .pass = 7 };
-	char why[SAMPLER_WHY_MAX] = "";
 	struct sampler_peek pk;
 	struct hot_table t;
 	struct sampler *s;
 
-	reset();
-	s = mk_feed(&ff);
-	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
-	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
+	s = mk_watching(&ff, &t, mem, sizeof(mem), 1024);
 	/* On sysfs a look costs a drain: not offered. */
 	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), -EOPNOTSUPP);
 	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
@@ -970,23 +983,17 @@ static void test_peek_arm(void)
 {
 	static uint64_t mem[8192];
 	static struct fake_feed ff = { .pass = 7 };
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 1024 };
 	static const struct damon_feed_rec large[] = {
 		{ 0x400000, 0x40400000, 0, 4 },
 	};
 	const pid_t pids[] = { 100, 200 };
-	char why[SAMPLER_WHY_MAX] = "";
 	struct sampler_peek pk, bpf;
 	struct sampler_status st;
 	struct hot_table t;
 	struct sampler *s;
 	uint32_t gen = 0;
 
-	reset();
-	s = mk_feed(&ff);
-	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
-	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
+	s = mk_watching(&ff, &t, mem, sizeof(mem), 1024);
 	/* On sysfs: nothing to arm, nothing to watch. */
 	CHECK_EQ_INT(sampler_peek_arm(s, &t, 0, 8 << 20, 8), -EOPNOTSUPP);
 	CHECK_EQ_INT(sampler_peek_fd(s, &gen), -EOPNOTSUPP);
@@ -1061,10 +1068,67 @@ static void test_peek_arm(void)
 	sampler_free(s);
 }
 
+/* What sampling costs is the kdamond's CPU time (utime + stime in
+ * /proc/PID/stat), over each drain interval and in all. */
+static void put_stat(const char *comm, unsigned long long utime, unsigned long long stime)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text), "4242 (%s) S 2 0 0 0 -1 2129984 0 0 0 0 %llu %llu 0 0 20 0 1 0 "
+		 "1000 0 0\n", comm, utime, stime);
+	put("proc/4242/stat", text);
+}
+
+static void test_cost(void)
+{
+	static uint64_t mem[8192];
+	static struct fake_feed ff = { .pass = 7 };
+	unsigned long long tck = (unsigned long long)sysconf(_SC_CLK_TCK);
+	struct sampler_status st;
+	struct hot_table t;
+	struct sampler *s;
+
+	s = mk_watching(&ff, &t, mem, sizeof(mem), 128);
+	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);	/* the feed: drains read no sysfs */
+	/* No stat file yet, then the first reading: a baseline, no cost. */
+	CHECK_EQ_INT(sampler_drain(s, &t, 1000000000ull), 0);
+	put_stat("kdamond.0", 10, 20);
+	CHECK_EQ_INT(sampler_drain(s, &t, 2000000000ull), 0);
+	sampler_describe(s, &st);
+	CHECK_EQ_STR(st.cost_source, "none");
+	CHECK(st.cpu_seconds == 0.0);
+	/* Two CPU seconds over four: 50%. */
+	put_stat("kdamond.0", 10 + tck, 20 + tck);
+	CHECK_EQ_INT(sampler_drain(s, &t, 6000000000ull), 0);
+	sampler_describe(s, &st);
+	CHECK_EQ_STR(st.cost_source, "kdamond");
+	CHECK(st.cpu_seconds > 1.999 && st.cpu_seconds < 2.001);
+	CHECK(st.cost_pct > 49.99 && st.cost_pct < 50.01);
+	/* A comm with a ") " in it is read past; a quarter second over one. */
+	put_stat("k) S 1 2", 10 + tck + tck / 4, 20 + tck);
+	CHECK_EQ_INT(sampler_drain(s, &t, 7000000000ull), 0);
+	sampler_describe(s, &st);
+	CHECK(st.cpu_seconds > 2.249 && st.cpu_seconds < 2.251);
+	CHECK(st.cost_pct > 24.99 && st.cost_pct < 25.01);
+	/* A count that went back (not the same thread) is a new baseline; an
+	 * unreadable file changes nothing. */
+	put_stat("kdamond.0", 1, 1);
+	CHECK_EQ_INT(sampler_drain(s, &t, 8000000000ull), 0);
+	put("proc/4242/stat", "garbage\n");
+	CHECK_EQ_INT(sampler_drain(s, &t, 9000000000ull), 0);
+	put_stat("kdamond.0", 1 + tck, 1);
+	CHECK_EQ_INT(sampler_drain(s, &t, 10000000000ull), 0);
+	sampler_describe(s, &st);
+	CHECK(st.cpu_seconds > 3.249 && st.cpu_seconds < 3.251);
+	CHECK(st.cost_pct > 49.99 && st.cost_pct < 50.01);	/* one second over two */
+	sampler_free(s);
+}
+
 int main(void)
 {
 	CHECK(mkdtemp(admin) != NULL);
 	CHECK(mkdtemp(rundir) != NULL);
+	snprintf(procroot, sizeof(procroot), "%s/proc", admin);
 	RUN(test_sequence_and_regions);
 	RUN(test_leaves_others_alone);
 	RUN(test_cleans_up_after_crash);
@@ -1073,6 +1137,7 @@ int main(void)
 	RUN(test_peek);
 	RUN(test_known);
 	RUN(test_peek_arm);
+	RUN(test_cost);
 	if (!test_failures) {
 		rm_rf(admin);
 		rm_rf(rundir);
