@@ -80,6 +80,31 @@ static inline void damon_known_put(__u16 *known, __u32 target, __u64 addr, __u32
 }
 
 /*
+ * The @i-th range a look takes of region [@start, @end) (i <
+ * DAMON_LOOK_RANGES): 0 when the region has no more; else 1, with the
+ * range's first byte in *@lo, the bytes the region covers of it in *@bytes,
+ * and in *@stands how many ranges it stands for (itself and those skipped
+ * after it).  The program's look and tierd's (peek_region()) take the same.
+ */
+static inline int damon_look_range(__u64 start, __u64 end, int i, __u64 *lo, __u64 *bytes,
+				   __u64 *stands)
+{
+	__u64 first = start & ~(DAMON_RANGE_SIZE - 1);
+	__u64 nr = ((end - 1) >> DAMON_RANGE_SHIFT) - (first >> DAMON_RANGE_SHIFT) + 1;
+	__u64 step = (nr + DAMON_LOOK_RANGES - 1) / DAMON_LOOK_RANGES;
+	__u64 k = i * step, from, to;
+
+	if (k >= nr)
+		return 0;
+	*lo = first + (k << DAMON_RANGE_SHIFT);
+	from = *lo > start ? *lo : start;
+	to = *lo + DAMON_RANGE_SIZE < end ? *lo + DAMON_RANGE_SIZE : end;
+	*bytes = to - from;
+	*stands = nr - k < step ? nr - k : step;
+	return 1;
+}
+
+/*
  * One accessed region against the sketch, as tierd's own peek does it
  * against the table (sampler_damon.c: peek_region()): its bytes into
  * *@accessed, and into *@fresh those of its ranges whose known heat is
@@ -90,24 +115,16 @@ static inline void damon_known_look(const __u16 *known, __u32 target, __u64 star
 				    __u64 end, __u32 nr_accesses, __u64 *accessed,
 				    __u64 *fresh)
 {
-	__u64 first = start & ~(DAMON_RANGE_SIZE - 1);
-	__u64 nr = ((end - 1) >> DAMON_RANGE_SHIFT) - (first >> DAMON_RANGE_SHIFT) + 1;
-	__u64 step = (nr + DAMON_LOOK_RANGES - 1) / DAMON_LOOK_RANGES;
-
 	*accessed += end - start;
 	for (int i = 0; i < DAMON_LOOK_RANGES; i++) {
-		__u64 k = i * step, lo, from, to, stands, add;
+		__u64 lo, bytes, stands, add;
 
-		if (k >= nr)
+		if (!damon_look_range(start, end, i, &lo, &bytes, &stands))
 			break;
-		lo = first + (k << DAMON_RANGE_SHIFT);
-		from = lo > start ? lo : start;
-		to = lo + DAMON_RANGE_SIZE < end ? lo + DAMON_RANGE_SIZE : end;
-		stands = nr - k < step ? nr - k : step;
 		/* what the region adds, in DAMON_KNOWN_UNIT */
-		add = (__u64)nr_accesses * (to - from) * DAMON_KNOWN_UNIT >> DAMON_RANGE_SHIFT;
+		add = (__u64)nr_accesses * bytes * DAMON_KNOWN_UNIT >> DAMON_RANGE_SHIFT;
 		if (2 * (__u64)damon_known_get(known, target, lo) < add)
-			*fresh += (to - from) * stands;
+			*fresh += bytes * stands;
 	}
 }
 

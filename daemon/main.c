@@ -28,6 +28,7 @@
 #include "caps.h"
 #include "ctl_server.h"
 #include "daemon.h"
+#include "fsutil.h"
 #include "log.h"
 #include "notify.h"
 #include "tierd-config.h"
@@ -253,19 +254,12 @@ static double since_fork_s(void)
 {
 	unsigned long long start;
 	struct timespec ts;
-	char buf[1024], *p;
-	FILE *f = fopen("/proc/self/stat", "re");
-	size_t n;
+	char buf[1024];
+	const char *p;
 	long hz = sysconf(_SC_CLK_TCK);
 
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* comm may hold spaces */
-	if (!p || hz <= 0 ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+	if (fs_read_pid_stat("/proc", "self", buf, sizeof(buf), &p) < 0 || hz <= 0 ||
+	    sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
 		   &start) != 1 ||
 	    clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
 		return -1;

@@ -351,10 +351,6 @@ static int mod_sample_peek(struct tierd *d, void *priv, uint64_t now_ns)
 
 	if (!m->s)
 		return 0;
-	if (!d->pipe->hot) {
-		sampler_peek_arm(m->s, NULL, 0, 0, 0);	/* drops the wake */
-		return 0;
-	}
 	r = sampler_peek(m->s, &m->hot, now_ns, &pk);
 	if (r == -EOPNOTSUPP || r == 0)
 		return 0;
@@ -375,7 +371,7 @@ static void mod_sample_peek_arm(struct tierd *d, void *priv, bool on, uint64_t u
 
 	if (!m->s)
 		return;
-	r = sampler_peek_arm(m->s, on && d->pipe->hot ? &m->hot : NULL, until_ns,
+	r = sampler_peek_arm(m->s, on ? &m->hot : NULL, until_ns,
 			     WAKE_MIN_BYTES, WAKE_SHARE);
 	if (r < 0 && r != -EOPNOTSUPP)
 		log_debug("peek arm: %s", strerror(-r));

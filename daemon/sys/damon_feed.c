@@ -61,7 +61,6 @@ struct feed_bpf {
 	struct ring_buffer *wake;	/* the wake ring, consumed here */
 	uint32_t half_cap;
 	uint64_t retries;
-	int taken;			/* wakes the last consume took */
 };
 
 #define FB(f) ((struct feed_bpf *)(f))
@@ -84,20 +83,15 @@ struct load_reply {
 /* The ring holds pass numbers; that one came is all there is to know. */
 static int wake_one(void *ctx, void *data, size_t size)
 {
-	FB(ctx)->taken++;
 	return 0;
 }
 
+/* ring_buffer__consume() counts the records it took. */
 static int feed_wake_take(struct damon_feed *f)
 {
 	struct feed_bpf *b = FB(f);
-	int r;
 
-	if (!b->wake)
-		return 0;
-	b->taken = 0;
-	r = ring_buffer__consume(b->wake);
-	return r < 0 ? r : b->taken;
+	return b->wake ? ring_buffer__consume(b->wake) : 0;
 }
 
 static void feed_stop(struct damon_feed *f)
@@ -288,7 +282,7 @@ static int feed_start(struct damon_feed *f, uint32_t max_regions, char *why, siz
 		goto fail;
 	}
 	b->bss = mem;
-	b->wake = ring_buffer__new(b->fd[FD_WAKE], wake_one, b, NULL);
+	b->wake = ring_buffer__new(b->fd[FD_WAKE], wake_one, NULL, NULL);
 	if (!b->wake) {
 		r = -errno;
 		snprintf(why, len, "mapping the wake ring: %s", strerror(-r));

@@ -35,6 +35,26 @@ int fs_read(const char *root, const char *path, char *buf, size_t size,
 	return fs_read_at(AT_FDCWD, full, buf, size, ret_len);
 }
 
+int fs_read_pid_stat(const char *root, const char *pid, char *buf, size_t size,
+		     const char **ret_fields)
+{
+	char rel[64];
+	const char *p;
+	int ret;
+
+	snprintf(rel, sizeof(rel), "%s/stat", pid);
+	ret = fs_read(root, rel, buf, size, NULL);
+	if (ret < 0)
+		return ret;
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EPROTO;
+	for (p++; *p == ' '; p++)
+		;
+	*ret_fields = p;
+	return 0;
+}
+
 int fs_read_at(int dirfd, const char *path, char *buf, size_t size,
 	       size_t *ret_len)
 {

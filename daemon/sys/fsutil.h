@@ -29,6 +29,13 @@ int fs_read(const char *root, const char *path, char *buf, size_t size,
 int fs_read_at(int dirfd, const char *path, char *buf, size_t size,
 	       size_t *ret_len);
 
+/* Read @root/@pid/stat (procfs; @pid a number or "self") into @buf and set
+ * *@ret_fields to its fields after the command name, which may hold spaces
+ * and parentheses: the process state first.  -EPROTO when there is no
+ * command name to skip. */
+int fs_read_pid_stat(const char *root, const char *pid, char *buf, size_t size,
+		     const char **ret_fields);
+
 /* Read a file holding one unsigned decimal number (trailing newline allowed). */
 int fs_read_u64(const char *root, const char *path, uint64_t *ret);
 

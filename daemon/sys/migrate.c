@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "migrate.h"
 
 #define PF_EXITING 0x00000004	/* include/linux/sched.h */
@@ -17,21 +18,16 @@
  */
 static bool pid_exited(int pid)
 {
-	char path[64], buf[1024], state;
+	char id[16], buf[1024], state;
 	unsigned long flags;
 	const char *p;
-	FILE *f;
-	size_t n;
+	int r;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT || errno == ESRCH;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* comm may hold spaces and parentheses */
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+	snprintf(id, sizeof(id), "%d", pid);
+	r = fs_read_pid_stat("/proc", id, buf, sizeof(buf), &p);
+	if (r < 0)
+		return r == -ENOENT || r == -ESRCH;
+	if (sscanf(p, "%c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
 		return false;
 	return state == 'Z' || state == 'X' || (flags & PF_EXITING);
 }

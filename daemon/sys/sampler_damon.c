@@ -535,22 +535,17 @@ static int feed_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now
 static void peek_region(const struct hot_table *t, pid_t pid, const struct damon_feed_rec *g,
 			double scale, struct sampler_peek *ret)
 {
-	uint64_t first = g->start & ~(HOT_HUGE_SIZE - 1);
-	uint64_t nr = ((g->end - 1) >> HOT_HUGE_SHIFT) - (first >> HOT_HUGE_SHIFT) + 1;
-	uint64_t step = (nr + DAMON_LOOK_RANGES - 1) / DAMON_LOOK_RANGES;
+	for (int i = 0; i < DAMON_LOOK_RANGES; i++) {
+		__u64 lo, bytes, stands;
+		double w;
 
-	for (uint64_t k = 0; k < nr; k += step) {
-		uint64_t lo = first + (k << HOT_HUGE_SHIFT);
-		uint64_t from = lo > g->start ? lo : g->start;
-		uint64_t to = lo + HOT_HUGE_SIZE < g->end ? lo + HOT_HUGE_SIZE : g->end;
-		uint64_t stands = nr - k < step ? nr - k : step;
-		double w = (double)g->nr_accesses * (double)(to - from) / HOT_HUGE_SIZE;
-
-		if (lo >= HOT_ADDR_LIMIT)
+		if (!damon_look_range(g->start, g->end, i, &lo, &bytes, &stands) ||
+		    lo >= HOT_ADDR_LIMIT)
 			break;
-		ret->accessed_bytes += (to - from) * stands;
+		w = (double)g->nr_accesses * (double)bytes / HOT_HUGE_SIZE;
+		ret->accessed_bytes += bytes * stands;
 		if (2 * hot_weight(t, pid, lo) < w * scale)
-			ret->new_bytes += (to - from) * stands;
+			ret->new_bytes += bytes * stands;
 	}
 }
 
@@ -896,20 +891,18 @@ static int read_regions(struct sampler_damon *d, size_t i, struct hot_table *t,
 static void cost_update(struct sampler_damon *d, uint64_t now_ns)
 {
 	unsigned long long utime, stime;
-	char rel[32], buf[512];
+	char id[16], buf[1024];
 	const char *p;
 	uint64_t ticks;
 
 	if (!d->kdamond_pid)
 		return;
-	snprintf(rel, sizeof(rel), "%d/stat", (int)d->kdamond_pid);
-	if (fs_read(d->p.procfs_root ? d->p.procfs_root : "/proc", rel, buf, sizeof(buf),
-		    NULL) < 0)
-		return;
-	/* After the comm, which may hold anything: state, 10 fields, utime, stime. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-			 &utime, &stime) != 2)
+	snprintf(id, sizeof(id), "%d", (int)d->kdamond_pid);
+	/* State, 10 fields, utime, stime. */
+	if (fs_read_pid_stat(d->p.procfs_root ? d->p.procfs_root : "/proc", id, buf, sizeof(buf),
+			     &p) < 0 ||
+	    sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+		   &stime) != 2)
 		return;
 	ticks = utime + stime;
 	if (d->cost_pid == d->kdamond_pid && ticks >= d->cost_ticks && now_ns > d->cost_ns) {
@@ -1108,8 +1101,6 @@ static void damon_describe(struct sampler *s, struct sampler_status *ret)
 {
 	*ret = SD(s)->st;
 	ret->name = "damon";
-	if (!ret->cost_source)
-		ret->cost_source = "none";
 }
 
 static void damon_free(struct sampler *s)
@@ -1181,6 +1172,7 @@ int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret
 	}
 	d->base.ops = &damon_ops;
 	d->p = *p;
+	d->st.cost_source = "none";	/* "kdamond" from the first measured drain */
 	d->clk_tck = sysconf(_SC_CLK_TCK);
 	if (d->clk_tck <= 0)
 		d->clk_tck = 100;
