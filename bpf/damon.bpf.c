@@ -51,9 +51,9 @@
  * ring buffer and disarms: the one wake-up tierd gets until its next tick
  * arms it again.  tierd then looks at that pass itself against its table
  * (sampler_damon.c: damon_peek()) before it ticks early.  A steady hot set
- * costs tierd no wake-up at all; the program's cost is up to
- * DAMON_LOOK_RANGES pairs of array reads per accessed region, in the
- * kdamond.  The arm flag is latched at the beginning of a pass so that a
+ * costs tierd no wake-up at all; the program's cost is one map lookup
+ * (the sketch, sized by tierd at load) and up to DAMON_LOOK_RANGES pairs of
+ * array reads per accessed region, in the kdamond.  The arm flag is latched at the beginning of a pass so that a
  * pass is summed whole or not at all; a pass that tierd rewrites the
  * sketch under is judged on a mix of the two and at worst wakes tierd for
  * nothing (its own look finds nothing fresh) or not at all.
@@ -76,8 +76,11 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set by the loader before load: records per half (regions has twice that). */
+/* Set by the loader before load: records per half (regions has twice
+ * that), and the known-heat sketch's cells less one (a power of two less
+ * one: the verifier reads it as a constant, which bounds every index). */
 const volatile __u32 half_cap = 1;
+const volatile __u32 known_mask = DAMON_KNOWN_CELLS_MIN - 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -86,6 +89,16 @@ struct {
 	__type(value, struct damon_feed_rec);
 	__uint(max_entries, 2);	/* the loader sets 2 * half_cap */
 } regions SEC(".maps");
+
+/* The sketch (damon.h), one value of known_mask + 1 cells, mapped by tierd,
+ * which writes it between its ticks. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__uint(value_size, DAMON_KNOWN_CELLS_MIN * sizeof(__u16));	/* the loader sets it */
+	__uint(max_entries, 1);
+} known SEC(".maps");
 
 /* Tells tierd that a pass had fresh heat: the pass number, one a tick. */
 struct {
@@ -100,7 +113,6 @@ __u32 nr_targets;
 
 /* Written by the loader between its ticks: the sketch, then the bars, then
  * wake_armed = 1.  The program clears wake_armed when it wakes tierd. */
-__u16 known[DAMON_KNOWN_CELLS];
 __u64 wake_min_bytes;
 __u32 wake_share;
 __u32 wake_armed;
@@ -188,9 +200,15 @@ int BPF_PROG(damon_aggregated, unsigned int target_id, struct damon_region *r,
 		} else {
 			overflow++;
 		}
-		if (pass_look && end > start)
-			damon_known_look(known, target_id, start, end, nr_accesses,
-					 &pass_accessed, &pass_fresh);
+		if (pass_look && end > start) {
+			const __u16 *cells;
+
+			key = 0;
+			cells = bpf_map_lookup_elem(&known, &key);
+			if (cells)
+				damon_known_look(cells, known_mask, target_id, start, end,
+						 nr_accesses, &pass_accessed, &pass_fresh);
+		}
 	}
 	if (target_seen == nr_regions && target_id + 1 == nr_targets)
 		pass_end();

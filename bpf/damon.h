@@ -27,12 +27,18 @@ struct damon_feed_rec {
  * access resolves, and 4095 accesses saturate (at 20 samples per
  * aggregation a range holds about 90 at most).
  *
- * 2^15 cells, 64 KiB: with the 2 MiB ranges of an 8 GiB hot set (4096) a
- * new range finds both its cells taken by others 6% of the time; 16 GiB,
- * 22%.  Only ranges with heat are written, not the whole footprint.
+ * Its size is set at load, a power of two of DAMON_KNOWN_CELLS_MIN to
+ * DAMON_KNOWN_CELLS_MAX cells: four cells per 2 MiB range of the machine's
+ * memory (damon_feed.h: damon_known_cells_for()).  With all of that memory
+ * hot, half a range writes each cell on average, and a new range finds both
+ * its cells taken by others 15% of the time; with a quarter of it hot, 1.4%.
+ * 2^15 cells (64 KiB) is for up to 16 GiB; 2^21 (4 MiB, the most one array
+ * value may hold) from 1 TiB, where the figures above hold for the first
+ * TiB's worth of hot ranges.  Only ranges with heat are written, not the
+ * whole footprint.  Cell indexes are masked with cells - 1 (@mask below).
  */
-#define DAMON_KNOWN_BITS 15
-#define DAMON_KNOWN_CELLS (1u << DAMON_KNOWN_BITS)
+#define DAMON_KNOWN_CELLS_MIN (1u << 15)
+#define DAMON_KNOWN_CELLS_MAX (1u << 21)
 #define DAMON_KNOWN_UNIT 16
 #define DAMON_KNOWN_MAX 0xffffu
 #define DAMON_RANGE_SHIFT 21		/* a 2 MiB range, hotness.h's HOT_HUGE */
@@ -42,37 +48,44 @@ struct damon_feed_rec {
  * a region's accesses as one anyway). */
 #define DAMON_LOOK_RANGES 8
 
+/* Both cells come from one 64-bit hash of (target, range): splitmix64's
+ * finaliser, since the ranges of a hot set are consecutive, and a plain
+ * multiply leaves consecutive keys' low and high bits in step (with it, a
+ * sketch with all of memory hot read 26% of new ranges as known, not 15%). */
 static inline __u64 damon_known_hash(__u32 target, __u64 addr)
 {
-	__u64 h = ((addr >> DAMON_RANGE_SHIFT) ^ ((__u64)target << 40)) *
-		  0x9e3779b97f4a7c15ull;
+	__u64 h = (addr >> DAMON_RANGE_SHIFT) ^ ((__u64)target << 40);
 
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
 	return h ^ (h >> 31);
 }
 
-static inline __u32 damon_known_cell(__u64 h, int i)
+static inline __u32 damon_known_cell(__u64 h, int i, __u32 mask)
 {
-	return (__u32)(i ? h >> 32 : h) & (DAMON_KNOWN_CELLS - 1);
+	return (__u32)(i ? h >> 32 : h) & mask;
 }
 
-/* The known heat of the range of @addr, in DAMON_KNOWN_UNIT. */
-static inline __u32 damon_known_get(const __u16 *known, __u32 target, __u64 addr)
+/* The known heat of the range of @addr, in DAMON_KNOWN_UNIT, from the
+ * sketch @known of @mask + 1 cells. */
+static inline __u32 damon_known_get(const __u16 *known, __u32 mask, __u32 target, __u64 addr)
 {
 	__u64 h = damon_known_hash(target, addr);
-	__u32 a = known[damon_known_cell(h, 0)], b = known[damon_known_cell(h, 1)];
+	__u32 a = known[damon_known_cell(h, 0, mask)], b = known[damon_known_cell(h, 1, mask)];
 
 	return a < b ? a : b;
 }
 
 /* Note @units (heat in DAMON_KNOWN_UNIT, saturated) for the range of @addr. */
-static inline void damon_known_put(__u16 *known, __u32 target, __u64 addr, __u32 units)
+static inline void damon_known_put(__u16 *known, __u32 mask, __u32 target, __u64 addr,
+				   __u32 units)
 {
 	__u64 h = damon_known_hash(target, addr);
 
 	if (units > DAMON_KNOWN_MAX)
 		units = DAMON_KNOWN_MAX;
 	for (int i = 0; i < 2; i++) {
-		__u32 c = damon_known_cell(h, i);
+		__u32 c = damon_known_cell(h, i, mask);
 
 		if (known[c] < units)
 			known[c] = (__u16)units;
@@ -111,9 +124,9 @@ static inline int damon_look_range(__u64 start, __u64 end, int i, __u64 *lo, __u
  * below half of what this region alone would add to them (nr_accesses
  * times the share of the range it covers).
  */
-static inline void damon_known_look(const __u16 *known, __u32 target, __u64 start,
-				    __u64 end, __u32 nr_accesses, __u64 *accessed,
-				    __u64 *fresh)
+static inline void damon_known_look(const __u16 *known, __u32 mask, __u32 target,
+				    __u64 start, __u64 end, __u32 nr_accesses,
+				    __u64 *accessed, __u64 *fresh)
 {
 	*accessed += end - start;
 	for (int i = 0; i < DAMON_LOOK_RANGES; i++) {
@@ -123,7 +136,7 @@ static inline void damon_known_look(const __u16 *known, __u32 target, __u64 star
 			break;
 		/* what the region adds, in DAMON_KNOWN_UNIT */
 		add = (__u64)nr_accesses * bytes * DAMON_KNOWN_UNIT >> DAMON_RANGE_SHIFT;
-		if (2 * (__u64)damon_known_get(known, target, lo) < add)
+		if (2 * (__u64)damon_known_get(known, mask, target, lo) < add)
 			*fresh += bytes * stands;
 	}
 }

@@ -18,8 +18,9 @@
  *
  * Memory then: 2 * half_cap * 24 bytes of kernel memory (350 KiB at the
  * default 2000 regions and 64 targets), mapped here; a read touches only the
- * pages of the records it copies.  The .bss holds the 64 KiB known-heat
- * sketch (damon.h), which tierd writes at each idle tick, and the wake ring
+ * pages of the records it copies.  The known-heat sketch (damon.h), 64 KiB
+ * up to 4 MiB by the machine's memory, is another mapped array, which tierd
+ * writes at each idle tick, and the wake ring
  * is one page of data; libbpf's ring_buffer consumes it here, and its epoll
  * descriptor is what tierd's event loop watches for wakes.
  */
@@ -48,7 +49,7 @@
 typedef struct damon_bpf__bss feed_bss;
 
 /* The descriptors the child sends, in this order. */
-enum { FD_LINK, FD_REGIONS, FD_BSS, FD_WAKE, NR_FDS };
+enum { FD_LINK, FD_REGIONS, FD_BSS, FD_WAKE, FD_KNOWN, NR_FDS };
 
 struct feed_bpf {
 	struct damon_feed base;
@@ -58,6 +59,8 @@ struct feed_bpf {
 	size_t regions_len;
 	feed_bss *bss;			/* mmap()ed, bss_len */
 	size_t bss_len;
+	__u16 *known;			/* mmap()ed, known_cells */
+	uint32_t known_cells;
 	struct ring_buffer *wake;	/* the wake ring, consumed here */
 	uint32_t half_cap;
 	uint64_t retries;
@@ -73,7 +76,7 @@ static size_t page_round(size_t len)
 	return (len + page - 1) / page * page;
 }
 
-/* What the child sends with the three descriptors (none when it failed). */
+/* What the child sends with the descriptors (none when it failed). */
 struct load_reply {
 	int err;		/* 0, or -errno with why */
 	uint32_t bss_size;	/* the .bss map's value size */
@@ -102,8 +105,11 @@ static void feed_stop(struct damon_feed *f)
 		munmap((void *)b->regions, b->regions_len);
 	if (b->bss)
 		munmap(b->bss, b->bss_len);
+	if (b->known)
+		munmap(b->known, page_round(b->known_cells * sizeof(*b->known)));
 	b->regions = NULL;
 	b->bss = NULL;
+	b->known = NULL;
 	ring_buffer__free(b->wake);
 	b->wake = NULL;
 	/* Closing the link detaches the program; the maps go with the last fd. */
@@ -115,7 +121,7 @@ static void feed_stop(struct damon_feed *f)
 }
 
 /* In the child: load and attach, then send the link and maps to tierd. */
-static int child_load(int sock, const char *btf_path, uint32_t half_cap)
+static int child_load(int sock, const char *btf_path, uint32_t half_cap, uint32_t known_cells)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts);
 	struct load_reply rep = { 0 };
@@ -138,7 +144,11 @@ static int child_load(int sock, const char *btf_path, uint32_t half_cap)
 		goto send;
 	}
 	skel->rodata->half_cap = half_cap;
+	skel->rodata->known_mask = known_cells - 1;
 	rep.err = bpf_map__set_max_entries(skel->maps.regions, 2 * half_cap);
+	if (rep.err == 0)
+		rep.err = bpf_map__set_value_size(skel->maps.known,
+						  known_cells * sizeof(__u16));
 	if (rep.err == 0)
 		rep.err = damon_bpf__load(skel);
 	if (rep.err < 0) {
@@ -157,6 +167,7 @@ static int child_load(int sock, const char *btf_path, uint32_t half_cap)
 	fds[FD_REGIONS] = bpf_map__fd(skel->maps.regions);
 	fds[FD_BSS] = bpf_map__fd(skel->maps.bss);
 	fds[FD_WAKE] = bpf_map__fd(skel->maps.wake);
+	fds[FD_KNOWN] = bpf_map__fd(skel->maps.known);
 	rep.bss_size = bpf_map__value_size(skel->maps.bss);
 	msg.msg_control = ctl.buf;
 	msg.msg_controllen = sizeof(ctl.buf);
@@ -212,7 +223,8 @@ static int recv_load(struct feed_bpf *b, int sock, struct load_reply *rep)
 	return 0;
 }
 
-static int feed_start(struct damon_feed *f, uint32_t max_regions, char *why, size_t len)
+static int feed_start(struct damon_feed *f, uint32_t max_regions, uint32_t known_cells,
+		      char *why, size_t len)
 {
 	struct feed_bpf *b = FB(f);
 	struct load_reply rep = { 0 };
@@ -222,7 +234,8 @@ static int feed_start(struct damon_feed *f, uint32_t max_regions, char *why, siz
 
 	if (b->fd[FD_LINK] >= 0)
 		return -EALREADY;
-	if (!max_regions)
+	if (!max_regions || known_cells < DAMON_KNOWN_CELLS_MIN ||
+	    known_cells > DAMON_KNOWN_CELLS_MAX || known_cells & (known_cells - 1))
 		return -EINVAL;
 	if (access(b->btf_path ? b->btf_path : "/sys/kernel/btf/vmlinux", R_OK) < 0) {
 		r = -errno;
@@ -246,7 +259,7 @@ static int feed_start(struct damon_feed *f, uint32_t max_regions, char *why, siz
 	if (pid == 0) {
 		close(sv[0]);
 		/* A forked child leaves by _exit(): tierd's atexit work is not its own. */
-		_exit(child_load(sv[1], b->btf_path, max_regions) < 0);
+		_exit(child_load(sv[1], b->btf_path, max_regions, known_cells) < 0);
 	}
 	close(sv[1]);
 	r = recv_load(b, sv[0], &rep);
@@ -282,6 +295,15 @@ static int feed_start(struct damon_feed *f, uint32_t max_regions, char *why, siz
 		goto fail;
 	}
 	b->bss = mem;
+	mem = mmap(NULL, page_round(known_cells * sizeof(__u16)), PROT_READ | PROT_WRITE,
+		   MAP_SHARED, b->fd[FD_KNOWN], 0);
+	if (mem == MAP_FAILED) {
+		r = -errno;
+		snprintf(why, len, "mapping the known-heat sketch: %s", strerror(-r));
+		goto fail;
+	}
+	b->known = mem;
+	b->known_cells = known_cells;
 	b->wake = ring_buffer__new(b->fd[FD_WAKE], wake_one, NULL, NULL);
 	if (!b->wake) {
 		r = -errno;
@@ -354,11 +376,12 @@ static void feed_counters(struct damon_feed *f, struct damon_feed_counters *ret)
 	ret->wake_drops = __atomic_load_n(&b->bss->wake_drops, __ATOMIC_RELAXED);
 }
 
-static __u16 *feed_known(struct damon_feed *f)
+static __u16 *feed_known(struct damon_feed *f, uint32_t *ret_cells)
 {
 	struct feed_bpf *b = FB(f);
 
-	return b->bss ? b->bss->known : NULL;
+	*ret_cells = b->known ? b->known_cells : 0;
+	return b->known;
 }
 
 /* Disarmed first, so that the program never reads bars half written; the

@@ -29,8 +29,11 @@ struct damon_feed;
 
 struct damon_feed_ops {
 	/* Load and attach, with room for @max_regions accessed regions per
-	 * aggregation; -errno and one line in @why when it cannot run here. */
-	int (*start)(struct damon_feed *f, uint32_t max_regions, char *why, size_t len);
+	 * aggregation and a known-heat sketch of @known_cells cells (a power
+	 * of two, DAMON_KNOWN_CELLS_MIN..MAX); -errno and one line in @why
+	 * when it cannot run here. */
+	int (*start)(struct damon_feed *f, uint32_t max_regions, uint32_t known_cells,
+		     char *why, size_t len);
 	/* Follow the kdamond with this pid (0: none) and @nr_targets targets.
 	 * *@ret_pass is the number of the aggregation now in progress: later
 	 * ones began after the call. */
@@ -44,16 +47,16 @@ struct damon_feed_ops {
 		    size_t cap, uint64_t *ret_pass);
 	void (*counters)(struct damon_feed *f, struct damon_feed_counters *ret);
 	/*
-	 * Wake-ups (see the program's essay).  known() is the sketch, room for
-	 * DAMON_KNOWN_CELLS cells, for the caller to write while disarmed;
-	 * NULL when not started.  arm() with @min_bytes > 0 asks for one wake
+	 * Wake-ups (see the program's essay).  known() is the sketch, its
+	 * size in *@ret_cells, for the caller to write while disarmed; NULL
+	 * when not started.  arm() with @min_bytes > 0 asks for one wake
 	 * at the end of the next aggregation whose fresh bytes reach
 	 * @min_bytes and 1/@share of its accessed bytes; 0 disarms.  Either
 	 * way it drops wakes not yet taken.  wake_fd() turns readable when a
 	 * wake is there (-1 when not started); wake_take() takes the wakes
 	 * there are and returns how many.
 	 */
-	__u16 *(*known)(struct damon_feed *f);
+	__u16 *(*known)(struct damon_feed *f, uint32_t *ret_cells);
 	int (*arm)(struct damon_feed *f, uint64_t min_bytes, uint32_t share);
 	int (*wake_fd)(struct damon_feed *f);
 	int (*wake_take)(struct damon_feed *f);
@@ -66,6 +69,18 @@ struct damon_feed_ops {
 struct damon_feed {
 	const struct damon_feed_ops *ops;
 };
+
+/* The sketch's size for a machine with @mem_bytes of memory: four cells per
+ * 2 MiB range, a power of two within DAMON_KNOWN_CELLS_MIN..MAX (damon.h). */
+static inline uint32_t damon_known_cells_for(uint64_t mem_bytes)
+{
+	uint64_t want = (mem_bytes >> DAMON_RANGE_SHIFT) * 4;
+	uint32_t cells = DAMON_KNOWN_CELLS_MIN;
+
+	while (cells < DAMON_KNOWN_CELLS_MAX && cells < want)
+		cells <<= 1;
+	return cells;
+}
 
 /* The tracepoint feed; -EOPNOTSUPP when tierd was built without BPF.
  * @btf_path: the kernel's BTF, NULL for /sys/kernel/btf/vmlinux. */

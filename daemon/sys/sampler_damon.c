@@ -110,6 +110,7 @@ struct sampler_damon {
 	bool feed_fresh;	/* followed, nothing folded since: worth a wait */
 	struct damon_feed_rec *feed_buf;
 	uint32_t feed_cap;
+	uint32_t known_cells;	/* the sketch's size, for the feed's start */
 	/* The kdamond's CPU time at the last drain (cost_update()). */
 	pid_t cost_pid;
 	uint64_t cost_ticks, cost_ns;
@@ -442,7 +443,7 @@ static void feed_start(struct sampler_damon *d)
 
 	d->feed_tried = true;
 	d->st.generation++;
-	if (d->feed->ops->start(d->feed, d->feed_cap, why, sizeof(why)) < 0) {
+	if (d->feed->ops->start(d->feed, d->feed_cap, d->known_cells, why, sizeof(why)) < 0) {
 		snprintf(d->feed_note, sizeof(d->feed_note),
 			 "regions from tried_regions (no tracepoint feed: %.100s)", why);
 		return;
@@ -526,8 +527,8 @@ static int feed_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now
 /* Region @g of @pid against the table, as the program does it against the
  * sketch (damon.h: damon_known_look(), DAMON_LOOK_RANGES ranges at most):
  * its bytes in @ret->accessed_bytes, and in @ret->new_bytes those of its
- * ranges whose heat in the table is below half of what this region alone would add to them (hot_record()'s
- * weight: nr_accesses times the share of the range the region covers).  A
+ * ranges whose heat in the table is below half of what this region alone
+ * would add to them (hot_record()'s weight: nr_accesses times the share of the range the region covers).  A
  * range hot for a while holds about four aggregations' worth at 4 s idle
  * ticks and a 10 s half-life; the half keeps out ranges whose count only
  * jumps for one aggregation (in the lab, a converged hot set's edges woke
@@ -1007,6 +1008,7 @@ static int damon_peek(struct sampler *s, const struct hot_table *t, uint64_t now
 struct known_fill {
 	const struct sampler_damon *d;
 	__u16 *known;
+	uint32_t mask;
 };
 
 static int pid_cmp(const void *a, const void *b)
@@ -1028,7 +1030,7 @@ static int known_fill_one(const struct hot_entry_view *e, void *arg)
 		return 0;
 	p = bsearch(&e->pid, k->d->targets, k->d->ntargets, sizeof(pid_t), pid_cmp);
 	if (p)
-		damon_known_put(k->known, (__u32)(p - k->d->targets), e->addr,
+		damon_known_put(k->known, k->mask, (__u32)(p - k->d->targets), e->addr,
 				units < DAMON_KNOWN_MAX ? (__u32)units : DAMON_KNOWN_MAX);
 	return 0;
 }
@@ -1038,14 +1040,15 @@ static int known_fill_one(const struct hot_entry_view *e, void *arg)
  * Heat is taken at @at_ns, the caller's next regular tick: the least it
  * will be before then, so the program wakes tierd at least whenever
  * damon_peek() would find the same bytes fresh.  A walk over the table
- * (its occupancy bitmap skips empty slots) and 64 KiB written, once an
- * idle tick.
+ * (its occupancy bitmap skips empty slots) and the sketch written (64 KiB
+ * up to 4 MiB, by the machine's memory), once an idle tick.
  */
 static int damon_peek_arm(struct sampler *s, const struct hot_table *t, uint64_t at_ns,
 			  uint64_t min_bytes, uint32_t share)
 {
 	struct sampler_damon *d = SD(s);
-	struct known_fill k = { d, NULL };
+	struct known_fill k = { d, NULL, 0 };
+	uint32_t cells;
 	int r;
 
 	if (!d->feed_on)
@@ -1053,10 +1056,11 @@ static int damon_peek_arm(struct sampler *s, const struct hot_table *t, uint64_t
 	r = d->feed->ops->arm(d->feed, 0, 0);
 	if (r < 0 || !t || !min_bytes || !d->kdamond_pid)
 		return r;
-	k.known = d->feed->ops->known(d->feed);
+	k.known = d->feed->ops->known(d->feed, &cells);
 	if (!k.known)
 		return -ENOTCONN;
-	memset(k.known, 0, DAMON_KNOWN_CELLS * sizeof(*k.known));
+	k.mask = cells - 1;
+	memset(k.known, 0, cells * sizeof(*k.known));
 	hot_foreach(t, at_ns, known_fill_one, &k);
 	return d->feed->ops->arm(d->feed, min_bytes, share);
 }
@@ -1160,6 +1164,9 @@ int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret
 	/* DAMON keeps the regions of all targets under max_nr_regions (it stops
 	 * splitting at half of it), but each target starts with min_nr_regions. */
 	d->feed_cap = p->max_nr_regions + p->min_nr_regions * p->max_targets;
+	d->known_cells = damon_known_cells_for(p->mem_bytes ? p->mem_bytes :
+					       (uint64_t)sysconf(_SC_PHYS_PAGES) *
+					       (uint64_t)sysconf(_SC_PAGESIZE));
 	d->targets = calloc(p->max_targets, sizeof(pid_t));
 	if (d->feed)
 		d->feed_buf = calloc(d->feed_cap, sizeof(*d->feed_buf));

@@ -19,6 +19,9 @@ struct sampler_damon_params {
 	uint64_t sample_us, aggr_us, update_us;	/* DAMON monitoring intervals */
 	uint32_t min_nr_regions, max_nr_regions;
 	uint32_t max_targets;
+	/* The memory the known-heat sketch is sized for (damon_feed.h:
+	 * damon_known_cells_for()); 0: this machine's. */
+	uint64_t mem_bytes;
 	/* Where regions come from; NULL: the schemes' tried_regions.  The
 	 * sampler owns it from sampler_damon_new() on (also when that fails). */
 	struct damon_feed *feed;

@@ -3,7 +3,7 @@
  * Drives the DAMON source on its own inside the lab guest, for the lab tests
  * (the daemon's main loop is another module):
  *
- *   damon_probe [--feed] RUNDIR find-hot MAX_DRAINS PID HOT_START HOT_END [PID ...]
+ *   damon_probe [--feed [--sketch-for GIB]] RUNDIR find-hot MAX_DRAINS PID HOT_START HOT_END [PID ...]
  *	monitor the PIDs and drain until DAMON has found each one's
  *	[HOT_START, HOT_END) (hex): every 2 MiB range of that pid at least
  *	half as hot as its hottest lies inside it or at its edges (precision),
@@ -21,7 +21,12 @@
  * does, with an idle pace (2) and back to full pace, before its first drain;
  * it fails (exit 2) if the feed does not start.  Without --feed, regions come
  * from the stat schemes' tried_regions.  With the feed a drain does not wait
- * for the kdamond, so the probe sleeps FEED_DRAIN_US between drains.
+ * for the kdamond, so the probe sleeps FEED_DRAIN_US between drains.  Once
+ * the hot regions are found, the feed's wake is checked against the kernel
+ * (wake_check(): a wake only for what the probe's own look finds new, and
+ * one for everything over an empty table; exit 1 otherwise).
+ * --sketch-for GIB: size the program's known-heat sketch for a machine
+ * with that much memory (damon.h; 1024 and up: the largest, 4 MiB).
  *
  * Prints the sampler's status line after start and before exit, and after
  * each drain what every scheme's tried_regions held (regions, total_bytes):
@@ -29,6 +34,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +76,10 @@ static void status(struct sampler *s, const char *when)
 
 #define MAX_PIDS 8
 #define FEED_DRAIN_US 200000	/* two aggregation intervals */
+#define WAKE_WAIT_MS 2000	/* twenty aggregations */
+#define KNOWN_WAIT_MS 1000
+#define WAKE_MIN_BYTES (1 << 20)	/* the bars the probe arms with */
+#define WAKE_SHARE 8
 
 static bool use_feed;
 #define SCHEMES "/sys/kernel/mm/damon/admin/kdamonds/0/contexts/0/schemes"
@@ -144,6 +154,90 @@ static bool found(struct hot_table *t, const struct want *w, struct hot_entry_vi
 	return n && far == 0 && 4 * in >= 3 * whole;
 }
 
+/*
+ * Arm the program's wake over @t at @t0 and wait up to @wait_ms: 1 when it
+ * woke the probe, with the probe's own look at that aggregation (the table
+ * at @t0, as the sketch has it) in *@pk; 0 when it did not; -errno.
+ */
+static int wake_wait(struct sampler *s, const struct hot_table *t, uint64_t t0, int wait_ms,
+		     struct sampler_peek *pk)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	uint32_t gen;
+	int r;
+
+	memset(pk, 0, sizeof(*pk));
+	pfd.fd = sampler_peek_fd(s, &gen);
+	r = pfd.fd < 0 ? pfd.fd : sampler_peek_arm(s, t, t0, WAKE_MIN_BYTES, WAKE_SHARE);
+	if (r < 0)
+		return r;
+	r = poll(&pfd, 1, wait_ms);
+	if (r < 0)
+		return -errno;
+	if (r == 0)
+		return 0;
+	r = sampler_peek(s, t, t0, pk);
+	printf("damon_probe: woken %.0f ms after arming; the probe's look: %d, %llu of %llu "
+	       "accessed bytes new\n", (double)(now_ns() - t0) / 1e6, r,
+	       (unsigned long long)pk->new_bytes, (unsigned long long)pk->accessed_bytes);
+	return r < 0 ? r : 1;
+}
+
+/* Whether the probe's look finds what a wake needs: the program's bars. */
+static bool look_agrees(const struct sampler_peek *pk)
+{
+	return pk->new_bytes >= WAKE_MIN_BYTES && pk->new_bytes * WAKE_SHARE >= pk->accessed_bytes;
+}
+
+/*
+ * The program's wake, in the kernel, after the hot regions were found in
+ * @t: armed over @t, a wake may come (a region's edges move), but only for
+ * an aggregation the probe's own look finds as new; armed over an empty
+ * table, the next aggregation with accessed regions is all new heat and
+ * must wake the probe.  0 when both held, 1 otherwise.
+ */
+static int wake_check(struct sampler *s, struct hot_table *t)
+{
+	struct hot_params hp = { .half_life_ns = 2000000000ull, .max_entries = 16 };
+	static uint64_t mem[4096];
+	struct sampler_peek pk;
+	struct hot_table empty;
+	int r;
+
+	/* A few more aggregations into the table: known heat is then several
+	 * aggregations' worth, as at tierd's idle ticks. */
+	for (int i = 0; i < 3; i++) {
+		usleep(FEED_DRAIN_US);
+		if (sampler_drain(s, t, now_ns()) < 0)
+			return 2;
+	}
+	r = wake_wait(s, t, now_ns(), KNOWN_WAIT_MS, &pk);
+	if (r < 0)
+		goto fail;
+	if (r == 0)
+		printf("damon_probe: armed over the table: no wake in %d ms\n", KNOWN_WAIT_MS);
+	else if (!look_agrees(&pk)) {
+		printf("damon_probe: the program woke the probe for an aggregation its own "
+		       "look finds no new heat in\n");
+		return 1;
+	}
+	if (hot_mem_size(hp.max_entries) > sizeof(mem) ||
+	    hot_init(&empty, &hp, mem, sizeof(mem), now_ns()) < 0)
+		return 2;
+	r = wake_wait(s, &empty, now_ns(), WAKE_WAIT_MS, &pk);
+	if (r < 0)
+		goto fail;
+	if (r == 0) {
+		printf("damon_probe: no wake within %d ms of arming over an empty table\n",
+		       WAKE_WAIT_MS);
+		return 1;
+	}
+	return look_agrees(&pk) ? 0 : 1;
+fail:
+	fprintf(stderr, "damon_probe: the wake: %s\n", strerror(-r));
+	return 2;
+}
+
 static int find_hot(struct sampler *s, const struct want *w, size_t nw, int max)
 {
 	static struct hot_entry_view v[TOPK];
@@ -203,8 +297,9 @@ static int find_hot(struct sampler *s, const struct want *w, size_t nw, int max)
 		if (all) {
 			printf("damon_probe: found the hot region%s after %d drains, %.1f s\n",
 			       nw > 1 ? "s" : "", i, (double)(now_ns() - t0) / 1e9);
+			r = use_feed ? wake_check(s, &t) : 0;
 			free(mem);
-			return 0;
+			return r;
 		}
 		if (use_feed)
 			usleep(FEED_DRAIN_US);
@@ -220,16 +315,21 @@ int main(int argc, char **argv)
 	struct sampler *s;
 	int r, rc = 0;
 
+	sampler_damon_params_default(&p);
 	if (argc > 1 && !strcmp(argv[1], "--feed")) {
 		use_feed = true;
 		argc--;
 		argv++;
 	}
+	if (use_feed && argc > 2 && !strcmp(argv[1], "--sketch-for")) {
+		p.mem_bytes = strtoull(argv[2], NULL, 10) << 30;
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 3) {
 		fprintf(stderr, "usage: see the top of tests/lab/damon_probe.c\n");
 		return 2;
 	}
-	sampler_damon_params_default(&p);
 	p.runtime_dir = argv[1];
 	sampler_bpf_set_log(libbpf_log);
 	if (use_feed) {

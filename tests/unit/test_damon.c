@@ -222,7 +222,9 @@ struct fake_feed {
 	bool started, freed;
 	uint32_t nr_targets;	/* follow()'s */
 	/* The program's side of a wake: the sketch, the bars, wakes queued. */
-	__u16 known[DAMON_KNOWN_CELLS];
+	uint64_t mem_bytes;	/* the source's mem_bytes (0: this machine's) */
+	__u16 *known;		/* known_cells, from start to stop */
+	uint32_t known_cells;
 	bool armed;
 	uint64_t min_bytes;
 	uint32_t share;
@@ -231,14 +233,21 @@ struct fake_feed {
 
 #define FF(f) ((struct fake_feed *)(f))
 
-static int ff_start(struct damon_feed *f, uint32_t max_regions, char *why, size_t len)
+static int ff_start(struct damon_feed *f, uint32_t max_regions, uint32_t known_cells,
+		    char *why, size_t len)
 {
-	FF(f)->max_regions = max_regions;
-	if (FF(f)->start_err) {
+	struct fake_feed *ff = FF(f);
+
+	ff->max_regions = max_regions;
+	if (ff->start_err) {
 		snprintf(why, len, "no kernel BTF");
-		return FF(f)->start_err;
+		return ff->start_err;
 	}
-	FF(f)->started = true;
+	ff->known = calloc(known_cells, sizeof(*ff->known));
+	if (!ff->known)
+		return -ENOMEM;
+	ff->known_cells = known_cells;
+	ff->started = true;
 	return 0;
 }
 
@@ -275,8 +284,9 @@ static void ff_counters(struct damon_feed *f, struct damon_feed_counters *ret)
 	ret->overflow = 2;
 }
 
-static __u16 *ff_known(struct damon_feed *f)
+static __u16 *ff_known(struct damon_feed *f, uint32_t *ret_cells)
 {
+	*ret_cells = FF(f)->started ? FF(f)->known_cells : 0;
 	return FF(f)->started ? FF(f)->known : NULL;
 }
 
@@ -309,6 +319,8 @@ static int ff_wake_fd(struct damon_feed *f)
 
 static void ff_stop(struct damon_feed *f)
 {
+	free(FF(f)->known);
+	FF(f)->known = NULL;
 	FF(f)->started = false;
 }
 
@@ -345,6 +357,7 @@ static struct sampler *mk_feed(struct fake_feed *ff)
 	if (ff) {
 		ff->base.ops = &ff_ops;
 		p.feed = &ff->base;
+		p.mem_bytes = ff->mem_bytes;
 	}
 	CHECK_EQ_INT(sampler_damon_new(&p, &s), 0);
 	return s;
@@ -746,6 +759,10 @@ static void test_feed(void)
 		     "kdamonds/0/state=commit\n");
 	CHECK(ff.started);
 	CHECK_EQ_INT(ff.max_regions, 1000 + 10 * 64);
+	/* The sketch sized for this machine's memory. */
+	CHECK_EQ_INT(ff.known_cells,
+		     damon_known_cells_for((uint64_t)sysconf(_SC_PHYS_PAGES) *
+					   (uint64_t)sysconf(_SC_PAGESIZE)));
 	CHECK_EQ_INT(ff.followed, 4242);
 	sampler_describe(s, &st);
 	CHECK_EQ_INT(st.generation, 1);
@@ -936,28 +953,74 @@ static void test_peek(void)
  * it read hotter (min of two cells, each the max of what landed there). */
 static void test_known(void)
 {
-	static __u16 known[DAMON_KNOWN_CELLS];
+	static __u16 known[DAMON_KNOWN_CELLS_MIN];
+	const uint32_t m = DAMON_KNOWN_CELLS_MIN - 1;
 	const uint64_t a = 0x400000;
 	uint64_t b = a, h;
 
-	CHECK_EQ_INT(damon_known_get(known, 0, a), 0);
-	damon_known_put(known, 0, a, 160);
-	CHECK_EQ_INT(damon_known_get(known, 0, a), 160);
-	CHECK_EQ_INT(damon_known_get(known, 0, a + 0x1fffff), 160);	/* same range */
-	CHECK_EQ_INT(damon_known_get(known, 1, a), 0);			/* other target */
-	damon_known_put(known, 0, a, 100);				/* the most stays */
-	CHECK_EQ_INT(damon_known_get(known, 0, a), 160);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a), 0);
+	damon_known_put(known, m, 0, a, 160);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a), 160);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a + 0x1fffff), 160);	/* same range */
+	CHECK_EQ_INT(damon_known_get(known, m, 1, a), 0);		/* other target */
+	damon_known_put(known, m, 0, a, 100);				/* the most stays */
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a), 160);
 	/* A hotter range whose first cell is a's: a still reads its own. */
 	h = damon_known_hash(0, a);
 	do
 		b += DAMON_RANGE_SIZE;
-	while (damon_known_cell(damon_known_hash(0, b), 0) != damon_known_cell(h, 0) ||
-	       damon_known_cell(damon_known_hash(0, b), 1) == damon_known_cell(h, 1));
-	damon_known_put(known, 0, b, 1000);
-	CHECK_EQ_INT(damon_known_get(known, 0, a), 160);
-	CHECK_EQ_INT(damon_known_get(known, 0, b), 1000);
-	damon_known_put(known, 0, b + DAMON_RANGE_SIZE, 1u << 20);	/* saturates */
-	CHECK_EQ_INT(damon_known_get(known, 0, b + DAMON_RANGE_SIZE), DAMON_KNOWN_MAX);
+	while (damon_known_cell(damon_known_hash(0, b), 0, m) != damon_known_cell(h, 0, m) ||
+	       damon_known_cell(damon_known_hash(0, b), 1, m) == damon_known_cell(h, 1, m));
+	damon_known_put(known, m, 0, b, 1000);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a), 160);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, b), 1000);
+	damon_known_put(known, m, 0, b + DAMON_RANGE_SIZE, 1u << 20);	/* saturates */
+	CHECK_EQ_INT(damon_known_get(known, m, 0, b + DAMON_RANGE_SIZE), DAMON_KNOWN_MAX);
+}
+
+/* Ranges of @nr_fresh never put that read as known in a sketch of @cells
+ * holding @nr_known others (all of target 0, from 0x7f0000000000 on). */
+static uint32_t known_collisions(uint32_t cells, uint32_t nr_known, uint32_t nr_fresh)
+{
+	__u16 *known = calloc(cells, sizeof(*known));
+	const uint64_t base = 0x7f0000000000ull;
+	uint32_t hit = 0;
+
+	CHECK(known != NULL);
+	if (!known)
+		return UINT32_MAX;
+	for (uint32_t i = 0; i < nr_known; i++)
+		damon_known_put(known, cells - 1, 0, base + (uint64_t)i * DAMON_RANGE_SIZE, 16);
+	for (uint32_t i = 0; i < nr_fresh; i++)
+		hit += damon_known_get(known, cells - 1, 0,
+				       base + (uint64_t)(nr_known + i) * DAMON_RANGE_SIZE) != 0;
+	free(known);
+	return hit;
+}
+
+/* The sketch's size: four cells per 2 MiB range of memory, a power of two
+ * within the bounds; and what that buys at the figures damon.h gives. */
+static void test_known_size(void)
+{
+	const uint64_t gib = 1ull << 30;
+
+	CHECK_EQ_INT(damon_known_cells_for(0), DAMON_KNOWN_CELLS_MIN);
+	CHECK_EQ_INT(damon_known_cells_for(6 * gib), DAMON_KNOWN_CELLS_MIN);	/* the lab */
+	CHECK_EQ_INT(damon_known_cells_for(16 * gib), DAMON_KNOWN_CELLS_MIN);
+	CHECK_EQ_INT(damon_known_cells_for(16 * gib + DAMON_RANGE_SIZE), 1u << 16);
+	CHECK_EQ_INT(damon_known_cells_for(64 * gib), 1u << 17);
+	CHECK_EQ_INT(damon_known_cells_for(512 * gib), 1u << 20);
+	CHECK_EQ_INT(damon_known_cells_for(1024 * gib), DAMON_KNOWN_CELLS_MAX);
+	CHECK_EQ_INT(damon_known_cells_for(8192 * gib), DAMON_KNOWN_CELLS_MAX);
+	/* 1 TiB sized (2^21 cells): a quarter of it hot (131072 ranges), a
+	 * new range reads known about 1.4% of the time, all of it hot 15%;
+	 * the fixed 64 KiB of before, with the same quarter hot: nearly always. */
+	CHECK(known_collisions(1u << 21, 131072, 16384) < 16384 * 3 / 100);
+	CHECK(known_collisions(1u << 21, 524288, 16384) < 16384 * 20 / 100);
+	CHECK(known_collisions(1u << 21, 524288, 16384) > 16384 * 10 / 100);
+	CHECK(known_collisions(DAMON_KNOWN_CELLS_MIN, 131072, 16384) > 16384 * 95 / 100);
+	/* At the lab's 64 KiB, an 8 GiB hot set (4096 ranges): a few %. */
+	CHECK(known_collisions(DAMON_KNOWN_CELLS_MIN, 4096, 16384) < 16384 * 8 / 100);
 }
 
 /*
@@ -973,8 +1036,9 @@ static void look_known(const struct fake_feed *ff, const struct damon_feed_rec *
 
 	for (size_t i = 0; i < n; i++)
 		if (g[i].target < 2 && g[i].end > g[i].start && g[i].nr_accesses)
-			damon_known_look(ff->known, g[i].target, g[i].start, g[i].end,
-					 g[i].nr_accesses, &accessed, &fresh);
+			damon_known_look(ff->known, ff->known_cells - 1, g[i].target,
+					 g[i].start, g[i].end, g[i].nr_accesses, &accessed,
+					 &fresh);
 	ret->accessed_bytes = accessed;
 	ret->new_bytes = fresh;
 }
@@ -982,10 +1046,12 @@ static void look_known(const struct fake_feed *ff, const struct damon_feed_rec *
 static void test_peek_arm(void)
 {
 	static uint64_t mem[8192];
-	static struct fake_feed ff = { .pass = 7 };
+	/* sized for 64 GiB: 2^17 cells */
+	static struct fake_feed ff = { .pass = 7, .mem_bytes = 64ull << 30 };
 	static const struct damon_feed_rec large[] = {
 		{ 0x400000, 0x40400000, 0, 4 },
 	};
+	const uint32_t m = (1u << 17) - 1;
 	const pid_t pids[] = { 100, 200 };
 	struct sampler_peek pk, bpf;
 	struct sampler_status st;
@@ -1002,6 +1068,7 @@ static void test_peek_arm(void)
 	sampler_describe(s, &st);
 	CHECK_EQ_INT(sampler_peek_fd(s, &gen), 42);
 	CHECK_EQ_INT(gen, st.generation);
+	CHECK_EQ_INT(ff.known_cells, m + 1);
 
 	/* The table after one aggregation, and a range too cold to note. */
 	ff.regions = feed_regions;
@@ -1010,19 +1077,19 @@ static void test_peek_arm(void)
 	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
 	CHECK(hot_record(&t, 100, 0x2000000, HOT_HUGE_SIZE, 0.05, 0) > 0);
 	CHECK(hot_record(&t, 300, 0x4000000, HOT_HUGE_SIZE, 5.0, 0) > 0);	/* untracked */
-	ff.known[damon_known_cell(damon_known_hash(0, 0x6000000), 0)] = 99;	/* stale */
+	ff.known[damon_known_cell(damon_known_hash(0, 0x6000000), 0, m)] = 99;	/* stale */
 	ff.wakes = 1;
 	CHECK_EQ_INT(sampler_peek_arm(s, &t, 0, 8 << 20, 8), 0);
 	CHECK(ff.armed);
 	CHECK_EQ_U64(ff.min_bytes, 8 << 20);
 	CHECK_EQ_INT(ff.share, 8);
 	CHECK_EQ_INT(ff.wakes, 0);	/* dropped */
-	CHECK_EQ_INT(damon_known_get(ff.known, 0, 0x400000), 160);
-	CHECK_EQ_INT(damon_known_get(ff.known, 1, 0x7f0000000000), 80);
-	CHECK_EQ_INT(damon_known_get(ff.known, 1, 0x7f0000200000), 80);
-	CHECK_EQ_INT(damon_known_get(ff.known, 0, 0x2000000), 0);
-	CHECK_EQ_INT(damon_known_get(ff.known, 2, 0x4000000), 0);
-	CHECK_EQ_INT(ff.known[damon_known_cell(damon_known_hash(0, 0x6000000), 0)], 0);
+	CHECK_EQ_INT(damon_known_get(ff.known, m, 0, 0x400000), 160);
+	CHECK_EQ_INT(damon_known_get(ff.known, m, 1, 0x7f0000000000), 80);
+	CHECK_EQ_INT(damon_known_get(ff.known, m, 1, 0x7f0000200000), 80);
+	CHECK_EQ_INT(damon_known_get(ff.known, m, 0, 0x2000000), 0);
+	CHECK_EQ_INT(damon_known_get(ff.known, m, 2, 0x4000000), 0);
+	CHECK_EQ_INT(ff.known[damon_known_cell(damon_known_hash(0, 0x6000000), 0, m)], 0);
 	/* The same aggregation again: nothing fresh, to the program as to tierd. */
 	look_known(&ff, feed_regions, 5, &bpf);
 	ff.done = 9;
@@ -1032,7 +1099,7 @@ static void test_peek_arm(void)
 	CHECK_EQ_U64(pk.new_bytes, 0);
 	/* Armed for a later tick: heat decayed to then, all of it fresh. */
 	CHECK_EQ_INT(sampler_peek_arm(s, &t, 1500000000ull, 8 << 20, 8), 0);
-	CHECK_EQ_INT(damon_known_get(ff.known, 0, 0x400000), 56);	/* 10 * 2^-1.5 * 16 */
+	CHECK_EQ_INT(damon_known_get(ff.known, m, 0, 0x400000), 56);	/* 10 * 2^-1.5 * 16 */
 	look_known(&ff, feed_regions, 5, &bpf);
 	ff.done = 10;
 	CHECK_EQ_INT(sampler_peek(s, &t, 1500000000ull, &pk), 1);
@@ -1136,6 +1203,7 @@ int main(void)
 	RUN(test_feed);
 	RUN(test_peek);
 	RUN(test_known);
+	RUN(test_known_size);
 	RUN(test_peek_arm);
 	RUN(test_cost);
 	if (!test_failures) {
