@@ -95,7 +95,10 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
+	/* Sizes, not BTF types: the value's size is set at load, and a map
+	 * with a key type but no value type is refused with BTF (libbpf then
+	 * logs that and retries without). */
+	__uint(key_size, sizeof(__u32));
 	__uint(value_size, DAMON_KNOWN_CELLS_MIN * sizeof(__u16));	/* the loader sets it */
 	__uint(max_entries, 1);
 } known SEC(".maps");

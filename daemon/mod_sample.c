@@ -56,9 +56,10 @@ struct mod_sample {
 	uint32_t generation; /* the source's, when it was last logged */
 };
 
+/* libbpf's own messages mostly start with "libbpf: " already. */
 static void bpf_log(int level, const char *msg)
 {
-	log_msg(level, "libbpf: %s", msg);
+	log_msg(level, "libbpf: %s", strncmp(msg, "libbpf: ", 8) ? msg : msg + 8);
 }
 
 /* tierd.yaml sampling.targets as targets rules (see targets.h). */
