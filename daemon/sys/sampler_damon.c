@@ -770,6 +770,65 @@ static int damon_set_pace(struct sampler *s, unsigned int slowdown)
 	return r;
 }
 
+/*
+ * What sampling costs here is the kdamond's CPU time: its page-table checks
+ * every sampling interval, and, on the tracepoint, the program's copy and
+ * look at every aggregation, which run in it.  utime + stime from
+ * /proc/PID/stat once a drain; over the drain interval that is cost_pct.
+ * A new kdamond (set_targets() turned it off and on) starts a new
+ * baseline.  When tierd turns its kdamond off (no targets, or stop) it
+ * reads the count one last time first (cost_final()); when the kdamond
+ * stops by itself (every target exited), its time after the last drain's
+ * reading goes uncounted: the thread is gone.  tierd's own reads (the
+ * sysfs route) are tierd's CPU, not counted here.
+ */
+static int kdamond_ticks(const struct sampler_damon *d, uint64_t *ret)
+{
+	unsigned long long utime, stime;
+	char id[16], buf[1024];
+	const char *p;
+
+	snprintf(id, sizeof(id), "%d", (int)d->kdamond_pid);
+	/* State, 10 fields, utime, stime. */
+	if (fs_read_pid_stat(d->p.procfs_root ? d->p.procfs_root : "/proc", id, buf, sizeof(buf),
+			     &p) < 0 ||
+	    sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+		   &stime) != 2)
+		return -EINVAL;
+	*ret = utime + stime;
+	return 0;
+}
+
+static void cost_update(struct sampler_damon *d, uint64_t now_ns)
+{
+	uint64_t ticks;
+
+	if (!d->kdamond_pid || kdamond_ticks(d, &ticks) < 0)
+		return;
+	if (d->cost_pid == d->kdamond_pid && ticks >= d->cost_ticks && now_ns > d->cost_ns) {
+		double sec = (double)(ticks - d->cost_ticks) / (double)d->clk_tck;
+
+		d->st.cpu_seconds += sec;
+		d->st.cost_pct = sec * 1e11 / (double)(now_ns - d->cost_ns);
+		d->st.cost_source = "kdamond";
+	}
+	d->cost_pid = d->kdamond_pid;
+	d->cost_ticks = ticks;
+	d->cost_ns = now_ns;
+}
+
+/* Before tierd turns its kdamond off: the time since the last reading into
+ * the total (cost_pct stays the last drain interval's). */
+static void cost_final(struct sampler_damon *d)
+{
+	uint64_t ticks;
+
+	if (d->kdamond_pid && d->cost_pid == d->kdamond_pid &&
+	    kdamond_ticks(d, &ticks) == 0 && ticks >= d->cost_ticks)
+		d->st.cpu_seconds += (double)(ticks - d->cost_ticks) / (double)d->clk_tck;
+	d->cost_pid = 0;
+}
+
 static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 {
 	struct sampler_damon *d = SD(s);
@@ -788,8 +847,10 @@ static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 		return r;
 	if (n == 0) {
 		/* A vaddr kdamond needs a target; idle it until one comes. */
-		if (on)
+		if (on) {
+			cost_final(d);
 			r = sysfs_write(d, "off", "kdamonds/%d/state", d->idx);
+		}
 		d->ntargets = 0;
 		d->on = false;
 		d->kdamond_pid = 0;
@@ -878,44 +939,6 @@ static int read_regions(struct sampler_damon *d, size_t i, struct hot_table *t,
 	}
 	closedir(dd);	/* closes dfd */
 	return records;
-}
-
-/*
- * What sampling costs here is the kdamond's CPU time: its page-table checks
- * every sampling interval, and, on the tracepoint, the program's copy and
- * look at every aggregation, which run in it.  utime + stime from
- * /proc/PID/stat once a drain; over the drain interval that is cost_pct.
- * A new kdamond (set_targets() turned it off and on) starts a new
- * baseline, so the old one's time after its last reading goes uncounted.
- * tierd's own reads (the sysfs route) are tierd's CPU, not counted here.
- */
-static void cost_update(struct sampler_damon *d, uint64_t now_ns)
-{
-	unsigned long long utime, stime;
-	char id[16], buf[1024];
-	const char *p;
-	uint64_t ticks;
-
-	if (!d->kdamond_pid)
-		return;
-	snprintf(id, sizeof(id), "%d", (int)d->kdamond_pid);
-	/* State, 10 fields, utime, stime. */
-	if (fs_read_pid_stat(d->p.procfs_root ? d->p.procfs_root : "/proc", id, buf, sizeof(buf),
-			     &p) < 0 ||
-	    sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
-		   &stime) != 2)
-		return;
-	ticks = utime + stime;
-	if (d->cost_pid == d->kdamond_pid && ticks >= d->cost_ticks && now_ns > d->cost_ns) {
-		double sec = (double)(ticks - d->cost_ticks) / (double)d->clk_tck;
-
-		d->st.cpu_seconds += sec;
-		d->st.cost_pct = sec * 1e11 / (double)(now_ns - d->cost_ns);
-		d->st.cost_source = "kdamond";
-	}
-	d->cost_pid = d->kdamond_pid;
-	d->cost_ticks = ticks;
-	d->cost_ns = now_ns;
 }
 
 static int damon_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
@@ -1085,6 +1108,7 @@ static void damon_stop(struct sampler *s)
 
 	if (d->idx < 0)
 		return;
+	cost_final(d);
 	if (kdamond_remove(d, d->idx) == 0)
 		unlink(d->owner_path);
 	d->idx = -1;

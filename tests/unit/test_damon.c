@@ -1151,6 +1151,7 @@ static void test_cost(void)
 	static uint64_t mem[8192];
 	static struct fake_feed ff = { .pass = 7 };
 	unsigned long long tck = (unsigned long long)sysconf(_SC_CLK_TCK);
+	const pid_t one = 100;
 	struct sampler_status st;
 	struct hot_table t;
 	struct sampler *s;
@@ -1188,6 +1189,21 @@ static void test_cost(void)
 	sampler_describe(s, &st);
 	CHECK(st.cpu_seconds > 3.249 && st.cpu_seconds < 3.251);
 	CHECK(st.cost_pct > 49.99 && st.cost_pct < 50.01);	/* one second over two */
+	/* Turned off for want of targets: its time since the last drain is
+	 * read first; the kdamond turned on again starts a new baseline. */
+	put_stat("kdamond.0", 1 + 2 * tck, 1);
+	CHECK_EQ_INT(sampler_set_targets(s, NULL, 0), 0);
+	sampler_describe(s, &st);
+	CHECK(st.cpu_seconds > 4.249 && st.cpu_seconds < 4.251);
+	CHECK_EQ_INT(sampler_set_targets(s, &one, 1), 0);
+	put_stat("kdamond.0", 5 * tck, 1);
+	CHECK_EQ_INT(sampler_drain(s, &t, 11000000000ull), 0);
+	sampler_describe(s, &st);
+	CHECK(st.cpu_seconds > 4.249 && st.cpu_seconds < 4.251);
+	put_stat("kdamond.0", 6 * tck, 1);
+	CHECK_EQ_INT(sampler_drain(s, &t, 12000000000ull), 0);
+	sampler_describe(s, &st);
+	CHECK(st.cpu_seconds > 5.249 && st.cpu_seconds < 5.251);
 	sampler_free(s);
 }
 
