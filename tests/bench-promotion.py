@@ -60,7 +60,9 @@ def main():
             run_dir(out, rep, "tierd-patched-uniform", t_pat[i], 1000,
                     {"tierd_cpu_pct": rep * rep, "tierd_rss_mib": 30 + rep,
                      "migrate_vs_raw": mvr[i], "tick_nice": "?",
-                     "raw_bytes_per_s": 2 ** 28 / rep})
+                     "raw_bytes_per_s": 2 ** 28 / rep,
+                     "kdamond_cpu_pct": 8 + rep, "kdamond_steady_cpu_pct": 2,
+                     "tierd_sampler_cpu_pct": 7.5 + rep})
         # shift: the hot set moves 10 s after the start; back on node 0
         # after 1, 2, never (patched) and 4, 4, 8 (NB).
         for rep in (1, 2, 3):
@@ -105,6 +107,8 @@ def main():
         check("cpu median", pat["cpu_pct"], 4.0)
         check("rss median", pat["rss_mib"], 32.0)
         check("kdamond median", damos["kdamond_cpu_pct"], 10.0)
+        check("sampling median", pat["sampling_cpu_pct"], 9.5)
+        check("no sampling count for damos", damos["sampling_cpu_pct"], None)
         check("row mvr", pat["migrate_vs_raw"], 0.9)
         check("top mvr", res["migrate_vs_raw"], 0.9)
         # Ratios within a repetition: 2/4, 3/5 (rep 3: patched never).
@@ -117,6 +121,7 @@ def main():
         check("raw call / nb", q["raw_call_vs_numa_balancing"], 0.36)
         md = open(os.path.join(out, "promotion.md")).read()
         check("md per-rep column", "| 2.0 3.0 - |" in md, True)
+        check("md kdamond with tierd's count", "| 10.0 / 2.0; 9.5 |" in md, True)
         check("md shift columns", "| 2.0 | 1.0 2.0 - |" in md, True)
         check("md ratios", "| uniform | 0.55 | 0.25 | - | 0.36 |" in md, True)
         check("md text", "90%%" not in md and "uniform 1000, shift -." in md, True)

@@ -28,6 +28,10 @@ Per run:
   kdamond_cpu_pct, kdamond_steady_cpu_pct
                     the same for the kdamond the system runs (tierd's own,
                     damos's): part of its cost
+  sampling_cpu_pct  what tierd itself counted its sampling as costing over
+                    the run (tierd_sampler_cpu_seconds_total: its kdamond's
+                    CPU time), beside kdamond_cpu_pct, read from outside
+                    (tierd only)
   migrate_vs_raw    tierd's migration throughput over one raw
                     move_pages(2) call's on the same hot set, in alternating
                     rounds after the watch (promote-run --rawmove)
@@ -61,6 +65,7 @@ SUMMARY_KEYS = {
     "steady_cpu_pct": "tierd_steady_cpu_pct",
     "kdamond_cpu_pct": "kdamond_cpu_pct",
     "kdamond_steady_cpu_pct": "kdamond_steady_cpu_pct",
+    "sampling_cpu_pct": "tierd_sampler_cpu_pct",
     "migrate_vs_raw": "migrate_vs_raw",
 }
 HOT_RE = re.compile(r" hot (0x[0-9a-f]+)-(0x[0-9a-f]+) ")
@@ -203,7 +208,8 @@ def aggregate(out, workloads):
             for key, nd in (("ops_per_s_after", 0), ("work_lost_pct", 1),
                             ("pages_migrated", 0), ("cpu_pct", 2), ("rss_mib", 1),
                             ("steady_cpu_pct", 2), ("kdamond_cpu_pct", 2),
-                            ("kdamond_steady_cpu_pct", 2), ("migrate_vs_raw", 3),
+                            ("kdamond_steady_cpu_pct", 2), ("sampling_cpu_pct", 2),
+                            ("migrate_vs_raw", 3),
                             ("raw_time_to_90pct_s", 2)):
                 row[key] = rnd(row[key], nd)
             for key in ("ops_per_s_after", "pages_migrated"):
@@ -254,7 +260,7 @@ def write_md(path, res):
         f.write("| system | workload | time to 90% (s) | per repetition "
                 "| after the shift (s) | per repetition | ops/s after "
                 "| work lost % | pages migrated | tierd CPU % (run / steady) "
-                "| kdamond CPU % (run / steady) | tierd RSS MiB "
+                "| kdamond CPU % (run / steady; tierd's count) | tierd RSS MiB "
                 "| migrate_vs_raw |\n")
         f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         pair = lambda a, b: "-" if a is None else "%s / %s" % (fmt(a), fmt(b))
@@ -268,7 +274,8 @@ def write_md(path, res):
                 fmt(r["ops_per_s_after"]), fmt(r["work_lost_pct"]),
                 fmt(r["pages_migrated"]),
                 pair(r["cpu_pct"], r["steady_cpu_pct"]),
-                pair(r["kdamond_cpu_pct"], r["kdamond_steady_cpu_pct"]),
+                pair(r["kdamond_cpu_pct"], r["kdamond_steady_cpu_pct"]) +
+                ("" if r["sampling_cpu_pct"] is None else "; %s" % fmt(r["sampling_cpu_pct"])),
                 fmt(r["rss_mib"]), fmt(r["migrate_vs_raw"])))
         f.write("\nTime to 90%, tierd-patched over each system (median of the "
                 "per-repetition ratios; P5 wants <= 0.5 against numa_balancing "
