@@ -52,11 +52,12 @@
  * arms it again.  tierd then looks at that pass itself against its table
  * (sampler_damon.c: damon_peek()) before it ticks early.  A steady hot set
  * costs tierd no wake-up at all; the program's cost is one map lookup
- * (the sketch, sized by tierd at load) and up to DAMON_LOOK_RANGES pairs of
- * array reads per accessed region, in the kdamond.  The arm flag is latched at the beginning of a pass so that a
- * pass is summed whole or not at all; a pass that tierd rewrites the
- * sketch under is judged on a mix of the two and at worst wakes tierd for
- * nothing (its own look finds nothing fresh) or not at all.
+ * (the sketch, sized by tierd at load) and up to DAMON_LOOK_RANGES pairs
+ * of array reads per accessed region, in the kdamond.  The arm flag is
+ * latched at the beginning of a pass so that a pass is summed whole or not
+ * at all; a pass that tierd rewrites the sketch under is judged on a mix
+ * of the two and at worst wakes tierd for nothing (its own look finds
+ * nothing fresh) or not at all.
  *
  * How it fails.  More accessed regions in one pass than half_cap (the
  * kdamond's max_nr_regions plus a margin): the rest are counted in overflow

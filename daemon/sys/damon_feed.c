@@ -19,10 +19,10 @@
  * Memory then: 2 * half_cap * 24 bytes of kernel memory (350 KiB at the
  * default 2000 regions and 64 targets), mapped here; a read touches only the
  * pages of the records it copies.  The known-heat sketch (damon.h), 64 KiB
- * up to 4 MiB by the machine's memory, is another mapped array, which tierd
- * writes at each idle tick, and the wake ring
- * is one page of data; libbpf's ring_buffer consumes it here, and its epoll
- * descriptor is what tierd's event loop watches for wakes.
+ * up to 4 MiB by the machine's memory, is another mapped array, which
+ * tierd writes at each idle tick.  The wake ring is one page of data;
+ * libbpf's ring_buffer consumes it here, and its epoll descriptor is what
+ * tierd's event loop watches for wakes.
  */
 #include <errno.h>
 #include <poll.h>
