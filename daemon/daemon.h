@@ -162,6 +162,13 @@ struct tierd {
 	int topo_error; /* last topology refresh error, logged once */
 };
 
+/*
+ * The least memory that matters once idle: a peek wakes tierd for new heat
+ * in no less (with the share of mod_sample.c's WAKE_SHARE), and a tick that
+ * moves less does not put the sampling back at full pace (mod_sample.c).
+ */
+#define TIERD_IDLE_MOVE_BYTES (8ull << 20)
+
 /* Milliseconds to the next tick: interval_ms, doubled for each idle tick in
  * a row, at most idle_interval_ms; 0 while a backlog lasts (pipeline.h). */
 uint32_t tierd_interval_ms(const struct tierd *d);

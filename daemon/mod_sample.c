@@ -30,7 +30,7 @@
 #define SCAN_INTERVAL_NS (2000 * NSEC_PER_MSEC) /* /proc walk for targets */
 #define DAMON_MAX_TARGETS 64
 /* A peek wakes tierd for new heat in at least this much memory ... */
-#define WAKE_MIN_BYTES (8ull << 20)
+#define WAKE_MIN_BYTES TIERD_IDLE_MOVE_BYTES
 /* ... that is at least 1/WAKE_SHARE of what the source saw accessed: DAMON
  * moves its region edges every aggregation, and a converged hot set's edges
  * must not wake tierd each time. */
@@ -54,6 +54,8 @@ struct mod_sample {
 	int last_error;
 	unsigned int backlog_ticks; /* ticks in a row with a backlog */
 	uint32_t generation; /* the source's, when it was last logged */
+	unsigned int pace; /* what the sampler was last set to (1: full) */
+	uint64_t moved_at_pace; /* d->pipe->moved_bytes_total then */
 };
 
 /* libbpf's own messages mostly start with "libbpf: " already. */
@@ -298,6 +300,9 @@ static int mod_sample_tick(struct tierd *d, void *priv, uint64_t now_ns)
 {
 	struct mod_sample *m = priv;
 	struct sampler_status st;
+	unsigned int pace;
+	uint64_t moved;
+	bool slow;
 	int r;
 
 	if (!m->s)
@@ -316,11 +321,26 @@ static int mod_sample_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	r = sampler_drain(m->s, &m->hot, now_ns);
 	if (r < 0)
 		return r;
-	/* Nothing to move for a while (see idle_interval_ms): sample less. */
-	r = sampler_set_pace(m->s, d->idle_ticks >= 2 ?
-					   d->conf->sampling.damon_idle_slowdown : 1);
+	/* Nothing to move for a while (see idle_interval_ms): sample less.
+	 * Once slow, less than TIERD_IDLE_MOVE_BYTES moved since the pace was
+	 * last set (a range or two at a settled hot set's edge, found by a
+	 * tick a peek brought forward; the ticks of a backlog, which do not
+	 * sample, count too) does not end that, though the ticks come sooner
+	 * for a while; more does.  In session 16's bench one such 2 MiB move,
+	 * 30 s after the hot set had settled, was followed by some five
+	 * seconds of the kdamond at 44% of a vCPU under TCG. */
+	moved = d->pipe->moved_bytes_total - m->moved_at_pace;
+	slow = d->idle_ticks >= 2 || (m->pace > 1 && moved < TIERD_IDLE_MOVE_BYTES);
+	pace = slow ? d->conf->sampling.damon_idle_slowdown : 1;
+	r = sampler_set_pace(m->s, pace);
 	if (r < 0)
 		return r;
+	if (pace != m->pace)
+		log_debug("sample at %.3f s: pace 1/%u (%u idle ticks, %llu bytes moved since "
+			  "the last pace)", (double)(now_ns - d->start_ns) / 1e9, pace,
+			  d->idle_ticks, (unsigned long long)moved);
+	m->pace = pace;
+	m->moved_at_pace = d->pipe->moved_bytes_total;
 	sampler_describe(m->s, &st);
 	/* E.g. the DAMON source moving to its tracepoint at the first idle pace. */
 	if (st.generation != m->generation) {

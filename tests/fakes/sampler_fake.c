@@ -100,6 +100,12 @@ static int fake_peek_fd(struct sampler *s, uint32_t *gen)
 	return f->peek_fd;
 }
 
+static int fake_set_pace(struct sampler *s, unsigned int slowdown)
+{
+	FAKE(s)->pace = slowdown;
+	return 0;
+}
+
 static void fake_stop(struct sampler *s)
 {
 	struct sampler_fake *f = FAKE(s);
@@ -139,6 +145,7 @@ static const struct sampler_ops fake_ops = {
 	.peek = fake_peek,
 	.peek_arm = fake_peek_arm,
 	.peek_fd = fake_peek_fd,
+	.set_pace = fake_set_pace,
 	.stop = fake_stop,
 	.fd = fake_fd,
 	.describe = fake_describe,

@@ -35,6 +35,7 @@ struct sampler_fake {
 	bool armed;
 	uint64_t arm_at_ns, arm_min_bytes;
 	uint32_t arm_share;
+	unsigned int pace;	/* set_pace()'s last slowdown (0: never called) */
 	int peek_fd;		/* what peek_fd() returns (-1 at init: -EOPNOTSUPP) */
 	uint32_t peek_gen;
 	struct sampler_status st;

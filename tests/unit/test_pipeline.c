@@ -353,6 +353,51 @@ static void test_peek_wakes(void)
 	tierd_fini(&d);
 }
 
+/* The sampling pace: full while moving, slow after two idle ticks; once
+ * slow, a tick that moves less than TIERD_IDLE_MOVE_BYTES (one 2 MiB range)
+ * keeps it slow, and one that moves more puts it back at full pace. */
+static void test_idle_pace(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct pipe_fakes fk;
+	char root[4096];
+	uint64_t t = SEC;
+
+	setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
+	map.npages = 8 * ENTRY_PAGES;
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, t), 0);
+	CHECK_EQ_INT(map.moves, 1);
+	CHECK_EQ_INT(sf.pace, 1);
+	/* Idle: the third tick after the move samples at the slow pace. */
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ_INT(tierd_tick(&d, t += SEC), 0);
+	CHECK_EQ_INT(sf.pace, d.conf->sampling.damon_idle_slowdown);
+	CHECK(sf.pace > 1);
+	/* One more range turns hot and moves: 2 MiB, not idle, but the next
+	 * tick stays at the slow pace. */
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + 2 * MIB, 2 * MIB, 40.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, t += SEC), 0);
+	CHECK_EQ_INT(map.moves, 2);
+	CHECK_EQ_U64(d.pipe->moved_bytes_total, 4 * MIB);
+	CHECK_EQ_INT(d.idle_ticks, 0);
+	CHECK_EQ_INT(tierd_tick(&d, t += SEC), 0);
+	CHECK_EQ_INT(sf.pace, d.conf->sampling.damon_idle_slowdown);
+	/* A hot set arrives: 12 MiB moved, the next tick at full pace. */
+	for (int i = 0; i < 6; i++)
+		CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + (4 + 2 * (uint64_t)i) * MIB,
+					       2 * MIB, 40.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, t += SEC), 0);
+	CHECK_EQ_INT(count_on(&map, 0, 8 * ENTRY_PAGES, 0), 8 * ENTRY_PAGES);
+	CHECK_EQ_U64(d.pipe->moved_bytes_total, 16 * MIB);
+	CHECK_EQ_INT(tierd_tick(&d, t += SEC), 0);
+	CHECK_EQ_INT(sf.pace, 1);
+	tierd_fini(&d);
+}
+
 /* A range of which a page stayed behind (-EBUSY) is not known fast: the
  * next tick queries it again. */
 static void test_partial_move_requeried(void)
@@ -980,6 +1025,7 @@ int main(int argc, char **argv)
 	fixtures_dir = argv[1];
 	RUN(test_promote);
 	RUN(test_peek_wakes);
+	RUN(test_idle_pace);
 	RUN(test_partial_move_requeried);
 	RUN(test_recheck_sampled);
 	RUN(test_vanilla_kernel);
