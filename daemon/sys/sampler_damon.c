@@ -528,11 +528,12 @@ static int feed_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now
  * sketch (damon.h: damon_known_look(), DAMON_LOOK_RANGES ranges at most):
  * its bytes in @ret->accessed_bytes, and in @ret->new_bytes those of its
  * ranges whose heat in the table is below half of what this region alone
- * would add to them (hot_record()'s weight: nr_accesses times the share of the range the region covers).  A
- * range hot for a while holds about four aggregations' worth at 4 s idle
- * ticks and a 10 s half-life; the half keeps out ranges whose count only
- * jumps for one aggregation (in the lab, a converged hot set's edges woke
- * tierd now and then with the whole weight as the bar). */
+ * would add to them (hot_record()'s weight: nr_accesses times the share of
+ * the range the region covers).  A range hot for a while holds about four
+ * aggregations' worth at 4 s idle ticks and a 10 s half-life; the half
+ * keeps out ranges whose count only jumps for one aggregation (in the lab,
+ * a converged hot set's edges woke tierd now and then with the whole weight
+ * as the bar). */
 static void peek_region(const struct hot_table *t, pid_t pid, const struct damon_feed_rec *g,
 			double scale, struct sampler_peek *ret)
 {
@@ -799,21 +800,38 @@ static int kdamond_ticks(const struct sampler_damon *d, uint64_t *ret)
 	return 0;
 }
 
-static void cost_update(struct sampler_damon *d, uint64_t now_ns)
+/* A new reading of the kdamond's CPU time: what it used since the last
+ * reading of the same thread goes into the total (1, its seconds in
+ * *@ret_sec); 0 for a first reading, -errno when there is none. */
+static int cost_read(struct sampler_damon *d, double *ret_sec)
 {
 	uint64_t ticks;
+	bool same;
 
-	if (!d->kdamond_pid || kdamond_ticks(d, &ticks) < 0)
-		return;
-	if (d->cost_pid == d->kdamond_pid && ticks >= d->cost_ticks && now_ns > d->cost_ns) {
-		double sec = (double)(ticks - d->cost_ticks) / (double)d->clk_tck;
-
-		d->st.cpu_seconds += sec;
-		d->st.cost_pct = sec * 1e11 / (double)(now_ns - d->cost_ns);
+	if (!d->kdamond_pid)
+		return -ENOENT;
+	if (kdamond_ticks(d, &ticks) < 0)
+		return -EINVAL;
+	same = d->cost_pid == d->kdamond_pid && ticks >= d->cost_ticks;
+	if (same) {
+		*ret_sec = (double)(ticks - d->cost_ticks) / (double)d->clk_tck;
+		d->st.cpu_seconds += *ret_sec;
 		d->st.cost_source = "kdamond";
 	}
 	d->cost_pid = d->kdamond_pid;
 	d->cost_ticks = ticks;
+	return same;
+}
+
+static void cost_update(struct sampler_damon *d, uint64_t now_ns)
+{
+	double sec;
+	int r = cost_read(d, &sec);
+
+	if (r < 0)
+		return;
+	if (r && now_ns > d->cost_ns)
+		d->st.cost_pct = sec * 1e11 / (double)(now_ns - d->cost_ns);
 	d->cost_ns = now_ns;
 }
 
@@ -821,11 +839,9 @@ static void cost_update(struct sampler_damon *d, uint64_t now_ns)
  * the total (cost_pct stays the last drain interval's). */
 static void cost_final(struct sampler_damon *d)
 {
-	uint64_t ticks;
+	double sec;
 
-	if (d->kdamond_pid && d->cost_pid == d->kdamond_pid &&
-	    kdamond_ticks(d, &ticks) == 0 && ticks >= d->cost_ticks)
-		d->st.cpu_seconds += (double)(ticks - d->cost_ticks) / (double)d->clk_tck;
+	cost_read(d, &sec);
 	d->cost_pid = 0;
 }
 
