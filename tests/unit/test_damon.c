@@ -497,18 +497,24 @@ static void test_sequence_and_regions(void)
 	snprintf(want, sizeof(want), "%skdamonds/0/state=commit\n", targets_seq);
 	CHECK_EQ_STR(log_buf, want);
 
-	/* Idle pace: both intervals stretched and committed; the same pace
-	 * again writes nothing; pace 1 restores the configured ones. */
+	/* Idle pace: the sampling interval stretched ten times, the
+	 * aggregation to five of those, committed; the same pace again writes
+	 * nothing; pace 1 restores the configured ones. */
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
 	CHECK_EQ_STR(log_buf,
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=50000\n"
-		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=1000000\n"
+		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=250000\n"
 		     "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=100\n"
 		     "kdamonds/0/state=commit\n");
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
 	CHECK_EQ_STR(log_buf, "");
+	/* Its counts (0-5) are worth four of the configured pace's (0-20). */
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 50.0);
+	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 25.0);
+	log_buf[0] = '\0';
 	CHECK_EQ_INT(sampler_set_pace(s, 1), 0);
 	CHECK_EQ_STR(log_buf,
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=5000\n"
@@ -519,7 +525,14 @@ static void test_sequence_and_regions(void)
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(sampler_set_pace(s, 1000), 0);
 	CHECK(strstr(log_buf, "nr_regions/max=10\n") != NULL);
+	CHECK(strstr(log_buf, "aggr_us=25000000\n") != NULL);
+	CHECK_EQ_INT(sampler_set_pace(s, 2), 0);	/* 10 ms / 100 ms: no stretch */
+	CHECK(strstr(log_buf, "aggr_us=100000\n") != NULL);
 	CHECK_EQ_INT(sampler_set_pace(s, 1), 0);
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 60.0);	/* the configured unit again */
+
+	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
 
 	log_buf[0] = '\0';
 	sampler_stop(s);
@@ -528,6 +541,13 @@ static void test_sequence_and_regions(void)
 	CHECK_EQ_STR(buf, "0");
 	owner(buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "");
+	/* Stopped at the idle pace and started again: the kdamond has the
+	 * configured intervals, so the idle pace is written again. */
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK(strstr(log_buf, "intervals/aggr_us=250000\n") != NULL);
 	sampler_free(s);
 }
 
@@ -753,7 +773,7 @@ static void test_feed(void)
 	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
 	CHECK_EQ_STR(log_buf,
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=50000\n"
-		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=1000000\n"
+		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=250000\n"
 		     "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=100\n"
 		     "kdamonds/0/contexts/0/schemes/nr_schemes=0\n"
 		     "kdamonds/0/state=commit\n");
@@ -782,15 +802,16 @@ static void test_feed(void)
 	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
 	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);	/* the fake's third read has 8 */
 	CHECK_EQ_STR(log_buf, "");	/* no update_schemes_tried_regions */
-	CHECK(hot_heat(&t, 100, 0x500000, 0) == 10.0);
-	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 5.0);
-	CHECK(hot_heat(&t, 200, 0x7f0000200000, 0) == 5.0);
+	/* Counts at the idle pace, four times the configured pace's unit. */
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 40.0);
+	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 20.0);
+	CHECK(hot_heat(&t, 200, 0x7f0000200000, 0) == 20.0);
 	CHECK(hot_heat(&t, 100, 0x800000, 0) == 0.0);
 	/* Folded once: the same aggregation again adds nothing, at once. */
 	ff.reads = 0;
 	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
 	CHECK_EQ_INT(ff.reads, 1);
-	CHECK(hot_heat(&t, 100, 0x500000, 0) == 10.0);
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 40.0);
 	sampler_describe(s, &st);
 	CHECK_EQ_U64(st.samples, 4);
 	CHECK_EQ_U64(st.lost, 2);
@@ -818,8 +839,8 @@ static void test_feed(void)
 		     "kdamonds/0/state=commit\n");
 	CHECK_EQ_INT(sampler_drain(s, &t, 0), 1);	/* target 1 is gone */
 	CHECK_EQ_INT(ff.reads, 3);
-	CHECK(hot_heat(&t, 100, 0x500000, 0) == 20.0);
-	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 5.0);
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 50.0);	/* full pace: as counted */
+	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 20.0);
 	ff.pass = 20;
 	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
 	ff.reads = 0;
@@ -914,9 +935,9 @@ static void test_peek(void)
 	CHECK_EQ_U64(pk.new_bytes, 6 << 20);
 	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), 0);	/* looked at already */
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 0.0);	/* not folded */
-	/* The drain still folds it. */
+	/* The drain still folds it (at the idle pace's unit, 4 each). */
 	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
-	CHECK(hot_heat(&t, 100, 0x500000, 0) == 10.0);
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 40.0);
 	/* The same heat again is not new to the table ... */
 	ff.done = 9;
 	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), 1);
@@ -1099,7 +1120,7 @@ static void test_peek_arm(void)
 	CHECK_EQ_U64(pk.new_bytes, 0);
 	/* Armed for a later tick: heat decayed to then, all of it fresh. */
 	CHECK_EQ_INT(sampler_peek_arm(s, &t, 1500000000ull, 8 << 20, 8), 0);
-	CHECK_EQ_INT(damon_known_get(ff.known, m, 0, 0x400000), 56);	/* 10 * 2^-1.5 * 16 */
+	CHECK_EQ_INT(damon_known_get(ff.known, m, 0, 0x400000), 56);	/* 40 * 2^-1.5 * 16 / 4 */
 	look_known(&ff, feed_regions, 5, &bpf);
 	ff.done = 10;
 	CHECK_EQ_INT(sampler_peek(s, &t, 1500000000ull, &pk), 1);
