@@ -526,11 +526,16 @@ static void test_sequence_and_regions(void)
 	CHECK_EQ_INT(sampler_set_pace(s, 1000), 0);
 	CHECK(strstr(log_buf, "nr_regions/max=10\n") != NULL);
 	CHECK(strstr(log_buf, "aggr_us=25000000\n") != NULL);
-	CHECK_EQ_INT(sampler_set_pace(s, 2), 0);	/* 10 ms / 100 ms: no stretch */
-	CHECK(strstr(log_buf, "aggr_us=100000\n") != NULL);
+	/* 10 ms / 100 ms: ten samples already, the aggregation is not
+	 * stretched, and each count is worth two. */
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(sampler_set_pace(s, 2), 0);
+	CHECK(strstr(log_buf, "intervals/aggr_us=100000\n") != NULL);
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 70.0);
 	CHECK_EQ_INT(sampler_set_pace(s, 1), 0);
 	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
-	CHECK(hot_heat(&t, 100, 0x500000, 0) == 60.0);	/* the configured unit again */
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 80.0);	/* the configured unit again */
 
 	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
 
