@@ -97,7 +97,6 @@ struct sampler_damon {
 	int idx;		/* our kdamond's index, -1 when none */
 	bool on;
 	unsigned int pace;	/* the sampling interval is p.sample_us times this */
-	double acc_scale;	/* nr_accesses at this pace to the configured pace's */
 	char stale_note[160];	/* what clean_stale() removed, for the status */
 	pid_t *targets;
 	size_t ntargets;
@@ -455,19 +454,20 @@ static uint64_t aggr_us_at(const struct sampler_damon *d, unsigned int pace)
 }
 
 /*
- * What an aggregation's nr_accesses at @pace is worth in the configured
- * pace's: the table's heat and the policy's thresholds keep one unit, the
- * most a region can read at the configured intervals (aggr / sample, as the
- * kernel has it: damon_max_nr_accesses()).  At pace 10 of the defaults a
- * region reads 0-5 instead of 0-20, so each access counts 4.  The kernel
- * converts the counts of the aggregation under way when new intervals are
- * committed (mm/damon/core.c: damon_update_monitoring_results()), which
- * happens just before that aggregation's tracepoint events; so every
- * aggregation read after set_pace() returns is in the new pace's unit.
+ * What an aggregation's nr_accesses at the current pace is worth in the
+ * configured pace's: the table's heat and the policy's thresholds keep one
+ * unit, the most a region can read at the configured intervals (aggr /
+ * sample, as the kernel has it: damon_max_nr_accesses()).  At pace 10 of
+ * the defaults a region reads 0-5 instead of 0-20, so each access counts
+ * 4.  The kernel converts the counts of the aggregation under way when new
+ * intervals are committed (mm/damon/core.c:
+ * damon_update_monitoring_results()), which happens just before that
+ * aggregation's tracepoint events; so every aggregation read after
+ * set_pace() returns is in the new pace's unit.
  */
-static double acc_scale_at(const struct sampler_damon *d, unsigned int pace)
+static double acc_scale(const struct sampler_damon *d)
 {
-	uint64_t now = aggr_us_at(d, pace) / (d->p.sample_us * pace);
+	uint64_t now = aggr_us_at(d, d->pace) / (d->p.sample_us * d->pace);
 
 	return now ? (double)(d->p.aggr_us / d->p.sample_us) / (double)now : 1.0;
 }
@@ -538,6 +538,7 @@ static int feed_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now
 	uint64_t pass = 0, waited_us = 0;
 	uint64_t wait_us = 2 * aggr_us_at(d, d->pace) + FEED_WAIT_SLACK_US;
 	struct damon_feed_counters c;
+	double acc = acc_scale(d);
 	int records = 0, n;
 
 	while ((n = d->feed->ops->read(d->feed, d->feed_after, d->feed_buf, d->feed_cap,
@@ -558,7 +559,7 @@ static int feed_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now
 		if (g->target >= d->ntargets || g->end <= g->start)
 			continue;
 		r = hot_record(t, d->targets[g->target], g->start, g->end - g->start,
-			       g->nr_accesses * d->acc_scale, now_ns);
+			       g->nr_accesses * acc, now_ns);
 		if (r > 0)
 			records += r;
 	}
@@ -574,14 +575,15 @@ static int feed_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now
  * sketch (damon.h: damon_known_look(), DAMON_LOOK_RANGES ranges at most):
  * its bytes in @ret->accessed_bytes, and in @ret->new_bytes those of its
  * ranges whose heat in the table is below half of what this region alone
- * would add to them (hot_record()'s weight: nr_accesses, times @acc_scale
- * into the configured pace's unit, times the share of the range the region
- * covers).  A range hot for a while holds about four aggregations' worth
- * at 4 s idle ticks and a 10 s half-life; the half keeps out ranges whose
- * count only jumps for one aggregation (in the lab, a converged hot set's
- * edges woke tierd now and then with the whole weight as the bar). */
+ * would add to them (hot_record()'s weight: nr_accesses, times @acc,
+ * acc_scale(), into the configured pace's unit, times the share of the
+ * range the region covers).  A range hot for a while holds about four
+ * aggregations' worth at 4 s idle ticks and a 10 s half-life; the half
+ * keeps out ranges whose count only jumps for one aggregation (in the lab,
+ * a converged hot set's edges woke tierd now and then with the whole
+ * weight as the bar). */
 static void peek_region(const struct hot_table *t, pid_t pid, const struct damon_feed_rec *g,
-			double acc_scale, double scale, struct sampler_peek *ret)
+			double acc, double scale, struct sampler_peek *ret)
 {
 	for (int i = 0; i < DAMON_LOOK_RANGES; i++) {
 		__u64 lo, bytes, stands;
@@ -590,7 +592,7 @@ static void peek_region(const struct hot_table *t, pid_t pid, const struct damon
 		if (!damon_look_range(g->start, g->end, i, &lo, &bytes, &stands) ||
 		    lo >= HOT_ADDR_LIMIT)
 			break;
-		w = g->nr_accesses * acc_scale * (double)bytes / HOT_HUGE_SIZE;
+		w = g->nr_accesses * acc * (double)bytes / HOT_HUGE_SIZE;
 		ret->accessed_bytes += bytes * stands;
 		if (2 * hot_weight(t, pid, lo) < w * scale)
 			ret->new_bytes += bytes * stands;
@@ -701,7 +703,6 @@ static int damon_start(struct sampler *s, char *why, size_t len)
 	}
 	/* The configured intervals, whatever pace an earlier start left. */
 	d->pace = 1;
-	d->acc_scale = 1.0;
 	d->st.running = true;
 	/* Said once, in the daemon's "Hotness source" line (sampler_pick()). */
 	snprintf(why, len, "%s%s", d->feed_note, d->stale_note);
@@ -813,7 +814,6 @@ static int damon_set_pace(struct sampler *s, unsigned int slowdown)
 	if (r < 0)
 		return r;
 	d->pace = slowdown;
-	d->acc_scale = acc_scale_at(d, slowdown);
 	if (switch_feed)
 		r = feed_follow(d, d->kdamond_pid);
 	if (tried_feed && d->on)
@@ -961,6 +961,7 @@ static int read_regions(struct sampler_damon *d, size_t i, struct hot_table *t,
 			uint64_t now_ns, uint64_t *ret_regions)
 {
 	char dir[768], rel[128];
+	double acc = acc_scale(d);
 	struct dirent *de;
 	int records = 0, dfd;
 	DIR *dd;
@@ -999,8 +1000,7 @@ static int read_regions(struct sampler_damon *d, size_t i, struct hot_table *t,
 		if (r < 0 || end <= start)
 			continue;	/* the kernel rebuilt the directory under us */
 		(*ret_regions)++;
-		r = hot_record(t, d->targets[i], start, end - start, nr_acc * d->acc_scale,
-			       now_ns);
+		r = hot_record(t, d->targets[i], start, end - start, nr_acc * acc, now_ns);
 		if (r > 0)
 			records += r;
 	}
@@ -1090,7 +1090,7 @@ static int damon_peek(struct sampler *s, const struct hot_table *t, uint64_t now
 		const struct damon_feed_rec *g = &d->feed_buf[i];
 
 		if (g->target < d->ntargets && g->end > g->start && g->nr_accesses)
-			peek_region(t, d->targets[g->target], g, d->acc_scale, scale, ret);
+			peek_region(t, d->targets[g->target], g, acc_scale(d), scale, ret);
 	}
 	return 1;
 }
@@ -1099,6 +1099,7 @@ struct known_fill {
 	const struct sampler_damon *d;
 	__u16 *known;
 	uint32_t mask;
+	double acc;	/* acc_scale() */
 };
 
 static int pid_cmp(const void *a, const void *b)
@@ -1112,8 +1113,8 @@ static int known_fill_one(const struct hot_entry_view *e, void *arg)
 {
 	const struct known_fill *k = arg;
 	/* In the unit of the aggregations the program will look at (the
-	 * pace's, acc_scale_at()), which it compares without scaling them. */
-	double units = e->heat * DAMON_KNOWN_UNIT / k->d->acc_scale;
+	 * pace's), which it compares without scaling them. */
+	double units = e->heat * DAMON_KNOWN_UNIT / k->acc;
 	const pid_t *p;
 
 	/* The source records regions, so 2 MiB ranges; a 4 KiB entry is
@@ -1139,7 +1140,7 @@ static int damon_peek_arm(struct sampler *s, const struct hot_table *t, uint64_t
 			  uint64_t min_bytes, uint32_t share)
 {
 	struct sampler_damon *d = SD(s);
-	struct known_fill k = { d, NULL, 0 };
+	struct known_fill k = { d, NULL, 0, acc_scale(d) };
 	uint32_t cells;
 	int r;
 
@@ -1279,7 +1280,6 @@ int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret
 	d->p.feed = NULL;
 	d->idx = -1;
 	d->pace = 1;
-	d->acc_scale = 1.0;
 	snprintf(d->admin, sizeof(d->admin), "%s",
 		 p->admin_dir ? p->admin_dir : "/sys/kernel/mm/damon/admin");
 	snprintf(d->owner_path, sizeof(d->owner_path), "%s/%s", p->runtime_dir,
