@@ -1096,10 +1096,11 @@ static int damon_peek(struct sampler *s, const struct hot_table *t, uint64_t now
 }
 
 struct known_fill {
-	const struct sampler_damon *d;
+	const pid_t *targets;
+	uint32_t ntargets;
 	__u16 *known;
 	uint32_t mask;
-	double acc;	/* acc_scale() */
+	double acc;
 };
 
 static int pid_cmp(const void *a, const void *b)
@@ -1121,11 +1122,20 @@ static int known_fill_one(const struct hot_entry_view *e, void *arg)
 	 * another source's, and too little heat reads as none anyway. */
 	if (e->len != HOT_HUGE_SIZE || units < 1)
 		return 0;
-	p = bsearch(&e->pid, k->d->targets, k->d->ntargets, sizeof(pid_t), pid_cmp);
+	p = bsearch(&e->pid, k->targets, k->ntargets, sizeof(pid_t), pid_cmp);
 	if (p)
-		damon_known_put(k->known, k->mask, (__u32)(p - k->d->targets), e->addr,
+		damon_known_put(k->known, k->mask, (__u32)(p - k->targets), e->addr,
 				units < DAMON_KNOWN_MAX ? (__u32)units : DAMON_KNOWN_MAX);
 	return 0;
+}
+
+void damon_known_fill(__u16 *known, uint32_t cells, const struct hot_table *t,
+		      uint64_t at_ns, const pid_t *targets, uint32_t ntargets, double acc)
+{
+	struct known_fill k = { targets, ntargets, known, cells - 1, acc };
+
+	memset(known, 0, cells * sizeof(*known));
+	hot_foreach(t, at_ns, known_fill_one, &k);
 }
 
 /*
@@ -1140,8 +1150,8 @@ static int damon_peek_arm(struct sampler *s, const struct hot_table *t, uint64_t
 			  uint64_t min_bytes, uint32_t share)
 {
 	struct sampler_damon *d = SD(s);
-	struct known_fill k = { d, NULL, 0, acc_scale(d) };
 	uint32_t cells;
+	__u16 *known;
 	int r;
 
 	if (!d->feed_on)
@@ -1149,12 +1159,10 @@ static int damon_peek_arm(struct sampler *s, const struct hot_table *t, uint64_t
 	r = d->feed->ops->arm(d->feed, 0, 0);
 	if (r < 0 || !t || !min_bytes || !d->kdamond_pid)
 		return r;
-	k.known = d->feed->ops->known(d->feed, &cells);
-	if (!k.known)
+	known = d->feed->ops->known(d->feed, &cells);
+	if (!known)
 		return -ENOTCONN;
-	k.mask = cells - 1;
-	memset(k.known, 0, cells * sizeof(*k.known));
-	hot_foreach(t, at_ns, known_fill_one, &k);
+	damon_known_fill(known, cells, t, at_ns, d->targets, d->ntargets, acc_scale(d));
 	return d->feed->ops->arm(d->feed, min_bytes, share);
 }
 

@@ -11,16 +11,25 @@
  * the control socket, libbpf's loaded skeleton and the kernel-side maps
  * (kernel memory, not RSS).  Not a test (it prints numbers); run it by hand:
  *
- *   build/tests/daemon_rss tests/fixtures [MAX_TRACKED_PAGES] [TICKS]
+ *   build/tests/daemon_rss tests/fixtures [MAX_TRACKED_PAGES] [TICKS] [damon[:MEM_GIB]]
  *
- * Each tick records 262144 samples: half from a 128 Ki-page hot set, half
- * spread over 4 Mi pages of 8 processes, so the table is full from the
- * fifth tick on and evicts from then on.
+ * Each tick records 262144 samples: half from a hot set of 128 Ki units,
+ * half spread over 4 Mi units of 8 processes, so the table is full from the
+ * fifth tick on and evicts from then on.  A unit is a 4 KiB page, as the
+ * sampling-event source records them, or with `damon` a 2 MiB range, as
+ * the DAMON source records its regions; then after every tick the known-heat
+ * sketch the DAMON source writes for its BPF program (bpf/damon.h) is
+ * filled from the table by the source's own damon_known_fill(), in a shared
+ * mapping of the size the source gives a machine of MEM_GIB (default 1024,
+ * where it reaches its largest, 4 MiB).  In tierd that mapping is the
+ * program's array map, mapped the same way, so its pages count in tierd's
+ * RSS as these do.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -30,12 +39,13 @@
 #include "modules.h"
 #include "pipeline.h"
 #include "sampler.h"
+#include "sys/sampler_damon.h"
 #include "threads.h"
 
 #define SEC 1000000000ull
 #define NPIDS 8
-#define PAGES_PER_PID (512u * 1024)	/* 2 GiB each, 16 GiB in all */
-#define HOT_PAGES (128u * 1024)
+#define UNITS_PER_PID (512u * 1024)	/* 4 Mi units in all */
+#define HOT_UNITS (128u * 1024)
 #define SAMPLES_PER_TICK 262144u
 #define BASE 0x7f0000000000ull
 
@@ -51,6 +61,8 @@ struct flood {
 	struct sampler base;
 	bool started;
 	uint64_t rng;
+	uint64_t unit;		/* HOT_PAGE_SIZE, or HOT_HUGE_SIZE with `damon` */
+	double weight;
 	struct sampler_status st;
 };
 
@@ -85,10 +97,10 @@ static int flood_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 
 	for (uint32_t i = 0; i < SAMPLES_PER_TICK; i++) {
 		uint64_t r = flood_rand(f);
-		uint32_t page = i & 1 ? (uint32_t)(r >> 20) % HOT_PAGES
-				      : (uint32_t)(r >> 20) % PAGES_PER_PID;
-		int k = hot_record(t, pids[r % NPIDS], BASE + (uint64_t)page * HOT_PAGE_SIZE,
-				   HOT_PAGE_SIZE, 1.0, now_ns);
+		uint32_t u = i & 1 ? (uint32_t)(r >> 20) % HOT_UNITS
+				   : (uint32_t)(r >> 20) % UNITS_PER_PID;
+		int k = hot_record(t, pids[r % NPIDS], BASE + (uint64_t)u * f->unit, f->unit,
+				   f->weight, now_ns);
 
 		n += k > 0 ? k : 0;
 	}
@@ -160,13 +172,44 @@ static const struct mig_ops fake_mig_ops = {
 	.now_ns = fake_now_ns,
 };
 
+/* The DAMON source's sketch: a shared mapping, as its BPF array map is. */
+struct sketch {
+	__u16 *cells;
+	uint32_t n;
+	size_t len;
+};
+
+static int sketch_map(struct sketch *k, uint64_t mem_bytes)
+{
+	k->n = damon_known_cells_for(mem_bytes);
+	k->len = (size_t)k->n * sizeof(__u16);
+	k->cells = mmap(NULL, k->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	return k->cells == MAP_FAILED ? -errno : 0;
+}
+
+static uint32_t sketch_used(const struct sketch *k)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < k->n; i++)
+		n += k->cells[i] != 0;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	static char tmpdir[] = "/tmp/daemon_rss.XXXXXX";
 	static struct tierd d;
-	static struct flood fl = { .base.ops = &flood_ops, .rng = 0x9e3779b97f4a7c15ull };
+	static struct flood fl = {
+		.base.ops = &flood_ops,
+		.rng = 0x9e3779b97f4a7c15ull,
+		.unit = HOT_PAGE_SIZE,
+		.weight = 1.0,
+	};
 	unsigned long max = argc > 2 ? strtoul(argv[2], NULL, 0) : 1048576;
 	int ticks = argc > 3 ? atoi(argv[3]) : 20;
+	const char *source = argc > 4 ? argv[4] : "flood";
+	struct sketch sk = { 0 };
 	struct pipe_fakes fk = {
 		.sampler = &fl.base,
 		.pids = pids,
@@ -179,9 +222,24 @@ int main(int argc, char **argv)
 	FILE *f;
 	int r;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: daemon_rss FIXTURES_DIR [MAX_TRACKED_PAGES] [TICKS]\n");
+	if (argc < 2 || ticks < 2 ||
+	    (strcmp(source, "flood") && strcmp(source, "damon") && strncmp(source, "damon:", 6))) {
+		fprintf(stderr, "usage: daemon_rss FIXTURES_DIR [MAX_TRACKED_PAGES] [TICKS >= 2] "
+				"[damon[:MEM_GIB]]\n");
 		return 2;
+	}
+	if (!strncmp(source, "damon", 5)) {
+		unsigned long gib = source[5] == ':' ? strtoul(source + 6, NULL, 0) : 1024;
+
+		fl.unit = HOT_HUGE_SIZE;
+		fl.weight = 5.0;	/* a region seen in 5 samples of an aggregation */
+		r = sketch_map(&sk, (uint64_t)gib << 30);
+		if (r < 0) {
+			fprintf(stderr, "daemon_rss: mapping the sketch: %s\n", strerror(-r));
+			return 1;
+		}
+		printf("DAMON source: 2 MiB ranges, and the sketch for %lu GiB of memory: "
+		       "%u cells, %.1f MiB\n", gib, sk.n, sk.len / 1048576.0);
 	}
 	if (!mkdtemp(tmpdir)) {
 		perror("daemon_rss: mkdtemp");
@@ -221,6 +279,9 @@ int main(int argc, char **argv)
 		r = tierd_tick(&d, (uint64_t)k * SEC);
 		if (r < 0)
 			fprintf(stderr, "daemon_rss: tick %d: %s\n", k, strerror(-r));
+		if (sk.cells)
+			damon_known_fill(sk.cells, sk.n, d.pipe->hot, (uint64_t)(k + 1) * SEC, pids,
+					 NPIDS, 1.0);
 		if (k > ticks / 2)
 			c_steady += bench_cpu_ns() - c0;
 		hot_get_stats(d.pipe->hot, &st);
@@ -232,7 +293,12 @@ int main(int argc, char **argv)
 	printf("table %.1f MiB of it; %.0f ms CPU per tick in the second half (of which "
 	       "recording %u synthetic samples is most)\n", st.mem_bytes / 1048576.0,
 	       c_steady / 1e6 / (ticks - ticks / 2), SAMPLES_PER_TICK);
+	if (sk.cells)
+		printf("sketch %.1f MiB of it, %u of its %u cells written by the last fill\n",
+		       sk.len / 1048576.0, sketch_used(&sk), sk.n);
 	tierd_fini(&d);
+	if (sk.cells)
+		munmap(sk.cells, sk.len);
 	unlink(path);
 	rmdir(tmpdir);
 	return 0;
