@@ -96,17 +96,17 @@ void policy_params_default(struct policy_params *p);
  * One candidate: a base page or a THP of a process, as the hotness table and
  * a node query see it.  The caller fills every field.
  */
-struct policy_page {
-	int pid;
+struct policy_page {	/* 56 bytes, no holes: decide keeps 32 Ki of them */
 	uint64_t addr;		/* page aligned; 2 MiB aligned for a THP */
+	uint64_t last_access_ns;	/* 0 = unknown */
+	uint64_t last_promote_ns;	/* 0 = never */
+	uint64_t last_demote_ns;	/* 0 = never */
+	int pid;
 	uint32_t nr_pages;	/* 1, or 512 for a THP */
 	int node;		/* node id the page is on (move_pages query) */
 	uint32_t heat;		/* larger is hotter; 0 = not seen */
-	uint64_t last_access_ns;	/* 0 = unknown */
 	int cgroup;		/* index into policy_input.cgroups, -1 = none */
 	int rule;		/* GPU placement rule index (policy_rule_match), -1 = none */
-	uint64_t last_promote_ns;	/* 0 = never */
-	uint64_t last_demote_ns;	/* 0 = never */
 };
 
 /* A cgroup's fast-tier use and budgets for this tick. */
