@@ -100,7 +100,7 @@ struct {
 	 * with a key type but no value type is refused with BTF (libbpf then
 	 * logs that and retries without). */
 	__uint(key_size, sizeof(__u32));
-	__uint(value_size, DAMON_KNOWN_CELLS_MIN * sizeof(__u16));	/* the loader sets it */
+	__uint(value_size, DAMON_KNOWN_CELLS_MIN * sizeof(__u8));	/* the loader sets it */
 	__uint(max_entries, 1);
 } known SEC(".maps");
 
@@ -119,6 +119,7 @@ __u32 nr_targets;
  * wake_armed = 1.  The program clears wake_armed when it wakes tierd. */
 __u64 wake_min_bytes;
 __u32 wake_share;
+__u32 known_unit;	/* the sketch's unit (damon.h: damon_known_unit()) */
 __u32 wake_armed;
 
 /* Read by the loader (the .bss is mapped into it). */
@@ -136,7 +137,7 @@ static __u32 last_target;
 static __u64 last_start;
 static __u32 target_seen;
 /* This pass against the sketch, when wake_armed was set at its beginning. */
-static __u32 pass_look;
+static __u32 pass_look, pass_unit;
 static __u64 pass_accessed, pass_fresh;
 
 static void pass_begin(void)
@@ -146,6 +147,7 @@ static void pass_begin(void)
 	pass_seq++;
 	pass_n[pass_seq & 1] = 0;
 	pass_look = wake_armed;
+	pass_unit = known_unit ? known_unit : DAMON_KNOWN_UNIT;
 	pass_accessed = 0;
 	pass_fresh = 0;
 }
@@ -205,13 +207,13 @@ int BPF_PROG(damon_aggregated, unsigned int target_id, struct damon_region *r,
 			overflow++;
 		}
 		if (pass_look && end > start) {
-			const __u16 *cells;
+			const __u8 *cells;
 
 			key = 0;
 			cells = bpf_map_lookup_elem(&known, &key);
 			if (cells)
-				damon_known_look(cells, known_mask, target_id, start, end,
-						 nr_accesses, &pass_accessed, &pass_fresh);
+				damon_known_look(cells, known_mask, pass_unit, target_id, start,
+						 end, nr_accesses, &pass_accessed, &pass_fresh);
 		}
 	}
 	if (target_seen == nr_regions && target_id + 1 == nr_targets)

@@ -23,30 +23,48 @@ struct damon_feed_rec {
  * heat is the smaller of its two cells.  A collision can only make a range
  * look hotter than it is (fewer wakes, never more).  Heat is in hot_record()
  * units (sampling intervals seen accessed, times the share of the range a
- * region covers), kept as heat * DAMON_KNOWN_UNIT in 16 bits: 1/16 of an
- * access resolves, and 4095 accesses saturate (at 20 samples per
- * aggregation a range holds about 90 at most).
+ * region covers), kept in 8 bits as heat * unit, where the unit is what
+ * damon_known_unit() picks for the aggregations the program looks at: an
+ * access resolves to 1/16 while an aggregation has up to 31 samples, and
+ * coarser beyond.  The program only asks whether a range's known heat is
+ * below half of what one aggregation adds (damon_known_look()), so a cell
+ * that saturates at 255 answers as a wider one would as long as one
+ * aggregation cannot add more than 510 (samples * unit); 16 bits, as it
+ * once had, doubled the sketch, up to 4 MiB of tierd's RSS.
  *
  * Its size is set at load, a power of two of DAMON_KNOWN_CELLS_MIN to
  * DAMON_KNOWN_CELLS_MAX cells: four cells per 2 MiB range of the machine's
  * memory (damon_feed.h: damon_known_cells_for()).  With all of that memory
  * hot, half a range writes each cell on average, and a new range finds both
  * its cells taken by others 15% of the time; with a quarter of it hot, 1.4%.
- * 2^15 cells (64 KiB) is for up to 16 GiB; 2^21 (4 MiB, the most one array
- * value may hold) from 1 TiB, where the figures above hold for the first
- * TiB's worth of hot ranges.  Only ranges with heat are written, not the
+ * 2^15 cells (32 KiB) is for up to 16 GiB; 2^21 (2 MiB) from 1 TiB, where
+ * the figures above hold for the first TiB's worth of hot ranges.  Only ranges with heat are written, not the
  * whole footprint.  Cell indexes are masked with cells - 1 (@mask below).
  */
 #define DAMON_KNOWN_CELLS_MIN (1u << 15)
 #define DAMON_KNOWN_CELLS_MAX (1u << 21)
-#define DAMON_KNOWN_UNIT 16
-#define DAMON_KNOWN_MAX 0xffffu
+#define DAMON_KNOWN_UNIT 16		/* the finest unit: 1/16 of an access */
+#define DAMON_KNOWN_MAX 0xffu
 #define DAMON_RANGE_SHIFT 21		/* a 2 MiB range, hotness.h's HOT_HUGE */
 #define DAMON_RANGE_SIZE (1ull << DAMON_RANGE_SHIFT)
 /* The ranges of one region looked up at most: those of a larger region are
  * sampled, evenly spaced, each standing for the ones it skips (DAMON counts
  * a region's accesses as one anyway). */
 #define DAMON_LOOK_RANGES 8
+
+/* The unit for aggregations of up to @max_nr_accesses samples: the finest
+ * power of two up to DAMON_KNOWN_UNIT with which one aggregation adds at
+ * most twice what a cell holds (1 beyond 510 samples, where cells of
+ * known heat above 255 accesses saturate and read as fresh what adds more
+ * than 510). */
+static inline __u32 damon_known_unit(__u32 max_nr_accesses)
+{
+	__u32 unit = DAMON_KNOWN_UNIT;
+
+	while (unit > 1 && (__u64)max_nr_accesses * unit > 2 * DAMON_KNOWN_MAX)
+		unit >>= 1;
+	return unit;
+}
 
 /* Both cells come from one 64-bit hash of (target, range): splitmix64's
  * finaliser, since the ranges of a hot set are consecutive, and a plain
@@ -66,9 +84,9 @@ static inline __u32 damon_known_cell(__u64 h, int i, __u32 mask)
 	return (__u32)(i ? h >> 32 : h) & mask;
 }
 
-/* The known heat of the range of @addr, in DAMON_KNOWN_UNIT, from the
+/* The known heat of the range of @addr, in the sketch's unit, from the
  * sketch @known of @mask + 1 cells. */
-static inline __u32 damon_known_get(const __u16 *known, __u32 mask, __u32 target, __u64 addr)
+static inline __u32 damon_known_get(const __u8 *known, __u32 mask, __u32 target, __u64 addr)
 {
 	__u64 h = damon_known_hash(target, addr);
 	__u32 a = known[damon_known_cell(h, 0, mask)], b = known[damon_known_cell(h, 1, mask)];
@@ -76,8 +94,8 @@ static inline __u32 damon_known_get(const __u16 *known, __u32 mask, __u32 target
 	return a < b ? a : b;
 }
 
-/* Note @units (heat in DAMON_KNOWN_UNIT, saturated) for the range of @addr. */
-static inline void damon_known_put(__u16 *known, __u32 mask, __u32 target, __u64 addr,
+/* Note @units (heat in the sketch's unit, saturated) for the range of @addr. */
+static inline void damon_known_put(__u8 *known, __u32 mask, __u32 target, __u64 addr,
 				   __u32 units)
 {
 	__u64 h = damon_known_hash(target, addr);
@@ -88,7 +106,7 @@ static inline void damon_known_put(__u16 *known, __u32 mask, __u32 target, __u64
 		__u32 c = damon_known_cell(h, i, mask);
 
 		if (known[c] < units)
-			known[c] = (__u16)units;
+			known[c] = (__u8)units;
 	}
 }
 
@@ -118,13 +136,13 @@ static inline int damon_look_range(__u64 start, __u64 end, int i, __u64 *lo, __u
 }
 
 /*
- * One accessed region against the sketch, as tierd's own peek does it
- * against the table (sampler_damon.c: peek_region()): its bytes into
- * *@accessed, and into *@fresh those of its ranges whose known heat is
- * below half of what this region alone would add to them (nr_accesses
- * times the share of the range it covers).
+ * One accessed region against the sketch (its cells in @unit), as tierd's
+ * own peek does it against the table (sampler_damon.c: peek_region()): its
+ * bytes into *@accessed, and into *@fresh those of its ranges whose known
+ * heat is below half of what this region alone would add to them
+ * (nr_accesses times the share of the range it covers).
  */
-static inline void damon_known_look(const __u16 *known, __u32 mask, __u32 target,
+static inline void damon_known_look(const __u8 *known, __u32 mask, __u32 unit, __u32 target,
 				    __u64 start, __u64 end, __u32 nr_accesses,
 				    __u64 *accessed, __u64 *fresh)
 {
@@ -134,8 +152,8 @@ static inline void damon_known_look(const __u16 *known, __u32 mask, __u32 target
 
 		if (!damon_look_range(start, end, i, &lo, &bytes, &stands))
 			break;
-		/* what the region adds, in DAMON_KNOWN_UNIT */
-		add = (__u64)nr_accesses * bytes * DAMON_KNOWN_UNIT >> DAMON_RANGE_SHIFT;
+		/* what the region adds, in @unit */
+		add = (__u64)nr_accesses * bytes * unit >> DAMON_RANGE_SHIFT;
 		if (2 * (__u64)damon_known_get(known, mask, target, lo) < add)
 			*fresh += bytes * stands;
 	}

@@ -18,8 +18,8 @@
  *
  * Memory then: 2 * half_cap * 24 bytes of kernel memory (350 KiB at the
  * default 2000 regions and 64 targets), mapped here; a read touches only the
- * pages of the records it copies.  The known-heat sketch (damon.h), 64 KiB
- * up to 4 MiB by the machine's memory, is another mapped array, which
+ * pages of the records it copies.  The known-heat sketch (damon.h), 32 KiB
+ * up to 2 MiB by the machine's memory, is another mapped array, which
  * tierd writes at each idle tick.  The wake ring is one page of data;
  * libbpf's ring_buffer consumes it here, and its epoll descriptor is what
  * tierd's event loop watches for wakes.
@@ -59,7 +59,7 @@ struct feed_bpf {
 	size_t regions_len;
 	feed_bss *bss;			/* mmap()ed, bss_len */
 	size_t bss_len;
-	__u16 *known;			/* mmap()ed, known_cells */
+	__u8 *known;			/* mmap()ed, known_cells */
 	uint32_t known_cells;
 	struct ring_buffer *wake;	/* the wake ring, consumed here */
 	uint32_t half_cap;
@@ -148,7 +148,7 @@ static int child_load(int sock, const char *btf_path, uint32_t half_cap, uint32_
 	rep.err = bpf_map__set_max_entries(skel->maps.regions, 2 * half_cap);
 	if (rep.err == 0)
 		rep.err = bpf_map__set_value_size(skel->maps.known,
-						  known_cells * sizeof(__u16));
+						  known_cells * sizeof(__u8));
 	if (rep.err == 0)
 		rep.err = damon_bpf__load(skel);
 	if (rep.err < 0) {
@@ -295,7 +295,7 @@ static int feed_start(struct damon_feed *f, uint32_t max_regions, uint32_t known
 		goto fail;
 	}
 	b->bss = mem;
-	mem = mmap(NULL, page_round(known_cells * sizeof(__u16)), PROT_READ | PROT_WRITE,
+	mem = mmap(NULL, page_round(known_cells * sizeof(__u8)), PROT_READ | PROT_WRITE,
 		   MAP_SHARED, b->fd[FD_KNOWN], 0);
 	if (mem == MAP_FAILED) {
 		r = -errno;
@@ -376,7 +376,7 @@ static void feed_counters(struct damon_feed *f, struct damon_feed_counters *ret)
 	ret->wake_drops = __atomic_load_n(&b->bss->wake_drops, __ATOMIC_RELAXED);
 }
 
-static __u16 *feed_known(struct damon_feed *f, uint32_t *ret_cells)
+static __u8 *feed_known(struct damon_feed *f, uint32_t *ret_cells)
 {
 	struct feed_bpf *b = FB(f);
 
@@ -387,7 +387,7 @@ static __u16 *feed_known(struct damon_feed *f, uint32_t *ret_cells)
 /* Disarmed first, so that the program never reads bars half written; the
  * sketch is the caller's to write in between (see the essay for a pass
  * that sees it change). */
-static int feed_arm(struct damon_feed *f, uint64_t min_bytes, uint32_t share)
+static int feed_arm(struct damon_feed *f, uint64_t min_bytes, uint32_t share, uint32_t unit)
 {
 	struct feed_bpf *b = FB(f);
 
@@ -399,6 +399,7 @@ static int feed_arm(struct damon_feed *f, uint64_t min_bytes, uint32_t share)
 		return 0;
 	b->bss->wake_min_bytes = min_bytes;
 	b->bss->wake_share = share ? share : 1;
+	b->bss->known_unit = unit ? unit : DAMON_KNOWN_UNIT;
 	__atomic_store_n(&b->bss->wake_armed, 1, __ATOMIC_RELEASE);
 	return 0;
 }

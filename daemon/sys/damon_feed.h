@@ -51,13 +51,14 @@ struct damon_feed_ops {
 	 * size in *@ret_cells, for the caller to write while disarmed; NULL
 	 * when not started.  arm() with @min_bytes > 0 asks for one wake
 	 * at the end of the next aggregation whose fresh bytes reach
-	 * @min_bytes and 1/@share of its accessed bytes; 0 disarms.  Either
+	 * @min_bytes and 1/@share of its accessed bytes, the sketch's cells
+	 * read in @unit (damon.h: damon_known_unit()); 0 disarms.  Either
 	 * way it drops wakes not yet taken.  wake_fd() turns readable when a
 	 * wake is there (-1 when not started); wake_take() takes the wakes
 	 * there are and returns how many.
 	 */
-	__u16 *(*known)(struct damon_feed *f, uint32_t *ret_cells);
-	int (*arm)(struct damon_feed *f, uint64_t min_bytes, uint32_t share);
+	__u8 *(*known)(struct damon_feed *f, uint32_t *ret_cells);
+	int (*arm)(struct damon_feed *f, uint64_t min_bytes, uint32_t share, uint32_t unit);
 	int (*wake_fd)(struct damon_feed *f);
 	int (*wake_take)(struct damon_feed *f);
 	/* Detach and unload; safe to call twice.  free() accepts NULL. */

@@ -465,9 +465,14 @@ static uint64_t aggr_us_at(const struct sampler_damon *d, unsigned int pace)
  * aggregation's tracepoint events; so every aggregation read after
  * set_pace() returns is in the new pace's unit.
  */
+static uint64_t max_nr_accesses(const struct sampler_damon *d)
+{
+	return aggr_us_at(d, d->pace) / (d->p.sample_us * d->pace);
+}
+
 static double acc_scale(const struct sampler_damon *d)
 {
-	uint64_t now = aggr_us_at(d, d->pace) / (d->p.sample_us * d->pace);
+	uint64_t now = max_nr_accesses(d);
 
 	return now ? (double)(d->p.aggr_us / d->p.sample_us) / (double)now : 1.0;
 }
@@ -1098,9 +1103,9 @@ static int damon_peek(struct sampler *s, const struct hot_table *t, uint64_t now
 struct known_fill {
 	const pid_t *targets;
 	uint32_t ntargets;
-	__u16 *known;
+	__u8 *known;
 	uint32_t mask;
-	double acc;
+	double scale;	/* unit / acc */
 };
 
 static int pid_cmp(const void *a, const void *b)
@@ -1115,7 +1120,7 @@ static int known_fill_one(const struct hot_entry_view *e, void *arg)
 	const struct known_fill *k = arg;
 	/* In the unit of the aggregations the program will look at (the
 	 * pace's), which it compares without scaling them. */
-	double units = e->heat * DAMON_KNOWN_UNIT / k->acc;
+	double units = e->heat * k->scale;
 	const pid_t *p;
 
 	/* The source records regions, so 2 MiB ranges; a 4 KiB entry is
@@ -1129,10 +1134,10 @@ static int known_fill_one(const struct hot_entry_view *e, void *arg)
 	return 0;
 }
 
-void damon_known_fill(__u16 *known, uint32_t cells, const struct hot_table *t,
+void damon_known_fill(__u8 *known, uint32_t cells, uint32_t unit, const struct hot_table *t,
 		      uint64_t at_ns, const pid_t *targets, uint32_t ntargets, double acc)
 {
-	struct known_fill k = { targets, ntargets, known, cells - 1, acc };
+	struct known_fill k = { targets, ntargets, known, cells - 1, unit / acc };
 
 	memset(known, 0, cells * sizeof(*known));
 	hot_foreach(t, at_ns, known_fill_one, &k);
@@ -1143,27 +1148,29 @@ void damon_known_fill(__u16 *known, uint32_t cells, const struct hot_table *t,
  * Heat is taken at @at_ns, the caller's next regular tick: the least it
  * will be before then, so the program wakes tierd at least whenever
  * damon_peek() would find the same bytes fresh.  A walk over the table
- * (its occupancy bitmap skips empty slots) and the sketch written (64 KiB
- * up to 4 MiB, by the machine's memory), once an idle tick.
+ * (its occupancy bitmap skips empty slots) and the sketch written (32 KiB
+ * up to 2 MiB, by the machine's memory), once an idle tick, in the unit
+ * that fits the aggregations of this pace (damon_known_unit()).
  */
 static int damon_peek_arm(struct sampler *s, const struct hot_table *t, uint64_t at_ns,
 			  uint64_t min_bytes, uint32_t share)
 {
 	struct sampler_damon *d = SD(s);
-	uint32_t cells;
-	__u16 *known;
+	uint64_t most = max_nr_accesses(d);
+	uint32_t cells, unit = damon_known_unit(most < UINT32_MAX ? (uint32_t)most : UINT32_MAX);
+	__u8 *known;
 	int r;
 
 	if (!d->feed_on)
 		return -EOPNOTSUPP;
-	r = d->feed->ops->arm(d->feed, 0, 0);
+	r = d->feed->ops->arm(d->feed, 0, 0, 0);
 	if (r < 0 || !t || !min_bytes || !d->kdamond_pid)
 		return r;
 	known = d->feed->ops->known(d->feed, &cells);
 	if (!known)
 		return -ENOTCONN;
-	damon_known_fill(known, cells, t, at_ns, d->targets, d->ntargets, acc_scale(d));
-	return d->feed->ops->arm(d->feed, min_bytes, share);
+	damon_known_fill(known, cells, unit, t, at_ns, d->targets, d->ntargets, acc_scale(d));
+	return d->feed->ops->arm(d->feed, min_bytes, share, unit);
 }
 
 static int damon_peek_fd(struct sampler *s, uint32_t *gen)

@@ -44,13 +44,13 @@ int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret
 /*
  * The known-heat sketch (bpf/damon.h) of @cells cells, zeroed and written
  * from the table's 2 MiB entries of @targets (sorted, their indexes the
- * kdamond's), with heat taken at @at_ns and divided by @acc (the pace's
- * count scale) into the unit of the aggregations the program looks at.
- * The DAMON source does it when it arms a wake; exported for the memory
- * bench (tests/bench/daemon_rss.c).
+ * kdamond's), with heat taken at @at_ns, divided by @acc (the pace's count
+ * scale) into the unit of the aggregations the program looks at, and kept
+ * in @unit (damon_known_unit()).  The DAMON source does it when it arms a
+ * wake; exported for the memory bench (tests/bench/daemon_rss.c).
  */
 struct hot_table;
-void damon_known_fill(__u16 *known, uint32_t cells, const struct hot_table *t,
+void damon_known_fill(__u8 *known, uint32_t cells, uint32_t unit, const struct hot_table *t,
 		      uint64_t at_ns, const pid_t *targets, uint32_t ntargets, double acc);
 
 /* How long a sysfs read or write keeps retrying the -EBUSY that DAMON's

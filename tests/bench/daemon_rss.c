@@ -21,7 +21,7 @@
  * sketch the DAMON source writes for its BPF program (bpf/damon.h) is
  * filled from the table by the source's own damon_known_fill(), in a shared
  * mapping of the size the source gives a machine of MEM_GIB (default 1024,
- * where it reaches its largest, 4 MiB).  In tierd that mapping is the
+ * where it reaches its largest, 2 MiB).  In tierd that mapping is the
  * program's array map, mapped the same way, so its pages count in tierd's
  * RSS as these do.
  */
@@ -174,7 +174,7 @@ static const struct mig_ops fake_mig_ops = {
 
 /* The DAMON source's sketch: a shared mapping, as its BPF array map is. */
 struct sketch {
-	__u16 *cells;
+	__u8 *cells;
 	uint32_t n;
 	size_t len;
 };
@@ -182,7 +182,7 @@ struct sketch {
 static int sketch_map(struct sketch *k, uint64_t mem_bytes)
 {
 	k->n = damon_known_cells_for(mem_bytes);
-	k->len = (size_t)k->n * sizeof(__u16);
+	k->len = (size_t)k->n * sizeof(__u8);
 	k->cells = mmap(NULL, k->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	return k->cells == MAP_FAILED ? -errno : 0;
 }
@@ -280,8 +280,8 @@ int main(int argc, char **argv)
 		if (r < 0)
 			fprintf(stderr, "daemon_rss: tick %d: %s\n", k, strerror(-r));
 		if (sk.cells)
-			damon_known_fill(sk.cells, sk.n, d.pipe->hot, (uint64_t)(k + 1) * SEC, pids,
-					 NPIDS, 1.0);
+			damon_known_fill(sk.cells, sk.n, damon_known_unit(20), d.pipe->hot,
+					 (uint64_t)(k + 1) * SEC, pids, NPIDS, 1.0);
 		if (k > ticks / 2)
 			c_steady += bench_cpu_ns() - c0;
 		hot_get_stats(d.pipe->hot, &st);

@@ -223,11 +223,11 @@ struct fake_feed {
 	uint32_t nr_targets;	/* follow()'s */
 	/* The program's side of a wake: the sketch, the bars, wakes queued. */
 	uint64_t mem_bytes;	/* the source's mem_bytes (0: this machine's) */
-	__u16 *known;		/* known_cells, from start to stop */
+	__u8 *known;		/* known_cells, from start to stop */
 	uint32_t known_cells;
 	bool armed;
 	uint64_t min_bytes;
-	uint32_t share;
+	uint32_t share, unit;
 	int wakes, taken;
 };
 
@@ -284,7 +284,7 @@ static void ff_counters(struct damon_feed *f, struct damon_feed_counters *ret)
 	ret->overflow = 2;
 }
 
-static __u16 *ff_known(struct damon_feed *f, uint32_t *ret_cells)
+static __u8 *ff_known(struct damon_feed *f, uint32_t *ret_cells)
 {
 	*ret_cells = FF(f)->started ? FF(f)->known_cells : 0;
 	return FF(f)->started ? FF(f)->known : NULL;
@@ -299,7 +299,7 @@ static int ff_wake_take(struct damon_feed *f)
 	return n;
 }
 
-static int ff_arm(struct damon_feed *f, uint64_t min_bytes, uint32_t share)
+static int ff_arm(struct damon_feed *f, uint64_t min_bytes, uint32_t share, uint32_t unit)
 {
 	struct fake_feed *ff = FF(f);
 
@@ -309,6 +309,7 @@ static int ff_arm(struct damon_feed *f, uint64_t min_bytes, uint32_t share)
 	ff->armed = min_bytes > 0;
 	ff->min_bytes = min_bytes;
 	ff->share = share;
+	ff->unit = unit;
 	return 0;
 }
 
@@ -979,7 +980,7 @@ static void test_peek(void)
  * it read hotter (min of two cells, each the max of what landed there). */
 static void test_known(void)
 {
-	static __u16 known[DAMON_KNOWN_CELLS_MIN];
+	static __u8 known[DAMON_KNOWN_CELLS_MIN];
 	const uint32_t m = DAMON_KNOWN_CELLS_MIN - 1;
 	const uint64_t a = 0x400000;
 	uint64_t b = a, h;
@@ -997,18 +998,49 @@ static void test_known(void)
 		b += DAMON_RANGE_SIZE;
 	while (damon_known_cell(damon_known_hash(0, b), 0, m) != damon_known_cell(h, 0, m) ||
 	       damon_known_cell(damon_known_hash(0, b), 1, m) == damon_known_cell(h, 1, m));
-	damon_known_put(known, m, 0, b, 1000);
+	damon_known_put(known, m, 0, b, 200);
 	CHECK_EQ_INT(damon_known_get(known, m, 0, a), 160);
-	CHECK_EQ_INT(damon_known_get(known, m, 0, b), 1000);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, b), 200);
 	damon_known_put(known, m, 0, b + DAMON_RANGE_SIZE, 1u << 20);	/* saturates */
 	CHECK_EQ_INT(damon_known_get(known, m, 0, b + DAMON_RANGE_SIZE), DAMON_KNOWN_MAX);
+}
+
+/*
+ * The unit: the finest with which one aggregation of @n samples adds at
+ * most twice a full cell, so a cell saturated at DAMON_KNOWN_MAX answers
+ * damon_known_look()'s question (is the known heat below half of what a
+ * region adds?) as an unbounded one would, for every known heat and every
+ * count up to @n; the finest unit beyond 510 samples no longer can.
+ */
+static void test_known_unit(void)
+{
+	static const uint32_t samples[] = { 1, 5, 20, 31, 32, 63, 64, 100, 255, 256, 510 };
+
+	CHECK_EQ_INT(damon_known_unit(0), DAMON_KNOWN_UNIT);
+	CHECK_EQ_INT(damon_known_unit(5), 16);	/* the idle pace at the defaults */
+	CHECK_EQ_INT(damon_known_unit(31), 16);
+	CHECK_EQ_INT(damon_known_unit(32), 8);
+	CHECK_EQ_INT(damon_known_unit(64), 4);
+	CHECK_EQ_INT(damon_known_unit(510), 1);
+	CHECK_EQ_INT(damon_known_unit(100000), 1);
+	for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
+		uint32_t n = samples[i], u = damon_known_unit(n), wrong = 0;
+
+		for (uint32_t known = 0; known < 4 * n * u + 600; known++) {
+			uint32_t cell = known < DAMON_KNOWN_MAX ? known : DAMON_KNOWN_MAX;
+
+			for (uint32_t nr = 0; nr <= n; nr++)
+				wrong += (2 * cell < nr * u) != (2 * known < nr * u);
+		}
+		CHECK_EQ_INT(wrong, 0);
+	}
 }
 
 /* Ranges of @nr_fresh never put that read as known in a sketch of @cells
  * holding @nr_known others (all of target 0, from 0x7f0000000000 on). */
 static uint32_t known_collisions(uint32_t cells, uint32_t nr_known, uint32_t nr_fresh)
 {
-	__u16 *known = calloc(cells, sizeof(*known));
+	__u8 *known = calloc(cells, sizeof(*known));
 	const uint64_t base = 0x7f0000000000ull;
 	uint32_t hit = 0;
 
@@ -1040,12 +1072,12 @@ static void test_known_size(void)
 	CHECK_EQ_INT(damon_known_cells_for(8192 * gib), DAMON_KNOWN_CELLS_MAX);
 	/* 1 TiB sized (2^21 cells): a quarter of it hot (131072 ranges), a
 	 * new range reads known about 1.4% of the time, all of it hot 15%;
-	 * the fixed 64 KiB of before, with the same quarter hot: nearly always. */
+	 * the fixed 2^15 cells of before, with the same quarter hot: nearly always. */
 	CHECK(known_collisions(1u << 21, 131072, 16384) < 16384 * 3 / 100);
 	CHECK(known_collisions(1u << 21, 524288, 16384) < 16384 * 20 / 100);
 	CHECK(known_collisions(1u << 21, 524288, 16384) > 16384 * 10 / 100);
 	CHECK(known_collisions(DAMON_KNOWN_CELLS_MIN, 131072, 16384) > 16384 * 95 / 100);
-	/* At the lab's 64 KiB, an 8 GiB hot set (4096 ranges): a few %. */
+	/* At the lab's 2^15 cells (32 KiB), an 8 GiB hot set (4096 ranges): a few %. */
 	CHECK(known_collisions(DAMON_KNOWN_CELLS_MIN, 4096, 16384) < 16384 * 8 / 100);
 }
 
@@ -1062,9 +1094,9 @@ static void look_known(const struct fake_feed *ff, const struct damon_feed_rec *
 
 	for (size_t i = 0; i < n; i++)
 		if (g[i].target < 2 && g[i].end > g[i].start && g[i].nr_accesses)
-			damon_known_look(ff->known, ff->known_cells - 1, g[i].target,
-					 g[i].start, g[i].end, g[i].nr_accesses, &accessed,
-					 &fresh);
+			damon_known_look(ff->known, ff->known_cells - 1, ff->unit,
+					 g[i].target, g[i].start, g[i].end, g[i].nr_accesses,
+					 &accessed, &fresh);
 	ret->accessed_bytes = accessed;
 	ret->new_bytes = fresh;
 }
@@ -1110,6 +1142,7 @@ static void test_peek_arm(void)
 	CHECK_EQ_U64(ff.min_bytes, 8 << 20);
 	CHECK_EQ_INT(ff.share, 8);
 	CHECK_EQ_INT(ff.wakes, 0);	/* dropped */
+	CHECK_EQ_INT(ff.unit, 16);	/* 5 samples an aggregation at the idle pace */
 	CHECK_EQ_INT(damon_known_get(ff.known, m, 0, 0x400000), 160);
 	CHECK_EQ_INT(damon_known_get(ff.known, m, 1, 0x7f0000000000), 80);
 	CHECK_EQ_INT(damon_known_get(ff.known, m, 1, 0x7f0000200000), 80);
@@ -1245,6 +1278,7 @@ int main(void)
 	RUN(test_feed);
 	RUN(test_peek);
 	RUN(test_known);
+	RUN(test_known_unit);
 	RUN(test_known_size);
 	RUN(test_peek_arm);
 	RUN(test_cost);
