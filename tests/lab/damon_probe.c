@@ -26,7 +26,7 @@
  * (wake_check(): a wake only for what the probe's own look finds new, and
  * one for everything over an empty table; exit 1 otherwise).
  * --sketch-for GIB: size the program's known-heat sketch for a machine
- * with that much memory (damon.h; 1024 and up: the largest, 4 MiB).
+ * with that much memory (damon.h; 1024 and up: the largest, 2 MiB).
  *
  * Prints the sampler's status line after start and before exit, and after
  * each drain what every scheme's tried_regions held (regions, total_bytes):
