@@ -147,7 +147,7 @@ static void pass_begin(void)
 	pass_seq++;
 	pass_n[pass_seq & 1] = 0;
 	pass_look = wake_armed;
-	pass_unit = known_unit ? known_unit : DAMON_KNOWN_UNIT;
+	pass_unit = known_unit;
 	pass_accessed = 0;
 	pass_fresh = 0;
 }

@@ -38,8 +38,9 @@ struct damon_feed_rec {
  * hot, half a range writes each cell on average, and a new range finds both
  * its cells taken by others 15% of the time; with a quarter of it hot, 1.4%.
  * 2^15 cells (32 KiB) is for up to 16 GiB; 2^21 (2 MiB) from 1 TiB, where
- * the figures above hold for the first TiB's worth of hot ranges.  Only ranges with heat are written, not the
- * whole footprint.  Cell indexes are masked with cells - 1 (@mask below).
+ * the figures above hold for the first TiB's worth of hot ranges.  Only
+ * ranges with heat are written, not the whole footprint.  Cell indexes are
+ * masked with cells - 1 (@mask below).
  */
 #define DAMON_KNOWN_CELLS_MIN (1u << 15)
 #define DAMON_KNOWN_CELLS_MAX (1u << 21)
@@ -57,11 +58,11 @@ struct damon_feed_rec {
  * most twice what a cell holds (1 beyond 510 samples, where cells of
  * known heat above 255 accesses saturate and read as fresh what adds more
  * than 510). */
-static inline __u32 damon_known_unit(__u32 max_nr_accesses)
+static inline __u32 damon_known_unit(__u64 max_nr_accesses)
 {
 	__u32 unit = DAMON_KNOWN_UNIT;
 
-	while (unit > 1 && (__u64)max_nr_accesses * unit > 2 * DAMON_KNOWN_MAX)
+	while (unit > 1 && max_nr_accesses * unit > 2 * DAMON_KNOWN_MAX)
 		unit >>= 1;
 	return unit;
 }

@@ -1156,8 +1156,7 @@ static int damon_peek_arm(struct sampler *s, const struct hot_table *t, uint64_t
 			  uint64_t min_bytes, uint32_t share)
 {
 	struct sampler_damon *d = SD(s);
-	uint64_t most = max_nr_accesses(d);
-	uint32_t cells, unit = damon_known_unit(most < UINT32_MAX ? (uint32_t)most : UINT32_MAX);
+	uint32_t cells, unit = damon_known_unit(max_nr_accesses(d));
 	__u8 *known;
 	int r;
 

@@ -48,6 +48,7 @@
 #define HOT_UNITS (128u * 1024)
 #define SAMPLES_PER_TICK 262144u
 #define BASE 0x7f0000000000ull
+#define DAMON_SAMPLES 20	/* samples an aggregation at tierd's DAMON defaults */
 
 static const struct tierd_module *const modules[] = {
 	&sample_module, &decide_module, &migrate_module, &threads_module, NULL,
@@ -232,7 +233,7 @@ int main(int argc, char **argv)
 		unsigned long gib = source[5] == ':' ? strtoul(source + 6, NULL, 0) : 1024;
 
 		fl.unit = HOT_HUGE_SIZE;
-		fl.weight = 5.0;	/* a region seen in 5 samples of an aggregation */
+		fl.weight = DAMON_SAMPLES / 4;	/* a region seen in a quarter of them */
 		r = sketch_map(&sk, (uint64_t)gib << 30);
 		if (r < 0) {
 			fprintf(stderr, "daemon_rss: mapping the sketch: %s\n", strerror(-r));
@@ -280,7 +281,7 @@ int main(int argc, char **argv)
 		if (r < 0)
 			fprintf(stderr, "daemon_rss: tick %d: %s\n", k, strerror(-r));
 		if (sk.cells)
-			damon_known_fill(sk.cells, sk.n, damon_known_unit(20), d.pipe->hot,
+			damon_known_fill(sk.cells, sk.n, damon_known_unit(DAMON_SAMPLES), d.pipe->hot,
 					 (uint64_t)(k + 1) * SEC, pids, NPIDS, 1.0);
 		if (k > ticks / 2)
 			c_steady += bench_cpu_ns() - c0;
