@@ -329,8 +329,8 @@ static void flush_staged(struct tierd *d, struct mod_decide *m, struct pipeline 
 				.last_access_ns = v->last_ns,
 				.cgroup = proc->cgroup,
 				.rule = proc->rule,
-				.last_promote_ns = rg ? rg->last_promote_ns : 0,
-				.last_demote_ns = rg ? rg->last_demote_ns : 0,
+				.last_promote_ns = rg ? pipe_ns(rg->last_promote) : 0,
+				.last_demote_ns = rg ? pipe_ns(rg->last_demote) : 0,
 			};
 			if (d->topo.nodes[idx].gpu)
 				gpu_bytes += (uint64_t)s->nr_pages * PAGE_SZ;
@@ -343,8 +343,8 @@ static void flush_staged(struct tierd *d, struct mod_decide *m, struct pipeline 
 		if (added && v->len == HOT_HUGE_SIZE && (all_fast || all_low || rg)) {
 			struct pipe_range *r = pipe_range(p, v->pid, v->addr);
 
-			r->fast_seen_ns = all_fast ? now_ns : 0;
-			r->low_seen_ns = all_low ? now_ns : 0;
+			r->fast_seen = all_fast ? pipe_time(now_ns) : 0;
+			r->low_seen = all_low ? pipe_time(now_ns) : 0;
 		}
 		if (s->cold && added && all_low)
 			continue;
@@ -409,9 +409,9 @@ static bool slots_taken(struct tierd *d, struct mod_decide *m, struct pipeline *
 	return m->n >= limit;
 }
 
-static bool seen_recently(uint64_t seen_ns, uint64_t now_ns)
+static bool seen_recently(uint32_t seen, uint64_t now_ns)
 {
-	return seen_ns && now_ns - seen_ns < FAST_RECHECK_NS;
+	return seen && now_ns - pipe_ns(seen) < FAST_RECHECK_NS;
 }
 
 static bool known_fast(const struct pipeline *p, const struct hot_entry_view *v,
@@ -419,7 +419,7 @@ static bool known_fast(const struct pipeline *p, const struct hot_entry_view *v,
 {
 	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
 
-	return rg && seen_recently(rg->fast_seen_ns, now_ns);
+	return rg && seen_recently(rg->fast_seen, now_ns);
 }
 
 /*
@@ -433,7 +433,7 @@ static bool known_low(const struct pipeline *p, const struct hot_entry_view *v,
 {
 	const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
 
-	return rg && seen_recently(rg->low_seen_ns, now_ns);
+	return rg && seen_recently(rg->low_seen, now_ns);
 }
 
 /*
@@ -460,7 +460,7 @@ static bool still_fast(struct tierd *d, struct mod_decide *m, struct pipeline *p
 	void *addrs[RECHECK_PAGES];
 	int status[RECHECK_PAGES];
 
-	if (!rg || !rg->fast_seen_ns || !proc || proc->rule >= 0 || v->len != HOT_HUGE_SIZE ||
+	if (!rg || !rg->fast_seen || !proc || proc->rule >= 0 || v->len != HOT_HUGE_SIZE ||
 	    (m->thp && thp_is_huge(m->thp, v->pid, v->addr) == 1))
 		return false;
 	for (size_t i = 0; i < RECHECK_PAGES; i++)
@@ -471,7 +471,7 @@ static bool still_fast(struct tierd *d, struct mod_decide *m, struct pipeline *p
 	for (size_t i = 0; i < RECHECK_PAGES; i++)
 		if (!topo_node_fast(&d->topo, status[i]))
 			return false;
-	pipe_range(p, v->pid, v->addr)->fast_seen_ns = now_ns;
+	pipe_range(p, v->pid, v->addr)->fast_seen = pipe_time(now_ns);
 	return true;
 }
 

@@ -103,16 +103,16 @@ static void remember_moves(const struct tierd *d, struct pipeline *p,
 		run_pages += it->nr_pages;
 		whole = run_pages == HOT_HUGE_SIZE / HOT_PAGE_SIZE;
 		if (it->kind != POLICY_PROMOTE) {
-			rg->last_demote_ns = now_ns;
-			rg->fast_seen_ns = 0;
+			rg->last_demote = pipe_time(now_ns);
+			rg->fast_seen = 0;
 			if (whole && idx >= 0 && d->topo.nodes[idx].tier == d->topo.nr_tiers - 1)
-				rg->low_seen_ns = now_ns;
+				rg->low_seen = pipe_time(now_ns);
 			continue;
 		}
-		rg->last_promote_ns = now_ns;
-		rg->low_seen_ns = 0;
+		rg->last_promote = pipe_time(now_ns);
+		rg->low_seen = 0;
 		if (whole && topo_node_fast(&d->topo, it->to_node))
-			rg->fast_seen_ns = now_ns;
+			rg->fast_seen = pipe_time(now_ns);
 	}
 }
 

@@ -29,6 +29,8 @@ const struct pipe_proc *pipe_proc(const struct pipeline *p, pid_t pid)
 	return NULL;
 }
 
+_Static_assert(sizeof(struct pipe_range) == 32, "the range memory is 32 bytes a slot");
+
 static uint32_t range_slot(pid_t pid, uint64_t base)
 {
 	uint64_t h = (base >> HOT_HUGE_SHIFT) * 0x9e3779b97f4a7c15ull ^

@@ -50,17 +50,42 @@ struct pipe_proc {
  * on the lowest (so a cold one there is not queried for demotion).  A
  * direct-mapped cache: a collision forgets the older range, which only
  * costs a node query or a shorter cool-down.
+ *
+ * 32 bytes: the times are pipe_time()s, not nanoseconds (48 bytes with
+ * them, 3 MiB for the 64 Ki slots; with a table full of the DAMON source's
+ * 2 MiB ranges most slots are in use, see daemon_rss).
  */
 struct pipe_range {
-	pid_t pid;
 	uint64_t base; /* 2 MiB aligned */
-	uint64_t last_promote_ns;
-	uint64_t last_demote_ns;
-	uint64_t fast_seen_ns; /* 0 = not known to be on the fast tier */
+	pid_t pid;
+	uint32_t last_promote;
+	uint32_t last_demote;
+	uint32_t fast_seen; /* 0 = not known to be on the fast tier */
 	/* 0 = not known to be wholly on the lowest tier, where nothing can be
 	 * demoted from (decide's cold passes do not query it again) */
-	uint64_t low_seen_ns;
+	uint32_t low_seen;
 };
+
+/*
+ * A time in the range memory: CLOCK_MONOTONIC in units of 2^26 ns (67 ms),
+ * plus one so that 0 is "never".  32 bits hold 9 years of uptime (later
+ * times stay at the last one).  pipe_ns() reads it back rounded down, so a
+ * cool-down (10 s and up) or a fast range's recheck (10 s) may end up to
+ * 67 ms early; a time within the clock's first 67 ms reads as never.
+ */
+#define PIPE_TIME_SHIFT 26
+
+static inline uint32_t pipe_time(uint64_t ns)
+{
+	uint64_t t = (ns >> PIPE_TIME_SHIFT) + 1;
+
+	return t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+}
+
+static inline uint64_t pipe_ns(uint32_t t)
+{
+	return t ? (uint64_t)(t - 1) << PIPE_TIME_SHIFT : 0;
+}
 
 /*
  * Fakes in place of the kernel, for the unit test of the pipeline: set

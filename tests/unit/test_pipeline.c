@@ -970,7 +970,7 @@ static void test_cold_walk(void)
 		const struct pipe_range *rg =
 			pipe_range_peek(d.pipe, PID, BASE + (COLD_FIRST + r * ENTRY_PAGES) * PG);
 
-		CHECK(rg && rg->low_seen_ns == SEC + (uint64_t)tick * SEC / 2);
+		CHECK(rg && rg->low_seen == pipe_time(SEC + (uint64_t)tick * SEC / 2));
 	}
 	tierd_fini(&d);
 	fs_tree_remove(tree);
@@ -1016,6 +1016,35 @@ static void test_mark_follows_query(void)
 	fs_tree_remove(tree);
 }
 
+/*
+ * The range memory's 32-bit times: never is 0 and nothing else, a time
+ * reads back at most one unit early and never late (a late one would put a
+ * move in the future, and now - then would wrap), order is kept, and times
+ * past 32 bits stay at the last one instead of wrapping to the past.
+ */
+static void test_range_times(void)
+{
+	const uint64_t unit = 1ull << PIPE_TIME_SHIFT;
+	const uint64_t at[] = { 1, unit - 1, unit, unit + 1, 7 * unit, SEC, 3600 * SEC,
+				86400 * SEC * 365 * 9 };
+	uint32_t prev = 0;
+
+	CHECK_EQ_U64(pipe_ns(0), 0);
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		uint32_t t = pipe_time(at[i]);
+
+		CHECK(t != 0);
+		CHECK(t >= prev);
+		CHECK(pipe_ns(t) <= at[i]);
+		CHECK(at[i] - pipe_ns(t) < unit);
+		prev = t;
+	}
+	CHECK(pipe_time(2 * unit) > pipe_time(unit));
+	CHECK_EQ_U64(pipe_time(UINT64_MAX), UINT32_MAX);
+	CHECK_EQ_U64(pipe_time(unit << 32), UINT32_MAX);
+	CHECK(pipe_ns(UINT32_MAX) < UINT64_MAX - unit);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2 || !mkdtemp(tmpdir)) {
@@ -1023,6 +1052,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	fixtures_dir = argv[1];
+	RUN(test_range_times);
 	RUN(test_promote);
 	RUN(test_peek_wakes);
 	RUN(test_idle_pace);
