@@ -38,8 +38,8 @@
  * Sizes are fixed at start from the config: base pages per tick from the
  * promotion rate and interval (twice a tick's worth of moves, within
  * [MIN_CAND, MAX_CAND]), and candidates per tick at most MAX_CAND_ENTRIES.
- * The arrays a tick fills take about 125 bytes per candidate (the
- * candidate, 56; its intent, 40; the policy's and the batcher's order and
+ * The arrays a tick fills take about 117 bytes per candidate (the
+ * candidate, 56; its intent, 32; the policy's and the batcher's order and
  * the batch plan's address, node, status and intent, 29): for 4 KiB pages,
  * which are one candidate each, 128 Ki candidates were 16 MiB at the
  * peak, most of tierd's RSS next to a table of a million pages (20 MiB).

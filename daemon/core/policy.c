@@ -154,11 +154,12 @@ int policy_new(const struct policy_params *params, size_t max_pages, size_t max_
 	struct policy *p;
 
 	if (params->min_hot_threshold == 0 || params->cold_pct > 100 || params->page_size == 0 ||
-	    params->nr_rules < 0 || params->nr_rules > POLICY_MAX_RULES)
+	    params->nr_rules < 0 || params->nr_rules > POLICY_MAX_RULES ||
+	    max_cgroups > INT16_MAX)
 		return -EINVAL;
 	for (int i = 0; i < params->nr_rules; i++)
-		if (params->rules[i].node < 0 || params->rules[i].nr_allow < 0 ||
-		    params->rules[i].nr_allow > POLICY_RULE_ALLOW)
+		if (params->rules[i].node < 0 || params->rules[i].node > INT16_MAX ||
+		    params->rules[i].nr_allow < 0 || params->rules[i].nr_allow > POLICY_RULE_ALLOW)
 			return -EINVAL;
 
 	p = calloc(1, sizeof(*p));

@@ -145,14 +145,14 @@ enum policy_reason {
 	POLICY_R_NR,
 };
 
-struct policy_intent {
-	int pid;
+struct policy_intent {	/* 32 bytes: decide keeps 36 Ki of them */
 	uint64_t addr;
+	int pid;
 	uint32_t nr_pages;
-	int from_node;		/* node ids */
-	int to_node;
-	int cgroup;
 	uint32_t page;		/* index into policy_input.pages */
+	int16_t from_node;	/* node ids: below MAX_NUMNODES, at most 1024 */
+	int16_t to_node;
+	int16_t cgroup;		/* below CONF_MAX_CGROUPS (128), -1 = none */
 	uint8_t kind;		/* enum policy_kind */
 	uint8_t reason;		/* enum policy_reason */
 	uint8_t tries;		/* earlier -EBUSY attempts (core/account retries) */
@@ -200,7 +200,8 @@ struct policy;
  * Allocate a policy for at most @max_pages candidates and @max_cgroups
  * cgroups per tick.  Copies @params.  Returns 0 and *ret, -EINVAL for bad
  * params (min_hot_threshold 0, cold_pct > 100, page_size 0, nr_rules or a
- * rule's nr_allow out of range, a rule node < 0), -ENOMEM.
+ * rule's nr_allow out of range, a rule node < 0 or above INT16_MAX,
+ * @max_cgroups above INT16_MAX: intents keep both in 16 bits), -ENOMEM.
  */
 int policy_new(const struct policy_params *params, size_t max_pages, size_t max_cgroups,
 	       struct policy **ret);

@@ -670,6 +670,17 @@ static void test_output_full_and_einval(void)
 	pp.min_hot_threshold = 1;
 	pp.cold_pct = 101;
 	CHECK_EQ_INT(policy_new(&pp, 4, 0, &p), -EINVAL);
+	pp.cold_pct = 10;
+	/* Intents keep the cgroup index and node ids in 16 bits. */
+	CHECK_EQ_INT(policy_new(&pp, 4, INT16_MAX + 1, &p), -EINVAL);
+	CHECK_EQ_INT(policy_new(&pp, 4, INT16_MAX, &p), 0);
+	policy_free(p);
+	pp.nr_rules = 1;
+	pp.rules[0].node = INT16_MAX + 1;
+	CHECK_EQ_INT(policy_new(&pp, 4, 0, &p), -EINVAL);
+	pp.rules[0].node = INT16_MAX;
+	CHECK_EQ_INT(policy_new(&pp, 4, 0, &p), 0);
+	policy_free(p);
 	policy_free(NULL);
 }
 
