@@ -8,9 +8,11 @@
  *     the policy may demote this tick (policy_may_demote(): a node short
  *     of free memory, a cgroup over its cap), up to a quarter of them from
  *     the coldest (demotion; see gather()).  A 2 MiB entry is one
- *     candidate when it is a PMD THP (sys/thp), else its 512 base pages;
- *     at most max_pages base pages and max_cand candidates a tick, so the
- *     node query below and the memory are bounded.  A range seen wholly
+ *     candidate when it is a PMD THP (sys/thp), else its 512 base pages
+ *     are queried, and are one candidate when they are all on one node
+ *     (flush_staged()); at most max_pages base pages and max_cand slots
+ *     (a page queried, a THP) a tick, so the node query below and the
+ *     memory are bounded.  A range seen wholly
  *     on the fast tier, or moved there wholly by the last tick
  *     (mod_migrate.c), is not queried again for promotion for
  *     FAST_RECHECK_NS: the budget goes to the ranges that may still need
@@ -47,7 +49,13 @@
  * 128 MiB of base pages (a THP is one candidate for 512 pages, so
  * THP-backed memory still gets the whole page budget), and a larger hot
  * set of base pages takes more ticks, which follow at once while they
- * move something (pipeline.h: cand_capped, backlog).
+ * move something (pipeline.h: cand_capped, backlog).  A 2 MiB range of
+ * base pages on one node is one candidate and one intent, and 512
+ * entries of the plan only: with the DAMON source's ranges (the
+ * sampling-event source's 4 KiB entries are one page each anyway) a
+ * tick's candidates and intents went from 3 MiB to a few KiB, and a
+ * table full of ranges from 31.9 to 28.8 MiB (daemon_rss, 1 TiB
+ * sketch).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -100,6 +108,11 @@ struct mod_decide {
 	size_t max_cand; /* candidates (array entries) a tick */
 	bool cand_full; /* stage_entry() refused an entry for max_cand this tick */
 	size_t n; /* candidates in cand[] this tick, queried */
+	/* Their slots: one per page the query found, one per THP.  A range
+	 * of base pages on one node is one candidate but 512 slots, so a
+	 * tick queries and plans the pages it did when each page was a
+	 * candidate (max_cand), and cand[] holds up to max_cand candidates. */
+	size_t slots;
 	size_t cold_queried; /* base pages the coldest pass staged this tick */
 	struct staged *staged; /* entries whose query is pending, QUERY_ENTRIES */
 	size_t nr_staged, staged_pages; /* their number, and their pages in addrs[] */
@@ -286,9 +299,25 @@ static void query_staged(struct mod_decide *m)
 }
 
 /*
+ * Can a 2 MiB candidate ever pass the rate limits of @proc?  Not when a
+ * bucket holds less (a rate below 4 MiB/s at 500 ms ticks): its pages stay
+ * candidates of their own then, as they fit a tick's refill.
+ */
+static bool range_fits_rates(const struct tierd *d, const struct mod_decide *m,
+			     const struct pipe_proc *proc)
+{
+	const struct bucket *cg = proc->cgroup >= 0 ? m->cgs[proc->cgroup].rate : NULL;
+
+	if (d->conf->promotion.max_rate_mb_per_s && m->global_rate.burst < HOT_HUGE_SIZE)
+		return false;
+	return !cg || cg->burst >= HOT_HUGE_SIZE;
+}
+
+/*
  * The staged entries' candidates, in the order they were staged, appended
  * to cand[] with their nodes (query_staged()).  Pages not mapped are left
- * out.  For the cold passes, an entry found wholly on the lowest tier adds
+ * out.  A range of base pages found all on one node is one candidate
+ * (POLICY_F_PAGES) instead of 512, where the rates let 2 MiB through.  For the cold passes, an entry found wholly on the lowest tier adds
  * nothing: there is no tier to demote it to, and it would take the
  * reserve's slots from the cold pages that can go down (its range is
  * remembered as low, see known_low()).
@@ -303,15 +332,15 @@ static void flush_staged(struct tierd *d, struct mod_decide *m, struct pipeline 
 		const struct pipe_proc *proc = pipe_proc(p, v->pid);
 		const struct pipe_range *rg = pipe_range_peek(p, v->pid, v->addr);
 		uint64_t gpu_bytes = 0; /* on GPU nodes, for the placement rule */
-		bool all_fast = true, all_low = true;
-		size_t added = 0;
+		bool all_fast = true, all_low = true, one_node = true, whole;
+		size_t added = 0, mapped = 0; /* candidates, pages found */
+		int node = -1;
 		uint32_t heat;
 
 		heat = v->heat >= 4e9 ? 4000000000u : (uint32_t)(v->heat + 0.5);
 		if (v->heat > 0 && !heat)
 			heat = 1;
 		for (size_t i = s->first; i < s->first + s->count; i++) {
-			struct policy_page *pg = &m->cand[m->n + added];
 			int idx = topo_node_index(&d->topo, m->status[i]);
 
 			if (m->status[i] < 0 || idx < 0)
@@ -320,37 +349,50 @@ static void flush_staged(struct tierd *d, struct mod_decide *m, struct pipeline 
 				all_fast = false;
 			if (d->topo.nodes[idx].tier != d->topo.nr_tiers - 1)
 				all_low = false;
-			*pg = (struct policy_page){
+			if (d->topo.nodes[idx].gpu)
+				gpu_bytes += (uint64_t)s->nr_pages * PAGE_SZ;
+			if (mapped++ && m->status[i] != node)
+				one_node = false;
+			node = m->status[i];
+		}
+		/* A range of base pages all on one node: one candidate. */
+		whole = s->count == PAGES_PER_HUGE && mapped == s->count && one_node &&
+			range_fits_rates(d, m, proc);
+		for (size_t i = s->first; i < s->first + s->count && mapped; i++) {
+			if (m->status[i] < 0 || topo_node_index(&d->topo, m->status[i]) < 0)
+				continue;
+			m->cand[m->n + added++] = (struct policy_page){
 				.pid = v->pid,
 				.addr = (uint64_t)(uintptr_t)m->addrs[i],
-				.nr_pages = s->nr_pages,
+				.nr_pages = whole ? PAGES_PER_HUGE : s->nr_pages,
 				.node = m->status[i],
 				.heat = heat,
 				.last_access_ns = v->last_ns,
-				.cgroup = proc->cgroup,
+				.cgroup = (int16_t)proc->cgroup,
+				.flags = whole ? POLICY_F_PAGES : 0,
 				.rule = proc->rule,
 				.last_promote_ns = rg ? pipe_ns(rg->last_promote) : 0,
 				.last_demote_ns = rg ? pipe_ns(rg->last_demote) : 0,
 			};
-			if (d->topo.nodes[idx].gpu)
-				gpu_bytes += (uint64_t)s->nr_pages * PAGE_SZ;
-			added++;
+			if (whole)
+				break;
 		}
 		/* What the query saw, for the passes that skip ranges known fast
 		 * or low; a range already remembered loses a mark it no longer
 		 * earns.  Marks are per 2 MiB range: a 4 KiB entry says nothing
 		 * of the rest. */
-		if (added && v->len == HOT_HUGE_SIZE && (all_fast || all_low || rg)) {
+		if (mapped && v->len == HOT_HUGE_SIZE && (all_fast || all_low || rg)) {
 			struct pipe_range *r = pipe_range(p, v->pid, v->addr);
 
 			r->fast_seen = all_fast ? pipe_time(now_ns) : 0;
 			r->low_seen = all_low ? pipe_time(now_ns) : 0;
 		}
-		if (s->cold && added && all_low)
+		if (s->cold && mapped && all_low)
 			continue;
 		if (proc->rule >= 0)
 			m->rule_used[proc->rule] += gpu_bytes;
 		m->n += added;
+		m->slots += mapped;
 	}
 	m->nr_staged = 0;
 	m->staged_pages = 0;
@@ -379,9 +421,9 @@ static bool stage_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 			count = PAGES_PER_HUGE;
 	}
 	if (m->nr_staged == QUERY_ENTRIES || m->staged_pages + count > QUERY_PAGES ||
-	    m->n + m->staged_pages + count > m->max_cand)
+	    m->slots + m->staged_pages + count > m->max_cand)
 		flush_staged(d, m, p, now_ns);
-	if (m->n + count > m->max_cand) {
+	if (m->slots + count > m->max_cand) {
 		m->cand_full = true; /* gather() stops at the first refusal */
 		return false;
 	}
@@ -403,10 +445,10 @@ static bool stage_entry(struct tierd *d, struct mod_decide *m, struct pipeline *
 static bool slots_taken(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 			size_t limit, uint64_t now_ns)
 {
-	if (m->n + m->staged_pages < limit)
+	if (m->slots + m->staged_pages < limit)
 		return false;
 	flush_staged(d, m, p, now_ns);
-	return m->n >= limit;
+	return m->slots >= limit;
 }
 
 static bool seen_recently(uint32_t seen, uint64_t now_ns)
@@ -519,6 +561,7 @@ static size_t gather(struct tierd *d, struct mod_decide *m, struct pipeline *p,
 	memset(m->rule_used, 0, sizeof(m->rule_used));
 	m->cand_full = false;
 	m->n = 0;
+	m->slots = 0;
 	m->cold_queried = 0;
 	nv = hot_select_hottest(p->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
 	reserve = demote ? m->max_cand / 4 : 0;
@@ -655,7 +698,7 @@ static int mod_decide_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	in.nr_cgroups = d->conf->nr_cgroups;
 	n = gather(d, m, p, policy_may_demote(&m->pp, &in, (uint64_t)m->max_pages * PAGE_SZ),
 		   now_ns);
-	p->candidates_pages = n;
+	p->candidates_pages = m->slots;
 	in.pages = m->cand;
 	in.nr_pages = n;
 	in.rule_used_bytes = m->rule_used;
@@ -673,7 +716,7 @@ static int mod_decide_tick(struct tierd *d, void *priv, uint64_t now_ns)
 						       MAX_RETRIES);
 	p->policy_stats = out.stats;
 	d->stats.decision = out.stats;
-	d->stats.decision_candidate_pages = n;
+	d->stats.decision_candidate_pages = m->slots;
 	if (!out.nr_intents)
 		return 0;
 	r = batch_build(m->batcher, m->intents, out.nr_intents, &p->plan);

@@ -85,7 +85,7 @@ static void remember_moves(const struct tierd *d, struct pipeline *p,
 	int run_node = -1;
 
 	for (size_t i = 0; i < pl->nr_entries; i++) {
-		const struct policy_intent *it = &intents[pl->intent[i]];
+		const struct policy_intent one = batch_entry_intent(pl, i, intents), *it = &one;
 		uint64_t base = it->addr & ~(uint64_t)(HOT_HUGE_SIZE - 1);
 		int idx = topo_node_index(&d->topo, it->to_node);
 		struct pipe_range *rg;

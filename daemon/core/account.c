@@ -192,7 +192,7 @@ int account_batch(struct account *a, const struct topology *topo, const struct b
 
 	memset(&r, 0, sizeof(r));
 	for (size_t e = b->first; e < b->first + b->count; e++) {
-		const struct policy_intent *it = &intents[pl->intent[e]];
+		const struct policy_intent one = batch_entry_intent(pl, e, intents), *it = &one;
 		int st = pl->status[e];
 
 		if (dry_run) {
@@ -236,8 +236,11 @@ void account_call_failed(struct account *a, const struct batch_plan *pl, size_t 
 	struct acct_result r;
 
 	memset(&r, 0, sizeof(r));
-	for (size_t e = b->first; e < b->first + b->count; e++)
-		account_page(a, NULL, &intents[pl->intent[e]], err < 0 ? err : -EINVAL, now_ns, &r);
+	for (size_t e = b->first; e < b->first + b->count; e++) {
+		const struct policy_intent one = batch_entry_intent(pl, e, intents);
+
+		account_page(a, NULL, &one, err < 0 ? err : -EINVAL, now_ns, &r);
+	}
 	if (ret)
 		*ret = r;
 }

@@ -82,6 +82,13 @@ static int cmp_entry(const void *a, const void *b, void *arg)
 	return 0;
 }
 
+/* The addresses @it takes in the plan: one per page of a range of base
+ * pages, else one (a base page, or a THP's head). */
+static size_t addrs_of(const struct policy_intent *it)
+{
+	return it->flags & POLICY_F_PAGES ? it->nr_pages : 1;
+}
+
 static bool same_group(const struct policy_intent *x, const struct policy_intent *y)
 {
 	return x->kind == y->kind && x->pid == y->pid && x->to_node == y->to_node;
@@ -93,7 +100,7 @@ int batch_build(struct batcher *b, const struct policy_intent *intents, size_t n
 	const struct batch_params *bp = &b->params;
 	struct batch_plan *pl = &b->plan;
 	uint64_t pages = 0, bytes = 0, cover_end = 0;
-	size_t nr = 0;
+	size_t nr = 0, entries = 0;
 	const struct policy_intent *prev = NULL;
 	struct batch *cur = NULL;
 
@@ -105,14 +112,17 @@ int batch_build(struct batcher *b, const struct policy_intent *intents, size_t n
 	/* 1. The tick budget, in priority order. */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t np = intents[i].nr_pages, nb = np * bp->page_size;
+		size_t na = addrs_of(&intents[i]);
 
 		if ((bp->tick_max_pages && pages + np > bp->tick_max_pages) ||
-		    (bp->tick_max_bytes && bytes + nb > bp->tick_max_bytes)) {
+		    (bp->tick_max_bytes && bytes + nb > bp->tick_max_bytes) ||
+		    entries + na > b->max) {
 			pl->deferred++;
 			continue;
 		}
 		pages += np;
 		bytes += nb;
+		entries += na;
 		b->order[nr++] = (uint32_t)i;
 	}
 
@@ -137,12 +147,14 @@ int batch_build(struct batcher *b, const struct policy_intent *intents, size_t n
 			cur->count = 0;
 			cur->nr_pages = 0;
 		}
-		e = pl->nr_entries++;
-		pl->addrs[e] = (void *)(uintptr_t)it->addr;
-		pl->nodes[e] = it->to_node;
-		pl->status[e] = 0;
-		pl->intent[e] = b->order[k];
-		cur->count++;
+		for (size_t a = 0, na = addrs_of(it); a < na; a++) {
+			e = pl->nr_entries++;
+			pl->addrs[e] = (void *)(uintptr_t)(it->addr + a * bp->page_size);
+			pl->nodes[e] = it->to_node;
+			pl->status[e] = 0;
+			pl->intent[e] = b->order[k];
+		}
+		cur->count += addrs_of(it);
 		cur->nr_pages += np;
 		pages += np;
 		bytes += np * bp->page_size;

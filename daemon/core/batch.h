@@ -4,8 +4,9 @@
  *
  * One call per (direction, pid, target node), addresses sorted ascending,
  * one address per THP (the kernel walks every address it is given, so the
- * 511 tail addresses would be 511 wasted lookups), at most batch_pages base
- * pages per call, and at most tick_max_pages / tick_max_bytes per tick.
+ * 511 tail addresses would be 511 wasted lookups) and one per page of a
+ * range of base pages (POLICY_F_PAGES), at most batch_pages base pages per
+ * call, and at most tick_max_pages / tick_max_bytes per tick.
  * Demotion batches come before promotion batches so that the room they
  * make exists before the promotions that may need it.
  *
@@ -63,15 +64,35 @@ struct batch_plan {
 
 struct batcher;
 
-/* For at most @max_intents intents a tick.  0, -EINVAL (batch_pages or
+/*
+ * The intent behind plan entry @e, as that entry alone: for a range of base
+ * pages (POLICY_F_PAGES), which the plan lists page by page, the entry's own
+ * page (one page, no flag: what account counts, and what it retries when
+ * that page was busy); else the intent as it is.
+ */
+static inline struct policy_intent batch_entry_intent(const struct batch_plan *pl, size_t e,
+						      const struct policy_intent *intents)
+{
+	struct policy_intent it = intents[pl->intent[e]];
+
+	if (it.flags & POLICY_F_PAGES) {
+		it.addr = (uint64_t)(uintptr_t)pl->addrs[e];
+		it.nr_pages = 1;
+		it.flags = 0;
+	}
+	return it;
+}
+
+/* For at most @max_intents plan entries (addresses) a tick.  0, -EINVAL (batch_pages or
  * page_size 0), -ENOMEM. */
 int batch_new(const struct batch_params *params, size_t max_intents, struct batcher **ret);
 void batch_free(struct batcher *b);
 
 /*
  * Cut @intents (in priority order, as policy_run writes them) into batches.
- * Intents beyond the tick budget are skipped (counted in deferred); a later
- * smaller one that still fits is taken.  Returns 0 and the plan through
+ * Intents beyond the tick budget, or whose addresses the plan has no room
+ * for, are skipped (counted in deferred); a later smaller one that still
+ * fits is taken.  Returns 0 and the plan through
  * @ret_plan (pointing into the batcher), or -EINVAL when @n exceeds
  * max_intents.
  */

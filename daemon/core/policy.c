@@ -472,6 +472,7 @@ static bool emit(struct policy *p, struct plan *pl, uint32_t i, int from, int to
 	it->kind = kind;
 	it->reason = reason;
 	it->tries = 0;
+	it->flags = (uint8_t)pg->flags;
 
 	p->taken[i] = 1;	/* 2: held for the tick */
 	pl->free[from] += bytes;

@@ -94,20 +94,33 @@ void policy_params_default(struct policy_params *p);
 
 /*
  * One candidate: a base page or a THP of a process, as the hotness table and
- * a node query see it.  The caller fills every field.
+ * a node query see it, or a 2 MiB range of base pages that a node query
+ * found all on one node (POLICY_F_PAGES): the policy weighs it as a THP,
+ * the batcher lists its 512 pages.  The caller fills every field.
  */
 struct policy_page {	/* 56 bytes, no holes: decide keeps 32 Ki of them */
-	uint64_t addr;		/* page aligned; 2 MiB aligned for a THP */
+	uint64_t addr;		/* page aligned; 2 MiB aligned for a THP or a range */
 	uint64_t last_access_ns;	/* 0 = unknown */
 	uint64_t last_promote_ns;	/* 0 = never */
 	uint64_t last_demote_ns;	/* 0 = never */
 	int pid;
-	uint32_t nr_pages;	/* 1, or 512 for a THP */
+	uint32_t nr_pages;	/* 1, or 512 for a THP or a range */
 	int node;		/* node id the page is on (move_pages query) */
 	uint32_t heat;		/* larger is hotter; 0 = not seen */
-	int cgroup;		/* index into policy_input.cgroups, -1 = none */
+	int16_t cgroup;		/* index into policy_input.cgroups, -1 = none */
+	uint16_t flags;		/* POLICY_F_* */
 	int rule;		/* GPU placement rule index (policy_rule_match), -1 = none */
 };
+
+/*
+ * The candidate is a range of nr_pages base pages from addr, not one folio:
+ * move_pages(2) is given each of its pages (batch_entry_intent()).  Decide
+ * makes one of a 2 MiB range of base pages whose pages its node query found
+ * all on one node, instead of 512 candidates (a table of the DAMON source's
+ * ranges filled decide's 32 Ki candidates with 64 ranges a tick: 3 MiB of
+ * candidates and intents, and the policy sorted 32 Ki entries for them).
+ */
+#define POLICY_F_PAGES 0x1
 
 /* A cgroup's fast-tier use and budgets for this tick. */
 struct policy_cgroup {
@@ -156,6 +169,7 @@ struct policy_intent {	/* 32 bytes: decide keeps 36 Ki of them */
 	uint8_t kind;		/* enum policy_kind */
 	uint8_t reason;		/* enum policy_reason */
 	uint8_t tries;		/* earlier -EBUSY attempts (core/account retries) */
+	uint8_t flags;		/* the candidate's POLICY_F_* */
 };
 
 /* Why candidates that qualified were not moved this tick (pages each). */

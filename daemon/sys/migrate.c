@@ -99,17 +99,14 @@ int mig_query(struct migrator *m, int pid, size_t count, void **addrs, int *stat
  * tierd ran for more than 30 s without answering tierctl.  A node whose
  * free memory cannot be read is taken as planned.
  */
-static bool room_short(const struct migrator *m, const struct batch_plan *pl, size_t k,
-		       const struct policy_intent *intents)
+static bool room_short(const struct migrator *m, const struct batch_plan *pl, size_t k)
 {
 	const struct batch *b = &pl->batches[k];
-	uint64_t bytes = 0, free_b;
+	uint64_t bytes = b->nr_pages * m->page_bytes, free_b;
 
 	if (!m->ops->node_free || b->node < 0 || b->node >= TOPO_MAX_NODES ||
 	    !m->floor_bytes[b->node])
 		return false;
-	for (size_t i = b->first; i < b->first + b->count; i++)
-		bytes += (uint64_t)intents[pl->intent[i]].nr_pages * m->page_bytes;
 	if (m->ops->node_free(m->ctx, b->node, &free_b) < 0)
 		return false;
 	return free_b < m->floor_bytes[b->node] + bytes;
@@ -162,7 +159,7 @@ int mig_run_plan(struct migrator *m, struct account *a, const struct topology *t
 			ret->skipped_batches = mig_skip(pl, k, pl->nr_batches);
 			break;
 		}
-		if (!m->dry_run && room_short(m, pl, k, intents)) {
+		if (!m->dry_run && room_short(m, pl, k)) {
 			ret->room_skipped_batches += mig_skip(pl, k, k + 1);
 			continue;
 		}

@@ -338,6 +338,42 @@ static void test_busy_retries_and_nomem_backoff(void)
 	teardown_run();
 }
 
+/*
+ * A range of base pages (POLICY_F_PAGES) is accounted page by page: what
+ * moved counts, and a busy page is retried alone, not its 511 neighbours.
+ */
+static void test_range_pages(void)
+{
+	struct policy_intent retry[4];
+	struct batch_params bp;
+	struct batch_plan fake;
+
+	setup_topo();
+	nr = 0;
+	add(3, 0x40000000, 512, 1, 0, POLICY_PROMOTE, -1);
+	in[0].flags = POLICY_F_PAGES;
+	acct_params_default(&ap);
+	CHECK_EQ_INT(account_new(&ap, 1, 8, &a), 0);
+	batch_params_default(&bp, 0);
+	CHECK_EQ_INT(batch_new(&bp, 1024, &b), 0);
+	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+	CHECK_EQ_INT(pl->nr_entries, 512);
+	fake = *pl;
+	for (size_t e = 0; e < 512; e++)
+		fake.status[e] = 0;
+	fake.status[7] = -EBUSY;
+	account_batch(a, &topo, &fake, 0, in, MS, 0, false, NULL);
+	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 511);
+	CHECK_EQ_U64(a->class_pages[ACCT_BUSY], 1);
+	CHECK_EQ_U64(a->node_in[0][POLICY_PROMOTE].pages, 511);
+	CHECK_EQ_U64(a->moved_bytes, 511 * PG);
+	CHECK_EQ_INT(account_take_retries(a, 1 * SEC, retry, 4), 1);
+	CHECK_EQ_U64(retry[0].addr, 0x40000000 + 7 * PG);
+	CHECK_EQ_INT(retry[0].nr_pages, 1);
+	CHECK_EQ_INT(retry[0].flags, 0);
+	teardown_run();
+}
+
 static void test_call_failed_and_dry_run(void)
 {
 	struct fake_mig f = { .probe_result = -EINVAL, .query_node = 1 };
@@ -415,6 +451,7 @@ int main(void)
 	RUN(test_call_times);
 	RUN(test_room_floor);
 	RUN(test_busy_retries_and_nomem_backoff);
+	RUN(test_range_pages);
 	RUN(test_call_failed_and_dry_run);
 	return TEST_EXIT();
 }

@@ -144,10 +144,73 @@ static void test_batch_size_and_budget(void)
 	batch_free(NULL);
 }
 
+/*
+ * A range of base pages (POLICY_F_PAGES) is listed page by page, all for
+ * its one intent; a base page inside it is a duplicate, as inside a THP;
+ * the calls' size counts its 512 pages; a plan with no room left for its
+ * addresses defers it.
+ */
+static void test_ranges(void)
+{
+	struct batch_params bp;
+	struct batcher *b;
+	const struct batch_plan *pl;
+	struct policy_intent one;
+
+	batch_params_default(&bp, 0);
+	CHECK_EQ_INT(batch_new(&bp, 1024, &b), 0);
+	nr = 0;
+	add(5, 0x40200000, 512, 0, POLICY_PROMOTE);	/* a THP */
+	add(5, 0x40000000, 512, 0, POLICY_PROMOTE);
+	in[1].flags = POLICY_F_PAGES;
+	add(5, 0x40003000, 1, 0, POLICY_PROMOTE);	/* inside the range */
+	add(5, 0x1000, 1, 0, POLICY_PROMOTE);
+	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+	CHECK_EQ_INT(pl->nr_entries, 1 + 512 + 1);
+	CHECK_EQ_INT(pl->duplicates, 1);
+	CHECK_EQ_U64(pl->pages, 1025);
+	CHECK_EQ_U64(ADDR(pl, 0), 0x1000);
+	for (size_t e = 1; e <= 512; e++) {
+		CHECK_EQ_U64(ADDR(pl, e), 0x40000000 + (e - 1) * 4096);
+		CHECK_EQ_INT(pl->intent[e], 1);
+	}
+	CHECK_EQ_U64(ADDR(pl, 513), 0x40200000);
+	/* 1024 pages a call: the page and the range, then the THP. */
+	CHECK_EQ_INT(pl->nr_batches, 2);
+	CHECK_EQ_INT(pl->batches[0].count, 513);
+	CHECK_EQ_U64(pl->batches[0].nr_pages, 513);
+	CHECK_EQ_INT(pl->batches[1].count, 1);
+	CHECK_EQ_U64(pl->batches[1].nr_pages, 512);
+	/* One entry of the range stands for its own page only. */
+	one = batch_entry_intent(pl, 6, in);
+	CHECK_EQ_U64(one.addr, 0x40005000);
+	CHECK_EQ_INT(one.nr_pages, 1);
+	CHECK_EQ_INT(one.flags, 0);
+	one = batch_entry_intent(pl, 513, in);
+	CHECK_EQ_U64(one.addr, 0x40200000);
+	CHECK_EQ_INT(one.nr_pages, 512);
+	batch_free(b);
+
+	/* Room for 600 addresses: the second range waits, the page fits. */
+	CHECK_EQ_INT(batch_new(&bp, 600, &b), 0);
+	nr = 0;
+	add(5, 0x40000000, 512, 0, POLICY_PROMOTE);
+	in[0].flags = POLICY_F_PAGES;
+	add(5, 0x40400000, 512, 0, POLICY_PROMOTE);
+	in[1].flags = POLICY_F_PAGES;
+	add(5, 0x1000, 1, 0, POLICY_PROMOTE);
+	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+	CHECK_EQ_INT(pl->deferred, 1);
+	CHECK_EQ_INT(pl->nr_entries, 513);
+	CHECK_EQ_U64(pl->pages, 513);
+	batch_free(b);
+}
+
 int main(void)
 {
 	RUN(test_defaults);
 	RUN(test_group_sort_dedup);
 	RUN(test_batch_size_and_budget);
+	RUN(test_ranges);
 	return TEST_EXIT();
 }

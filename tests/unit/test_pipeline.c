@@ -222,6 +222,8 @@ static void test_promote(void)
 	/* The decision status and metrics show. */
 	CHECK_EQ_U64(d.stats.decision.promote_bytes, 2 * MIB);
 	CHECK_EQ_U64(d.stats.decision_candidate_pages, 512);
+	/* The range's 512 base pages, all on node 1: one candidate. */
+	CHECK_EQ_U64(d.stats.decision.intents[POLICY_R_HOT], 1);
 	CHECK(d.stats.decision.hot_threshold > 0);
 
 	/* Still hot, now on the fast tier: no move, and no query either: the
@@ -670,8 +672,37 @@ static void test_rate_no_spin(void)
 		CHECK(d.pipe->policy_stats.held[POLICY_H_GLOBAL_RATE] > 0);
 		CHECK(!d.pipe->backlog);
 		CHECK(tierd_interval_ms(&d) > 0);
-		now += 5 * 1000000ull; /* as if the next tick came at once */
+		/* As if the next tick came soon: 100 ms refill 6.4 MiB, three of
+		 * the 2 MiB ranges (each one candidate, all on node 1). */
+		now += 100 * 1000000ull;
 	}
+	tierd_fini(&d);
+}
+
+/*
+ * A rate whose bucket holds less than 2 MiB (2 MB/s, 500 ms ticks: 1 MiB):
+ * a range on one node stays 512 candidates, so the pages that fit a tick's
+ * tokens still move (one 2 MiB candidate never would).
+ */
+static void test_rate_below_range(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct pipe_fakes fk;
+	char root[4096];
+
+	setup(&d, "interval_ms: 500\n"
+		  "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
+		  "promotion: {max_rate_mb_per_s: 2, batch_pages: 2048}\n"
+		  "demotion: {enabled: false}\n"
+		  "copy_threads: {mode: off}\n", root, sizeof(root), &sf, &map, &fk);
+	CHECK_EQ_INT(tierd_init(&d, modules), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(tierd_tick(&d, 1 * SEC), 0);
+	CHECK_EQ_U64(d.stats.decision.intents[POLICY_R_HOT], 256);
+	CHECK_EQ_U64(map.moved_pages, 256);
+	CHECK_EQ_INT(count_on(&map, 0, 256, 0), 256);
 	tierd_fini(&d);
 }
 
@@ -739,7 +770,8 @@ static void cold_reserve(unsigned long free_kb, int nr_hot, enum policy_reason r
 	CHECK_EQ_INT(tierd_tick(&d, 3 * SEC), 0);
 	CHECK_EQ_U64(d.pipe->candidates_pages, cand);
 	CHECK_EQ_U64(map.queried_pages - queried, cand);
-	CHECK_EQ_U64(d.pipe->policy_stats.intents[reason], COLD_RANGES * ENTRY_PAGES);
+	/* Each cold range wholly on node 0: one intent for its 512 pages. */
+	CHECK_EQ_U64(d.pipe->policy_stats.intents[reason], COLD_RANGES);
 	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 1), COLD_RANGES * ENTRY_PAGES);
 	/* No room on node 0: nothing is promoted. */
 	CHECK_EQ_U64(map.moved_pages, COLD_RANGES * ENTRY_PAGES);
@@ -792,7 +824,7 @@ static void test_cold_pass_large_table(void)
 	CHECK_EQ_U64(d.pipe->hot->nused, VIEWS + 2);
 	CHECK_EQ_U64(d.pipe->candidates_pages,
 		     CAND_PAGES - RESERVE_PAGES + COLD_RANGES * ENTRY_PAGES);
-	CHECK_EQ_U64(d.pipe->policy_stats.intents[POLICY_R_WMARK], COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_U64(d.pipe->policy_stats.intents[POLICY_R_WMARK], COLD_RANGES);
 	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 1), COLD_RANGES * ENTRY_PAGES);
 	CHECK_EQ_U64(map.moved_pages, COLD_RANGES * ENTRY_PAGES);
 	tierd_fini(&d);
@@ -1064,6 +1096,7 @@ int main(int argc, char **argv)
 	RUN(test_full_cap);
 	RUN(test_cap_partial_range);
 	RUN(test_rate_no_spin);
+	RUN(test_rate_below_range);
 	RUN(test_cold_reserve);
 	RUN(test_cold_pass_large_table);
 	RUN(test_cold_walk);
