@@ -317,7 +317,8 @@ static bool range_fits_rates(const struct tierd *d, const struct mod_decide *m,
  * The staged entries' candidates, in the order they were staged, appended
  * to cand[] with their nodes (query_staged()).  Pages not mapped are left
  * out.  A range of base pages found all on one node is one candidate
- * (POLICY_F_PAGES) instead of 512, where the rates let 2 MiB through.  For the cold passes, an entry found wholly on the lowest tier adds
+ * (POLICY_F_PAGES) instead of 512, where the rates let 2 MiB through.
+ * For the cold passes, an entry found wholly on the lowest tier adds
  * nothing: there is no tier to demote it to, and it would take the
  * reserve's slots from the cold pages that can go down (its range is
  * remembered as low, see known_low()).
