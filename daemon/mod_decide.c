@@ -726,9 +726,10 @@ static int mod_decide_tick(struct tierd *d, void *priv, uint64_t now_ns)
 		return r;
 	}
 	/* -v only: what a tick decided, to see where the time goes. */
-	log_debug("decide at %.3f s: %zu candidate pages, hot threshold %u, %zu intents, %llu pages in %zu batches",
-		  (double)(now_ns - d->start_ns) / NSEC_PER_SEC, n, out.stats.hot_threshold, out.nr_intents,
-		  (unsigned long long)p->plan->pages, p->plan->nr_batches);
+	log_debug("decide at %.3f s: %zu candidates (%zu pages queried or THPs), hot threshold %u, %zu intents, %llu pages in %zu batches",
+		  (double)(now_ns - d->start_ns) / NSEC_PER_SEC, n, m->slots,
+		  out.stats.hot_threshold, out.nr_intents, (unsigned long long)p->plan->pages,
+		  p->plan->nr_batches);
 	p->intents = m->intents;
 	return 0;
 }
