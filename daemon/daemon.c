@@ -217,6 +217,9 @@ static uint64_t clock_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
+static void tick_priority(struct tierd *d, bool enter);
+static int start_modules(struct tierd *d, const struct tierd_module *const *modules);
+
 int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 {
 	char *errors = NULL, why[1024];
@@ -262,6 +265,17 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 	snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
 		 "no sampler module is built in");
 	log_topology(d);
+	/* The modules' start is what the first tick waits for: bounded work
+	 * at the tick's priority (tick_priority()). */
+	tick_priority(d, true);
+	r = start_modules(d, modules);
+	tick_priority(d, false);
+	return r;
+}
+
+static int start_modules(struct tierd *d, const struct tierd_module *const *modules)
+{
+	int r;
 
 	for (const struct tierd_module *const *m = modules; *m; m++) {
 		int i = d->nr_modules;
@@ -413,8 +427,12 @@ int tierd_peek(struct tierd *d, uint64_t now_ns)
  * threads, and its copy crawls: in the lab (three workload threads on two
  * vCPUs) a 256 MiB hot set reached DRAM 11.5 s after tierd started at nice 0,
  * and 5.8 s after it at nice -10.  Between ticks tierd sleeps or answers
- * tierctl at its own priority.  The nice value is a thread's attribute on
- * Linux, and setpriority(PRIO_PROCESS, 0, ...) sets the calling thread's.
+ * tierctl at its own priority.  The modules' start (tierd_init()) runs
+ * boosted as well: the first tick waits for it, and at nice 5 next to the
+ * workload it took about 0.2 s longer (four A/B pairs in the lab, time to
+ * 90% 2.19-2.64 s boosted against 2.45-2.78 s).  The nice value is a
+ * thread's attribute on Linux, and setpriority(PRIO_PROCESS, 0, ...) sets
+ * the calling thread's.
  */
 static void tick_priority(struct tierd *d, bool enter)
 {

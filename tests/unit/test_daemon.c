@@ -355,9 +355,11 @@ static struct batch_plan idle_plan;
 /* Per tick: 'e' empty table, 'i' nothing planned, 's' 10 of 1000 hot pages
  * planned (idle), 'm' 11 of 1000 (a move). */
 static const char *idle_script;
+static int idle_start_nice; /* the thread's nice while the module started */
 
 static int idle_start(struct tierd *d, void **ret_priv)
 {
+	idle_start_nice = getpriority(PRIO_PROCESS, 0);
 	d->pipe = calloc(1, sizeof(*d->pipe)); /* tierd_fini() frees it */
 	return d->pipe ? 0 : -ENOMEM;
 }
@@ -398,6 +400,11 @@ static void test_idle_interval(void)
 					    &idle_module, NULL }),
 		     0);
 	CHECK_EQ_INT(tierd_interval_ms(&d), 500);
+	/* The modules start at the ticks' priority (the first tick waits on
+	 * them), and the thread is back at its own nice after. */
+	CHECK_EQ_INT(idle_start_nice,
+		     geteuid() == 0 ? (d.base_nice - 10 < -20 ? -20 : d.base_nice - 10) : d.base_nice);
+	CHECK_EQ_INT(getpriority(PRIO_PROCESS, 0), d.base_nice);
 	idle_script = "eiisiimie";
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		tierd_tick(&d, (i + 1) * SEC);
