@@ -218,7 +218,35 @@ static uint64_t clock_ns(clockid_t clock)
 }
 
 static void tick_priority(struct tierd *d, bool enter);
-static int start_modules(struct tierd *d, const struct tierd_module *const *modules);
+
+static int start_modules(struct tierd *d, const struct tierd_module *const *modules)
+{
+	int r;
+
+	for (const struct tierd_module *const *m = modules; *m; m++) {
+		int i = d->nr_modules;
+
+		if (i == TIERD_MAX_MODULES)
+			return -E2BIG;
+		d->modules[d->nr_modules++] = *m;
+		if ((*m)->start) {
+			uint64_t t0 = clock_ns(CLOCK_MONOTONIC), t1;
+
+			r = (*m)->start(d, &d->module_priv[i]);
+			if (r < 0) {
+				log_err("Failed to start %s: %s", (*m)->name,
+					strerror(-r));
+				return r;
+			}
+			/* -v: what delays the first tick */
+			t1 = clock_ns(CLOCK_MONOTONIC);
+			log_debug("%s started in %.3f s, %.3f s after tierd", (*m)->name,
+				  (t1 - t0) / 1e9, (t1 - d->start_ns) / 1e9);
+		}
+		d->module_started[i] = true;
+	}
+	return 0;
+}
 
 int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 {
@@ -273,34 +301,6 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 	return r;
 }
 
-static int start_modules(struct tierd *d, const struct tierd_module *const *modules)
-{
-	int r;
-
-	for (const struct tierd_module *const *m = modules; *m; m++) {
-		int i = d->nr_modules;
-
-		if (i == TIERD_MAX_MODULES)
-			return -E2BIG;
-		d->modules[d->nr_modules++] = *m;
-		if ((*m)->start) {
-			uint64_t t0 = clock_ns(CLOCK_MONOTONIC), t1;
-
-			r = (*m)->start(d, &d->module_priv[i]);
-			if (r < 0) {
-				log_err("Failed to start %s: %s", (*m)->name,
-					strerror(-r));
-				return r;
-			}
-			/* -v: what delays the first tick */
-			t1 = clock_ns(CLOCK_MONOTONIC);
-			log_debug("%s started in %.3f s, %.3f s after tierd", (*m)->name,
-				  (t1 - t0) / 1e9, (t1 - d->start_ns) / 1e9);
-		}
-		d->module_started[i] = true;
-	}
-	return 0;
-}
 
 static void update_rates(struct tierd *d, uint64_t now_ns)
 {

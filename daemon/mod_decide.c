@@ -359,7 +359,7 @@ static void flush_staged(struct tierd *d, struct mod_decide *m, struct pipeline 
 		/* A range of base pages all on one node: one candidate. */
 		whole = s->count == PAGES_PER_HUGE && mapped == s->count && one_node &&
 			range_fits_rates(d, m, proc);
-		for (size_t i = s->first; i < s->first + s->count && mapped; i++) {
+		for (size_t i = s->first; i < s->first + s->count; i++) {
 			if (m->status[i] < 0 || topo_node_index(&d->topo, m->status[i]) < 0)
 				continue;
 			m->cand[m->n + added++] = (struct policy_page){

@@ -132,7 +132,7 @@ int batch_build(struct batcher *b, const struct policy_intent *intents, size_t n
 	for (size_t k = 0; k < nr; k++) {
 		const struct policy_intent *it = &intents[b->order[k]];
 		uint64_t np = it->nr_pages;
-		size_t e;
+		size_t na = addrs_of(it);
 
 		if (prev && same_group(prev, it) && it->addr < cover_end) {
 			pl->duplicates++;
@@ -147,14 +147,15 @@ int batch_build(struct batcher *b, const struct policy_intent *intents, size_t n
 			cur->count = 0;
 			cur->nr_pages = 0;
 		}
-		for (size_t a = 0, na = addrs_of(it); a < na; a++) {
-			e = pl->nr_entries++;
+		for (size_t a = 0; a < na; a++) {
+			size_t e = pl->nr_entries++;
+
 			pl->addrs[e] = (void *)(uintptr_t)(it->addr + a * bp->page_size);
 			pl->nodes[e] = it->to_node;
 			pl->status[e] = 0;
 			pl->intent[e] = b->order[k];
 		}
-		cur->count += addrs_of(it);
+		cur->count += na;
 		cur->nr_pages += np;
 		pages += np;
 		bytes += np * bp->page_size;

@@ -83,8 +83,8 @@ static inline struct policy_intent batch_entry_intent(const struct batch_plan *p
 	return it;
 }
 
-/* For at most @max_intents plan entries (addresses) a tick.  0, -EINVAL (batch_pages or
- * page_size 0), -ENOMEM. */
+/* For at most @max_intents plan entries (addresses) a tick.  0, -EINVAL
+ * (batch_pages or page_size 0), -ENOMEM. */
 int batch_new(const struct batch_params *params, size_t max_intents, struct batcher **ret);
 void batch_free(struct batcher *b);
 

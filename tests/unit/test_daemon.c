@@ -357,6 +357,15 @@ static struct batch_plan idle_plan;
 static const char *idle_script;
 static int idle_start_nice; /* the thread's nice while the module started */
 
+/* The nice a tick runs at: tick_nice_boost (default 10) up where this
+ * process may raise its priority (root), else tierd's own. */
+static int boosted_nice(const struct tierd *d)
+{
+	if (geteuid() != 0)
+		return d->base_nice;
+	return d->base_nice - 10 < -20 ? -20 : d->base_nice - 10;
+}
+
 static int idle_start(struct tierd *d, void **ret_priv)
 {
 	idle_start_nice = getpriority(PRIO_PROCESS, 0);
@@ -402,8 +411,7 @@ static void test_idle_interval(void)
 	CHECK_EQ_INT(tierd_interval_ms(&d), 500);
 	/* The modules start at the ticks' priority (the first tick waits on
 	 * them), and the thread is back at its own nice after. */
-	CHECK_EQ_INT(idle_start_nice,
-		     geteuid() == 0 ? (d.base_nice - 10 < -20 ? -20 : d.base_nice - 10) : d.base_nice);
+	CHECK_EQ_INT(idle_start_nice, boosted_nice(&d));
 	CHECK_EQ_INT(getpriority(PRIO_PROCESS, 0), d.base_nice);
 	idle_script = "eiisiimie";
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -416,8 +424,7 @@ static void test_idle_interval(void)
 	errno = 0;
 	CHECK_EQ_INT(getpriority(PRIO_PROCESS, 0), d.base_nice);
 	CHECK_EQ_INT(errno, 0);
-	CHECK_EQ_INT(d.stats.tick_nice,
-		     geteuid() == 0 ? (d.base_nice - 10 < -20 ? -20 : d.base_nice - 10) : d.base_nice);
+	CHECK_EQ_INT(d.stats.tick_nice, boosted_nice(&d));
 	/* At or below interval_ms: fixed. */
 	d.conf->idle_interval_ms = 200;
 	d.idle_ticks = 5;
