@@ -5,7 +5,8 @@
  * files it writes (sysctls, DAMON's sysfs) are root's and need no
  * capability; what root cannot do by ownership alone is:
  *
- *   CAP_SYS_NICE    move_pages(2) of another process's pages
+ *   CAP_SYS_NICE    move_pages(2) of another process's pages; back up to
+ *                   its ticks' priority after resting lower (daemon.c)
  *   CAP_SYS_PTRACE  the ptrace-read access move_pages(2) and
  *                   /proc/PID/{maps,numa_maps,cgroup} need for processes of
  *                   other users

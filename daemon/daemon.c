@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "daemon.h"
 #include "fsutil.h"
 #include "log.h"
@@ -217,7 +218,67 @@ static uint64_t clock_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-static void tick_priority(struct tierd *d, bool enter);
+/*
+ * Ticks at a higher priority than tierd's rest between them.  A tick is
+ * bounded work the workloads wait on: the pages it moves are theirs.  At a
+ * low priority it gets a fair share at best next to busy workload threads,
+ * and its copy crawls: in the lab (three workload threads on two vCPUs) a
+ * 256 MiB hot set reached DRAM 11.5 s after tierd started at nice 0, and
+ * 5.8 s after it at nice -10.  So is tierd's start: exec, the policy and
+ * the modules' start (the kdamond, the BPF feed) come before the first
+ * tick, and at nice 5 next to that workload they took about 0.3 s longer:
+ * time to 90% 2.12-2.36 s (median 2.22) started at -5 against 2.19-3.08 s
+ * (2.54) at 5, every one of eight alternated pairs faster, in two boots.
+ *
+ * So the nice tierd is started at (the unit's Nice=-5) is its ticks', and
+ * between ticks, where it sleeps or answers tierctl, it rests
+ * tick_nice_boost levels lower (5).  Going back up needs CAP_SYS_NICE (the
+ * unit keeps it) or RLIMIT_NICE; without either tierd stays where it was
+ * started.  It never runs above the priority it was given.  The nice value
+ * is a thread's attribute on Linux, and setpriority(PRIO_PROCESS, 0, ...)
+ * sets the calling thread's.
+ */
+static bool may_raise_to(int nice)
+{
+	struct caps_state cs;
+	struct rlimit rl;
+
+	if (caps_get(&cs) == 0 && (cs.effective & CAPS_BIT(CAP_SYS_NICE)))
+		return true;
+	return getrlimit(RLIMIT_NICE, &rl) == 0 &&
+	       (rl.rlim_cur == RLIM_INFINITY || 20 - nice <= (long long)rl.rlim_cur);
+}
+
+/* The nice between ticks: tick_nice_boost below the start, 19 at most. */
+static int rest_nice(const struct tierd *d)
+{
+	int rest = d->start_nice + (int)d->conf->tick_nice_boost; /* boost <= 39 */
+
+	if (!d->may_raise)
+		return d->start_nice;
+	return rest > 19 ? 19 : rest;
+}
+
+static void tick_priority(struct tierd *d, bool enter)
+{
+	int rest = rest_nice(d);
+
+	if (!enter) {
+		if (rest != d->start_nice)
+			setpriority(PRIO_PROCESS, 0, rest);
+		return;
+	}
+	d->stats.tick_nice = rest;
+	if (rest == d->start_nice ||
+	    setpriority(PRIO_PROCESS, 0, d->start_nice) == 0) {
+		d->stats.tick_nice = d->start_nice;
+		return;
+	}
+	if (errno != d->tick_nice_error)
+		log_warn("Ticks run at nice %d, not %d (tick_nice_boost): %s",
+			 rest, d->start_nice, strerror(errno));
+	d->tick_nice_error = errno;
+}
 
 static int start_modules(struct tierd *d, const struct tierd_module *const *modules)
 {
@@ -284,18 +345,18 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 	}
 	recompute_dry_run(d);
 	errno = 0;
-	d->base_nice = getpriority(PRIO_PROCESS, 0);
+	d->start_nice = getpriority(PRIO_PROCESS, 0);
 	if (errno)
-		d->base_nice = 0;
-	d->stats.tick_nice = d->base_nice;
+		d->start_nice = 0;
+	d->may_raise = may_raise_to(d->start_nice);
+	d->stats.tick_nice = d->start_nice;
 	snprintf(d->stats.sampler_source, sizeof(d->stats.sampler_source),
 		 "none");
 	snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
 		 "no sampler module is built in");
 	log_topology(d);
 	/* The modules' start is what the first tick waits for: bounded work
-	 * at the tick's priority (tick_priority()). */
-	tick_priority(d, true);
+	 * at the tick's priority, the one tierd started at (tick_priority()). */
 	r = start_modules(d, modules);
 	tick_priority(d, false);
 	return r;
@@ -418,44 +479,6 @@ int tierd_peek(struct tierd *d, uint64_t now_ns)
 	d->wake_pending = true;
 	d->stats.sampler_wakes_total++;
 	return 1;
-}
-
-/*
- * A tick at a higher priority (tick_nice_boost).  A tick is bounded work the
- * workloads wait on: the pages it moves are theirs.  At tierd's own priority
- * (the unit's Nice=5) it gets a fair share at best next to busy workload
- * threads, and its copy crawls: in the lab (three workload threads on two
- * vCPUs) a 256 MiB hot set reached DRAM 11.5 s after tierd started at nice 0,
- * and 5.8 s after it at nice -10.  Between ticks tierd sleeps or answers
- * tierctl at its own priority.  The modules' start (tierd_init()) runs
- * boosted as well: the first tick waits for it, and at nice 5 next to the
- * workload it took about 0.2 s longer (four A/B pairs in the lab, time to
- * 90% 2.19-2.64 s boosted against 2.45-2.78 s).  The nice value is a
- * thread's attribute on Linux, and setpriority(PRIO_PROCESS, 0, ...) sets
- * the calling thread's.
- */
-static void tick_priority(struct tierd *d, bool enter)
-{
-	int want = d->base_nice - (int)d->conf->tick_nice_boost; /* boost <= 39 */
-
-	if (!enter) {
-		if (d->stats.tick_nice != d->base_nice)
-			setpriority(PRIO_PROCESS, 0, d->base_nice);
-		return;
-	}
-	if (want < -20)
-		want = -20;
-	d->stats.tick_nice = d->base_nice;
-	if (want == d->base_nice)
-		return;
-	if (setpriority(PRIO_PROCESS, 0, want) == 0) {
-		d->stats.tick_nice = want;
-		return;
-	}
-	if (errno != d->tick_nice_error)
-		log_warn("Ticks run at nice %d, not %d (tick_nice_boost): %s",
-			 d->base_nice, want, strerror(errno));
-	d->tick_nice_error = errno;
 }
 
 /* Idle: what is hot is where it belongs.  The table holds heat, and this

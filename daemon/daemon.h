@@ -155,7 +155,8 @@ struct tierd {
 	uint32_t idle_ticks; /* ticks in a row that found nothing worth moving */
 	bool wake_pending; /* a peek asked for the next tick now */
 	bool last_tick_woken; /* the last tick was one a peek asked for */
-	int base_nice; /* this thread's nice between ticks */
+	int start_nice; /* the nice tierd started at: its ticks' */
+	bool may_raise; /* it may go back up to start_nice after resting lower */
 	int tick_nice_error; /* last errno of raising it for a tick, logged once */
 	uint64_t reloads_ok_total, reloads_failed_total;
 	bool ready; /* READY=1 sent */

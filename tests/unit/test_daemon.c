@@ -356,14 +356,15 @@ static struct batch_plan idle_plan;
  * planned (idle), 'm' 11 of 1000 (a move). */
 static const char *idle_script;
 static int idle_start_nice; /* the thread's nice while the module started */
+static int idle_tick_nice; /* and during the last tick */
 
-/* The nice a tick runs at: tick_nice_boost (default 10) up where this
- * process may raise its priority (root), else tierd's own. */
-static int boosted_nice(const struct tierd *d)
+/* The nice between ticks: tick_nice_boost (default 10) below the one tierd
+ * started at where this process may go back up (root), else that one. */
+static int rest_nice(int start)
 {
 	if (geteuid() != 0)
-		return d->base_nice;
-	return d->base_nice - 10 < -20 ? -20 : d->base_nice - 10;
+		return start;
+	return start + 10 > 19 ? 19 : start + 10;
 }
 
 static int idle_start(struct tierd *d, void **ret_priv)
@@ -377,6 +378,7 @@ static int idle_tick(struct tierd *d, void *priv, uint64_t now_ns)
 {
 	char c = *idle_script++;
 
+	idle_tick_nice = getpriority(PRIO_PROCESS, 0);
 	idle_hot.nused = c == 'e' ? 0 : 100;
 	idle_plan.nr_batches = c == 'm' || c == 's';
 	idle_plan.pages = c == 'm' ? 11 : c == 's' ? 10 : 0;
@@ -398,6 +400,7 @@ static void test_idle_interval(void)
 	char root[4096];
 	static struct tierd d;
 	FILE *f = fopen(conf_path, "w");
+	int start;
 
 	CHECK(f != NULL);
 	fputs("interval_ms: 500\nidle_interval_ms: 3000\n", f);
@@ -405,26 +408,29 @@ static void test_idle_interval(void)
 	snprintf(root, sizeof(root), "%s/topology/single", fixtures_dir);
 	d.root = root;
 	snprintf(d.config_path, sizeof(d.config_path), "%s", conf_path);
+	errno = 0;
+	start = getpriority(PRIO_PROCESS, 0);
+	CHECK_EQ_INT(errno, 0);
 	CHECK_EQ_INT(tierd_init(&d, (const struct tierd_module *const[]){
 					    &idle_module, NULL }),
 		     0);
 	CHECK_EQ_INT(tierd_interval_ms(&d), 500);
-	/* The modules start at the ticks' priority (the first tick waits on
-	 * them), and the thread is back at its own nice after. */
-	CHECK_EQ_INT(idle_start_nice, boosted_nice(&d));
-	CHECK_EQ_INT(getpriority(PRIO_PROCESS, 0), d.base_nice);
+	/* The modules start at the nice tierd started at, its ticks' (the
+	 * first tick waits on them), and it rests lower after. */
+	CHECK_EQ_INT(idle_start_nice, start);
+	CHECK_EQ_INT(getpriority(PRIO_PROCESS, 0), rest_nice(start));
 	idle_script = "eiisiimie";
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		tierd_tick(&d, (i + 1) * SEC);
 		CHECK_EQ_INT(tierd_interval_ms(&d), want[i]);
 	}
-	/* Ticks run tick_nice_boost (default 10) nice levels up where this
-	 * process may raise its priority, and the thread is back at its own
-	 * nice after each. */
-	errno = 0;
-	CHECK_EQ_INT(getpriority(PRIO_PROCESS, 0), d.base_nice);
-	CHECK_EQ_INT(errno, 0);
-	CHECK_EQ_INT(d.stats.tick_nice, boosted_nice(&d));
+	/* Ticks run back at the start's nice, and the thread rests
+	 * tick_nice_boost (default 10) levels lower after each. */
+	CHECK_EQ_INT(idle_tick_nice, start);
+	CHECK_EQ_INT(d.stats.tick_nice, start);
+	CHECK_EQ_INT(getpriority(PRIO_PROCESS, 0), rest_nice(start));
+	/* Put back, for what runs after in this process. */
+	setpriority(PRIO_PROCESS, 0, start);
 	/* At or below interval_ms: fixed. */
 	d.conf->idle_interval_ms = 200;
 	d.idle_ticks = 5;
