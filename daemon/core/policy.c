@@ -46,6 +46,14 @@
  *     demoting as many cold bytes from the node they wanted (at least
  *     enough to open it, when it was closed); they are promoted on a later
  *     tick, once the room is real.
+ * A range of base pages (POLICY_F_PAGES) that a cap leaves short moves in
+ * part, its first pages up to the cap: its pages are equally hot, and
+ * unlike a THP's they move one by one.  So a cgroup at its fast-tier cap
+ * or a GPU rule at its max_bytes fills to within a page, and a cap
+ * demotion takes no more than the excess.  Room and the rate buckets still
+ * take ranges whole: room opens in chunks of min_room_bytes anyway, and the
+ * buckets refill by the next tick (decide makes no ranges where a bucket's
+ * burst is below 2 MiB).
  * A page that moved less than cooldown_ns ago is not moved back (a page on a
  * lower tier that was demoted, one on the fast tier that was promoted:
  * the move times are kept per 2 MiB range, and a range promoted in part
@@ -440,15 +448,16 @@ static int charge(const struct plan *pl, const struct policy_page *pg, uint64_t 
 }
 
 /*
- * Write the intent to move candidate @i from node index @from to @to, after
+ * Write the intent to move the first @nr pages of candidate @i (all of it,
+ * or part of a range of base pages) from node index @from to @to, after
  * the rate check.  Returns true when written.
  */
-static bool emit(struct policy *p, struct plan *pl, uint32_t i, int from, int to,
-		 enum policy_kind kind, enum policy_reason reason)
+static bool emit_pages(struct policy *p, struct plan *pl, uint32_t i, int from, int to,
+		       enum policy_kind kind, enum policy_reason reason, uint32_t nr)
 {
 	const struct policy_page *pg = &pl->in->pages[i];
 	struct policy_output *out = pl->out;
-	uint64_t bytes = page_bytes(p, pg);
+	uint64_t bytes = (uint64_t)nr * p->params.page_size;
 	struct policy_intent *it;
 	int why;
 
@@ -464,7 +473,7 @@ static bool emit(struct policy *p, struct plan *pl, uint32_t i, int from, int to
 	it = &out->intents[out->nr_intents++];
 	it->pid = pg->pid;
 	it->addr = pg->addr;
-	it->nr_pages = pg->nr_pages;
+	it->nr_pages = nr;
 	it->from_node = pl->topo->nodes[from].id;
 	it->to_node = pl->topo->nodes[to].id;
 	it->cgroup = pg->cgroup;
@@ -496,6 +505,26 @@ static bool emit(struct policy *p, struct plan *pl, uint32_t i, int from, int to
 	else
 		out->stats.demote_bytes += bytes;
 	return true;
+}
+
+static bool emit(struct policy *p, struct plan *pl, uint32_t i, int from, int to,
+		 enum policy_kind kind, enum policy_reason reason)
+{
+	return emit_pages(p, pl, i, from, to, kind, reason, pl->in->pages[i].nr_pages);
+}
+
+/* The pages of candidate @pg that @bytes hold, rounded down (@up: up), for
+ * a range of base pages (at most its own); 0 for a base page or a THP,
+ * which move whole or not at all. */
+static uint32_t part_pages(const struct policy *p, const struct policy_page *pg,
+			   int64_t bytes, bool up)
+{
+	uint64_t ps = p->params.page_size, n;
+
+	if (!(pg->flags & POLICY_F_PAGES) || bytes <= 0)
+		return 0;
+	n = ((uint64_t)bytes + (up ? ps - 1 : 0)) / ps;
+	return n < pg->nr_pages ? (uint32_t)n : pg->nr_pages;
 }
 
 /*
@@ -615,19 +644,25 @@ static void demote_for_cap(struct policy *p, struct plan *pl)
 		uint32_t i = p->order[k];
 		const struct policy_page *pg = &in->pages[i];
 		int from = src_index(pl, pg), to;
+		uint64_t bytes;
+		uint32_t nr;
 
 		if (pg->cgroup < 0 || p->cg_excess[pg->cgroup] <= 0 || from < 0 ||
 		    !fast_node(pl->topo, from) || p->taken[i])
 			continue;
 		if (held_recently(p, pl, i, false))
 			continue;
-		to = pick_node(p, pl, from, false, page_bytes(p, pg), true);
+		nr = part_pages(p, pg, p->cg_excess[pg->cgroup], true);
+		if (!nr)
+			nr = pg->nr_pages;
+		bytes = (uint64_t)nr * p->params.page_size;
+		to = pick_node(p, pl, from, false, bytes, true);
 		if (to < 0) {
 			hold(pl, POLICY_H_NO_ROOM);
 			continue;
 		}
-		if (emit(p, pl, i, from, to, POLICY_DEMOTE, POLICY_R_CAP))
-			p->cg_excess[pg->cgroup] -= page_bytes(p, pg);
+		if (emit_pages(p, pl, i, from, to, POLICY_DEMOTE, POLICY_R_CAP, nr))
+			p->cg_excess[pg->cgroup] -= bytes;
 	}
 }
 
@@ -658,38 +693,49 @@ static void demote_cold(struct policy *p, struct plan *pl, int64_t *want, enum p
 	}
 }
 
-static bool cap_allows(const struct policy *p, const struct plan *pl,
-		       const struct policy_page *pg, int to, uint64_t bytes)
+/* Bytes @pg's cgroup may still bring onto node index @to under its
+ * fast-tier cap (INT64_MAX: no cap there). */
+static int64_t cap_left(const struct policy *p, const struct plan *pl,
+			const struct policy_page *pg, int to)
 {
 	const struct policy_cgroup *cg;
 
 	if (pg->cgroup < 0 || !fast_node(pl->topo, to))
-		return true;
+		return INT64_MAX;
 	cg = &pl->in->cgroups[pg->cgroup];
-	return !cg->fast_max_bytes ||
-	       (int64_t)cg->fast_bytes + p->cg_delta[pg->cgroup] + (int64_t)bytes <=
-		       (int64_t)cg->fast_max_bytes;
+	if (!cg->fast_max_bytes)
+		return INT64_MAX;
+	return (int64_t)cg->fast_max_bytes - (int64_t)cg->fast_bytes - p->cg_delta[pg->cgroup];
 }
 
-/* The rule's GPU node with room for @bytes, nearest first; -1 and *why. */
+/* The rule's GPU node with room for *@bytes, nearest first; -1 and *why.
+ * A range that the rule's max_bytes leaves short is cut to what fits. */
 static int pick_gpu(const struct policy *p, const struct plan *pl, const struct policy_page *pg,
-		    int from, uint64_t bytes, int *why)
+		    int from, uint64_t *bytes, int *why)
 {
 	const struct policy_gpu_rule *r = &p->params.rules[pg->rule];
 	const struct topology *topo = pl->topo;
+	uint64_t used = pl->rule_used[pg->rule];
 	int best = -1;
 
 	*why = POLICY_H_NO_ROOM;
-	if (r->max_bytes && pl->rule_used[pg->rule] + bytes > r->max_bytes) {
-		*why = POLICY_H_GPU_CAP;
-		return -1;
+	if (r->max_bytes && used + *bytes > r->max_bytes) {
+		uint32_t nr = used < r->max_bytes ?
+				      part_pages(p, pg, (int64_t)(r->max_bytes - used), false) :
+				      0;
+
+		if (!nr) {
+			*why = POLICY_H_GPU_CAP;
+			return -1;
+		}
+		*bytes = (uint64_t)nr * p->params.page_size;
 	}
 	for (int i = 0; i < topo->nr_nodes; i++) {
 		if (!topo->nodes[i].gpu || i == from || !usable_target(pl, i))
 			continue;
 		if (topo->nodes[i].id != r->node)
 			continue;
-		if (!has_room(pl, i, bytes))
+		if (!has_room(pl, i, *bytes))
 			continue;
 		if (!pl->open[i]) {
 			*why = POLICY_H_REFILL;
@@ -706,7 +752,8 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 {
 	const struct topology *topo = pl->topo;
 	const struct policy_page *pg = &pl->in->pages[i];
-	uint64_t bytes = page_bytes(p, pg);
+	uint64_t bytes = page_bytes(p, pg), gpu_bytes = bytes;
+	int64_t left;
 	int from, to, why, near;
 	bool gpu_rule, lower;
 
@@ -720,9 +767,10 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 	if (held_recently(p, pl, i, true))
 		return;
 	if (gpu_rule) {
-		to = pick_gpu(p, pl, pg, from, bytes, &why);
+		to = pick_gpu(p, pl, pg, from, &gpu_bytes, &why);
 		if (to >= 0) {
-			emit(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_GPU);
+			emit_pages(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_GPU,
+				   (uint32_t)(gpu_bytes / p->params.page_size));
 			return;
 		}
 		if (!lower) {
@@ -736,9 +784,16 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 		hold(pl, POLICY_H_NO_ROOM);
 		return;
 	}
-	if (!cap_allows(p, pl, pg, near, bytes)) {
-		hold(pl, POLICY_H_CGROUP_CAP);
-		return;
+	left = cap_left(p, pl, pg, near);
+	if (left < (int64_t)bytes) {
+		uint32_t nr = part_pages(p, pg, left, false);
+
+		if (!nr) {
+			hold(pl, POLICY_H_CGROUP_CAP);
+			return;
+		}
+		bytes = (uint64_t)nr * p->params.page_size;
+		to = pick_node(p, pl, from, true, bytes, true);
 	}
 	if (to < 0) {
 		pl->unmet[near] += bytes;
@@ -747,7 +802,8 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 								       : POLICY_H_REFILL);
 		return;
 	}
-	emit(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_HOT);
+	emit_pages(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_HOT,
+		   (uint32_t)(bytes / p->params.page_size));
 }
 
 /*

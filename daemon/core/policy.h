@@ -95,8 +95,9 @@ void policy_params_default(struct policy_params *p);
 /*
  * One candidate: a base page or a THP of a process, as the hotness table and
  * a node query see it, or a 2 MiB range of base pages that a node query
- * found all on one node (POLICY_F_PAGES): the policy weighs it as a THP,
- * the batcher lists its 512 pages.  The caller fills every field.
+ * found all on one node (POLICY_F_PAGES): the policy weighs it as a THP
+ * but may move part of it (its first pages, up to a cap), the batcher lists
+ * its pages.  The caller fills every field.
  */
 struct policy_page {	/* 56 bytes, no holes: decide keeps 32 Ki of them */
 	uint64_t addr;		/* page aligned; 2 MiB aligned for a THP or a range */
@@ -161,7 +162,8 @@ enum policy_reason {
 struct policy_intent {	/* 32 bytes: decide keeps 36 Ki of them */
 	uint64_t addr;
 	int pid;
-	uint32_t nr_pages;
+	uint32_t nr_pages;	/* the candidate's, or the first of a range's pages
+				 * that a cap left room for (policy.c) */
 	uint32_t page;		/* index into policy_input.pages */
 	int16_t from_node;	/* node ids: below MAX_NUMNODES, at most 1024 */
 	int16_t to_node;

@@ -203,6 +203,21 @@ static void test_ranges(void)
 	CHECK_EQ_INT(pl->deferred, 1);
 	CHECK_EQ_INT(pl->nr_entries, 513);
 	CHECK_EQ_U64(pl->pages, 513);
+
+	/* Part of a range (a cap left room for its first 256 pages): those
+	 * are listed, and cover a page inside them, not one past them. */
+	nr = 0;
+	add(5, 0x40000000, 256, 0, POLICY_PROMOTE);
+	in[0].flags = POLICY_F_PAGES;
+	add(5, 0x400ff000, 1, 0, POLICY_PROMOTE);
+	add(5, 0x40100000, 1, 0, POLICY_PROMOTE);
+	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+	CHECK_EQ_INT(pl->duplicates, 1);
+	CHECK_EQ_INT(pl->nr_entries, 257);
+	CHECK_EQ_U64(pl->pages, 257);
+	CHECK_EQ_U64(ADDR(pl, 255), 0x400ff000);
+	CHECK_EQ_U64(ADDR(pl, 256), 0x40100000);
+	CHECK_EQ_INT(pl->intent[256], 2);
 	batch_free(b);
 }
 

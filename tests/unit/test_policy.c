@@ -51,6 +51,20 @@ static void topo_dist(int a, int b, int d)
 	topo.distance[b][a] = d;
 }
 
+/* DRAM on node 0 (1 GiB, 512 MiB free), a slower node 1 and GPU HBM on
+ * node 2 (1 GiB, 512 MiB free), nearer to node 0 than node 1 is. */
+static void topo_with_gpu(uint64_t slow_total, uint64_t slow_free)
+{
+	topo_reset();
+	topo_node(0, 0, true, 1 * GiB, 512 * MiB);
+	topo_node(1, 1, false, slow_total, slow_free);
+	topo_node(2, 1, false, 1 * GiB, 512 * MiB);
+	topo.nodes[2].gpu = true;
+	topo_dist(0, 1, 20);
+	topo_dist(0, 2, 15);
+	topo_dist(1, 2, 40);
+}
+
 static struct policy_page pages[16384];
 static size_t nr_pages;
 
@@ -455,6 +469,71 @@ static void test_cgroup_cap(void)
 	CHECK_EQ_INT(out.stats.held[POLICY_H_CGROUP_CAP], 4);
 }
 
+/*
+ * A range of base pages (POLICY_F_PAGES) that a cap leaves short moves in
+ * part, its first pages up to the cap; a THP does not.
+ */
+static void test_range_caps(void)
+{
+	struct policy_params pp;
+	struct policy_cgroup cgs[1] = { { .fast_bytes = 10 * MiB, .fast_max_bytes = 11 * MiB } };
+	uint64_t used[1] = { 2 * MiB };
+
+	topo_with_gpu(1 * GiB, 512 * MiB);
+	policy_params_default(&pp);
+	pp.hot_threshold = 100;
+
+	/* 1 MiB under the cap: 256 pages of the hotter range, none of the
+	 * other, none of a THP. */
+	nr_pages = 0;
+	add_pages(2, 30, 0x200000, THP, 1, 300, 0);
+	add_pages(1, 31, 0x200000, THP, 1, 200, 0);
+	pages[0].flags = pages[1].flags = POLICY_F_PAGES;
+	pages[1].heat = 250;
+	CHECK_EQ_INT(run(&pp, cgs, 1, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 1);
+	CHECK_EQ_U64(intents[0].addr, 0x200000);
+	CHECK_EQ_INT(intents[0].nr_pages, 256);
+	CHECK_EQ_INT(intents[0].to_node, 0);
+	CHECK_EQ_U64(out.stats.promote_bytes, 1 * MiB);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_CGROUP_CAP], 2);
+	/* Without the flag (THPs) nothing fits. */
+	pages[0].flags = pages[1].flags = 0;
+	CHECK_EQ_INT(run(&pp, cgs, 1, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 0);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_CGROUP_CAP], 3);
+
+	/* Over the cap by 1 MiB and a byte: a cold range gives 257 pages. */
+	cgs[0].fast_bytes = 12 * MiB + 1;
+	nr_pages = 0;
+	add_pages(2, 30, 0x200000, THP, 0, 1, 0);
+	pages[0].flags = pages[1].flags = POLICY_F_PAGES;
+	CHECK_EQ_INT(run(&pp, cgs, 1, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 1);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_CAP, 1), 1);
+	CHECK_EQ_INT(intents[0].nr_pages, 257);
+
+	/* A GPU rule 1 MiB under its max_bytes: 256 pages of the first range
+	 * to the GPU node, the second range whole to DRAM. */
+	cgs[0].fast_max_bytes = 0;
+	pp.nr_rules = 1;
+	pp.rules[0].node = 2;
+	pp.rules[0].max_bytes = 3 * MiB;
+	nr_pages = 0;
+	add_pages(2, 30, 0x200000, THP, 1, 300, 0);
+	pages[0].flags = pages[1].flags = POLICY_F_PAGES;
+	pages[0].rule = pages[1].rule = 0;
+	pages[1].heat = 250;
+	CHECK_EQ_INT(run(&pp, cgs, 1, used, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 2);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_GPU, 2), 1);
+	CHECK_EQ_INT(intents[0].nr_pages, 256);
+	CHECK_EQ_U64(intents[0].addr, 0x200000);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 1);
+	CHECK_EQ_INT(intents[1].nr_pages, 512);
+	CHECK_EQ_U64(intents[1].addr, 0x400000);
+}
+
 static void test_rates(void)
 {
 	struct policy_params pp;
@@ -499,15 +578,8 @@ static void test_gpu_rules(void)
 	struct policy_params pp;
 	uint64_t used[1] = { 1 * PG };
 
-	topo_reset();
-	topo_node(0, 0, true, 1 * GiB, 512 * MiB);
-	topo_node(1, 1, false, 4 * GiB, 2 * GiB);
-	topo_node(2, 1, false, 1 * GiB, 512 * MiB);
-	topo.nodes[2].gpu = true;
+	topo_with_gpu(4 * GiB, 2 * GiB);
 	topo_wmarks(0, 10, 20);
-	topo_dist(0, 1, 20);
-	topo_dist(0, 2, 15);
-	topo_dist(1, 2, 40);
 	policy_params_default(&pp);
 	pp.hot_threshold = 100;
 	pp.nr_rules = 1;
@@ -721,6 +793,7 @@ int main(void)
 	RUN(test_min_room);
 	RUN(test_cooldown_and_pingpong);
 	RUN(test_cgroup_cap);
+	RUN(test_range_caps);
 	RUN(test_rates);
 	RUN(test_gpu_rules);
 	RUN(test_cold_age_and_demote_off);
