@@ -62,7 +62,7 @@ struct tierd_conf {
 
 	uint32_t interval_ms;
 	uint32_t idle_interval_ms; /* never below interval_ms in effect */
-	uint32_t tick_nice_boost; /* nice levels below its ticks' tierd rests at */
+	uint32_t tick_nice_boost; /* tierd rests this many nice levels below its ticks */
 
 	int nr_tiers; /* 0: tiers come from the kernel and HMAT */
 	struct conf_tier tiers[TOPO_MAX_TIERS];
