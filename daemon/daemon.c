@@ -259,15 +259,20 @@ static int rest_nice(const struct tierd *d)
 	return rest > 19 ? 19 : rest;
 }
 
-static void tick_priority(struct tierd *d, bool enter)
+/* Between ticks: down to the rest. */
+static void rest_priority(const struct tierd *d)
 {
 	int rest = rest_nice(d);
 
-	if (!enter) {
-		if (rest != d->start_nice)
-			setpriority(PRIO_PROCESS, 0, rest);
-		return;
-	}
+	if (rest != d->start_nice)
+		setpriority(PRIO_PROCESS, 0, rest);
+}
+
+/* For a tick: back up to the start's nice. */
+static void tick_priority(struct tierd *d)
+{
+	int rest = rest_nice(d);
+
 	d->stats.tick_nice = rest;
 	if (rest == d->start_nice ||
 	    setpriority(PRIO_PROCESS, 0, d->start_nice) == 0) {
@@ -358,10 +363,9 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 	/* The modules' start is what the first tick waits for: bounded work
 	 * at the tick's priority, the one tierd started at (tick_priority()). */
 	r = start_modules(d, modules);
-	tick_priority(d, false);
+	rest_priority(d);
 	return r;
 }
-
 
 static void update_rates(struct tierd *d, uint64_t now_ns)
 {
@@ -506,7 +510,7 @@ int tierd_tick(struct tierd *d, uint64_t now_ns)
 
 	d->last_tick_woken = d->wake_pending;
 	d->wake_pending = false;
-	tick_priority(d, true);
+	tick_priority(d);
 	memcpy(step_ns, d->module_tick_ns, sizeof(step_ns));
 	r = topo_refresh_memory(d->root, &d->topo);
 	if (r < 0 && r != d->topo_error)
@@ -530,7 +534,7 @@ int tierd_tick(struct tierd *d, uint64_t now_ns)
 			ret = r;
 		d->module_last_error[i] = r < 0 ? r : 0;
 	}
-	tick_priority(d, false);
+	rest_priority(d);
 	if (log_enabled(LOG_DEBUG)) { /* -v: where each tick's time goes */
 		steps[0] = '\0';
 		for (int i = 0; i < d->nr_modules && len < sizeof(steps); i++)

@@ -448,16 +448,15 @@ static int charge(const struct plan *pl, const struct policy_page *pg, uint64_t 
 }
 
 /*
- * Write the intent to move the first @nr pages of candidate @i (all of it,
- * or part of a range of base pages) from node index @from to @to, after
- * the rate check.  Returns true when written.
+ * Write the intent to move the first @bytes of candidate @i (all of it, or
+ * part of a range of base pages: fit_bytes()) from node index @from to @to,
+ * after the rate check.  Returns true when written.
  */
-static bool emit_pages(struct policy *p, struct plan *pl, uint32_t i, int from, int to,
-		       enum policy_kind kind, enum policy_reason reason, uint32_t nr)
+static bool emit_bytes(struct policy *p, struct plan *pl, uint32_t i, int from, int to,
+		       enum policy_kind kind, enum policy_reason reason, uint64_t bytes)
 {
 	const struct policy_page *pg = &pl->in->pages[i];
 	struct policy_output *out = pl->out;
-	uint64_t bytes = (uint64_t)nr * p->params.page_size;
 	struct policy_intent *it;
 	int why;
 
@@ -473,7 +472,7 @@ static bool emit_pages(struct policy *p, struct plan *pl, uint32_t i, int from, 
 	it = &out->intents[out->nr_intents++];
 	it->pid = pg->pid;
 	it->addr = pg->addr;
-	it->nr_pages = nr;
+	it->nr_pages = (uint32_t)(bytes / p->params.page_size);
 	it->from_node = pl->topo->nodes[from].id;
 	it->to_node = pl->topo->nodes[to].id;
 	it->cgroup = pg->cgroup;
@@ -510,21 +509,29 @@ static bool emit_pages(struct policy *p, struct plan *pl, uint32_t i, int from, 
 static bool emit(struct policy *p, struct plan *pl, uint32_t i, int from, int to,
 		 enum policy_kind kind, enum policy_reason reason)
 {
-	return emit_pages(p, pl, i, from, to, kind, reason, pl->in->pages[i].nr_pages);
+	return emit_bytes(p, pl, i, from, to, kind, reason, page_bytes(p, &pl->in->pages[i]));
 }
 
-/* The pages of candidate @pg that @bytes hold, rounded down (@up: up), for
- * a range of base pages (at most its own); 0 for a base page or a THP,
- * which move whole or not at all. */
-static uint32_t part_pages(const struct policy *p, const struct policy_page *pg,
-			   int64_t bytes, bool up)
+/*
+ * The bytes of candidate @pg to move where a cap lets @avail bytes through
+ * (0: none fit).  A base page or a THP moves whole: when it fits, or
+ * (@up, a demotion down to a cap) whenever anything is to go.  A range of
+ * base pages moves its first pages, as many as @avail holds, rounded down
+ * (@up: up), at most all of them.
+ */
+static uint64_t fit_bytes(const struct policy *p, const struct policy_page *pg, int64_t avail,
+			  bool up)
 {
-	uint64_t ps = p->params.page_size, n;
+	uint64_t ps = p->params.page_size, whole = page_bytes(p, pg), n;
 
-	if (!(pg->flags & POLICY_F_PAGES) || bytes <= 0)
+	if (avail <= 0)
 		return 0;
-	n = ((uint64_t)bytes + (up ? ps - 1 : 0)) / ps;
-	return n < pg->nr_pages ? (uint32_t)n : pg->nr_pages;
+	if ((uint64_t)avail >= whole)
+		return whole;
+	if (!(pg->flags & POLICY_F_PAGES))
+		return up ? whole : 0;
+	n = ((uint64_t)avail + (up ? ps - 1 : 0)) / ps;
+	return n * ps;
 }
 
 /*
@@ -645,23 +652,19 @@ static void demote_for_cap(struct policy *p, struct plan *pl)
 		const struct policy_page *pg = &in->pages[i];
 		int from = src_index(pl, pg), to;
 		uint64_t bytes;
-		uint32_t nr;
 
 		if (pg->cgroup < 0 || p->cg_excess[pg->cgroup] <= 0 || from < 0 ||
 		    !fast_node(pl->topo, from) || p->taken[i])
 			continue;
 		if (held_recently(p, pl, i, false))
 			continue;
-		nr = part_pages(p, pg, p->cg_excess[pg->cgroup], true);
-		if (!nr)
-			nr = pg->nr_pages;
-		bytes = (uint64_t)nr * p->params.page_size;
+		bytes = fit_bytes(p, pg, p->cg_excess[pg->cgroup], true);
 		to = pick_node(p, pl, from, false, bytes, true);
 		if (to < 0) {
 			hold(pl, POLICY_H_NO_ROOM);
 			continue;
 		}
-		if (emit_pages(p, pl, i, from, to, POLICY_DEMOTE, POLICY_R_CAP, nr))
+		if (emit_bytes(p, pl, i, from, to, POLICY_DEMOTE, POLICY_R_CAP, bytes))
 			p->cg_excess[pg->cgroup] -= bytes;
 	}
 }
@@ -719,16 +722,13 @@ static int pick_gpu(const struct policy *p, const struct plan *pl, const struct 
 	int best = -1;
 
 	*why = POLICY_H_NO_ROOM;
-	if (r->max_bytes && used + *bytes > r->max_bytes) {
-		uint32_t nr = used < r->max_bytes ?
-				      part_pages(p, pg, (int64_t)(r->max_bytes - used), false) :
-				      0;
-
-		if (!nr) {
+	if (r->max_bytes) {
+		*bytes = fit_bytes(p, pg, used < r->max_bytes ? (int64_t)(r->max_bytes - used) : 0,
+				   false);
+		if (!*bytes) {
 			*why = POLICY_H_GPU_CAP;
 			return -1;
 		}
-		*bytes = (uint64_t)nr * p->params.page_size;
 	}
 	for (int i = 0; i < topo->nr_nodes; i++) {
 		if (!topo->nodes[i].gpu || i == from || !usable_target(pl, i))
@@ -752,8 +752,7 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 {
 	const struct topology *topo = pl->topo;
 	const struct policy_page *pg = &pl->in->pages[i];
-	uint64_t bytes = page_bytes(p, pg), gpu_bytes = bytes;
-	int64_t left;
+	uint64_t bytes = page_bytes(p, pg), gpu_bytes = bytes, fit;
 	int from, to, why, near;
 	bool gpu_rule, lower;
 
@@ -769,8 +768,7 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 	if (gpu_rule) {
 		to = pick_gpu(p, pl, pg, from, &gpu_bytes, &why);
 		if (to >= 0) {
-			emit_pages(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_GPU,
-				   (uint32_t)(gpu_bytes / p->params.page_size));
+			emit_bytes(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_GPU, gpu_bytes);
 			return;
 		}
 		if (!lower) {
@@ -784,15 +782,13 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 		hold(pl, POLICY_H_NO_ROOM);
 		return;
 	}
-	left = cap_left(p, pl, pg, near);
-	if (left < (int64_t)bytes) {
-		uint32_t nr = part_pages(p, pg, left, false);
-
-		if (!nr) {
-			hold(pl, POLICY_H_CGROUP_CAP);
-			return;
-		}
-		bytes = (uint64_t)nr * p->params.page_size;
+	fit = fit_bytes(p, pg, cap_left(p, pl, pg, near), false);
+	if (!fit) {
+		hold(pl, POLICY_H_CGROUP_CAP);
+		return;
+	}
+	if (fit < bytes) {
+		bytes = fit;
 		to = pick_node(p, pl, from, true, bytes, true);
 	}
 	if (to < 0) {
@@ -802,8 +798,7 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 								       : POLICY_H_REFILL);
 		return;
 	}
-	emit_pages(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_HOT,
-		   (uint32_t)(bytes / p->params.page_size));
+	emit_bytes(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_HOT, bytes);
 }
 
 /*
