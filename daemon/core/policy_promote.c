@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Promotion, hottest first: a GPU rule's node, else the nearest upper-tier
+ * node with room under the cgroup's cap (step 3 of policy.c's tick).
+ */
+#include "policy_int.h"
+
+/* Promote candidate @i if it is hot somewhere it should not stay. */
+static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
+{
+	const struct topology *topo = pl->topo;
+	const struct policy_page *pg = &pl->in->pages[i];
+	uint64_t bytes = page_bytes(p, pg), gpu_bytes = bytes, fit;
+	int from, to, why, near;
+	bool gpu_rule, lower;
+
+	from = src_index(pl, pg);
+	if (from < 0 || p->taken[i])
+		return;
+	gpu_rule = pg->rule >= 0 && !topo->nodes[from].gpu;
+	lower = topo->nodes[from].tier > TIER_FAST && !topo->nodes[from].gpu;
+	if (!gpu_rule && !lower)
+		return;	/* hot where it is */
+	if (pol_held_recently(p, pl, i, true))
+		return;
+	if (gpu_rule) {
+		to = pol_pick_gpu(p, pl, pg, from, &gpu_bytes, &why);
+		if (to >= 0) {
+			pol_emit_bytes(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_GPU, gpu_bytes);
+			return;
+		}
+		if (!lower) {
+			hold(pl, why);
+			return;
+		}
+	}
+	to = pol_pick_node(p, pl, from, true, bytes, true);
+	near = to >= 0 ? to : pol_pick_node(p, pl, from, true, 0, false);
+	if (near < 0) {
+		hold(pl, POLICY_H_NO_ROOM);
+		return;
+	}
+	fit = pol_fit_bytes(p, pg, pol_cap_left(p, pl, pg, near), false);
+	if (!fit) {
+		hold(pl, POLICY_H_CGROUP_CAP);
+		return;
+	}
+	if (fit < bytes) {
+		bytes = fit;
+		to = pol_pick_node(p, pl, from, true, bytes, true);
+	}
+	if (to < 0) {
+		pl->unmet[near] += bytes;
+		pl->out->stats.unmet_bytes += bytes;
+		hold(pl, pl->open[near] || !has_room(pl, near, bytes) ? POLICY_H_NO_ROOM
+								       : POLICY_H_REFILL);
+		return;
+	}
+	pol_emit_bytes(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_HOT, bytes);
+}
+
+/*
+ * A closed node that hot pages wanted: room demotions make enough room to
+ * open it, not just what those pages need (it would stay closed).
+ */
+void pol_open_closed(const struct policy *p, struct plan *pl)
+{
+	for (int i = 0; i < pl->topo->nr_nodes; i++) {
+		int64_t short_b = (int64_t)p->params.min_room_bytes - node_room(pl, i);
+
+		if (!pl->open[i] && pl->unmet[i] > 0 && pl->unmet[i] < short_b)
+			pl->unmet[i] = short_b;
+	}
+}
+
+/* Hottest heat first; within one heat, in (pid, address) order. */
+void pol_promote(struct policy *p, struct plan *pl)
+{
+	const struct policy_page *pages = pl->in->pages;
+	size_t end = pl->in->nr_pages, start;
+
+	while (end > 0) {
+		uint32_t heat = pages[p->order[end - 1]].heat;
+
+		if (heat < pl->hot)
+			break;	/* sorted: no hotter page follows */
+		for (start = end - 1; start > 0 && pages[p->order[start - 1]].heat == heat;)
+			start--;
+		for (size_t k = start; k < end; k++)
+			promote_one(p, pl, p->order[k]);
+		end = start;
+	}
+}
