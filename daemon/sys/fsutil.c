@@ -35,6 +35,16 @@ int fs_read(const char *root, const char *path, char *buf, size_t size,
 	return fs_read_at(AT_FDCWD, full, buf, size, ret_len);
 }
 
+int fs_read_line(const char *root, const char *path, char *buf, size_t size)
+{
+	int ret = fs_read(root, path, buf, size, NULL);
+
+	if (ret < 0)
+		return ret;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
 int fs_read_pid_stat(const char *root, const char *pid, char *buf, size_t size,
 		     const char **ret_fields)
 {

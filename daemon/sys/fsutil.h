@@ -24,6 +24,10 @@ int fs_path(char *buf, size_t size, const char *root, const char *path);
 int fs_read(const char *root, const char *path, char *buf, size_t size,
 	    size_t *ret_len);
 
+/* fs_read() the first line of @root/@path, without its newline: a sysfs
+ * attribute, a PMU format or event. */
+int fs_read_line(const char *root, const char *path, char *buf, size_t size);
+
 /* The same for @path relative to the directory @dirfd (openat(2)): a path
  * walk of @path's components only. */
 int fs_read_at(int dirfd, const char *path, char *buf, size_t size,

@@ -5,27 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpulist.h"
+#include "fsutil.h"
 #include "load.h"
 
 int load_read_psi_cpu(const char *root, unsigned int *ret_x100)
 {
-	char path[PATH_MAX], line[256];
 	unsigned int whole, frac;
-	FILE *f;
-	int r = -EINVAL;
+	char buf[512];
+	const char *line;
+	int r = fs_read(root, "proc/pressure/cpu", buf, sizeof(buf), NULL);
 
-	snprintf(path, sizeof(path), "%s/proc/pressure/cpu", root);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == EOPNOTSUPP ? -ENOENT : -errno;
-	while (fgets(line, sizeof(line), f))
+	if (r < 0)
+		return r == -EOPNOTSUPP ? -ENOENT : r;
+	for (line = buf; line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
 		if (sscanf(line, "some avg10=%u.%2u", &whole, &frac) == 2) {
 			*ret_x100 = whole * 100 + frac;
-			r = 0;
-			break;
+			return 0;
 		}
-	fclose(f);
-	return r;
+	}
+	return -EINVAL;
 }
 
 int load_read_cpu_times(const char *root, struct load_cpu_times *ret)
@@ -82,38 +83,19 @@ unsigned int load_idle_cpus(const struct load_cpu_times *a, const struct load_cp
 
 int load_node_cpus(const char *root, int node, uint64_t mask[LOAD_MASK_WORDS])
 {
-	char path[PATH_MAX], buf[4096], *p;
-	FILE *f;
-	int n = 0;
+	uint64_t bits[CPULIST_MAX_IDS / 64];
+	char path[64];
+	int r, n = 0;
 
 	memset(mask, 0, LOAD_MASK_WORDS * sizeof(uint64_t));
-	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d/cpulist", root, node);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	p = buf;
-	while (*p && *p != '\n') {
-		char *end;
-		unsigned long lo = strtoul(p, &end, 10), hi = lo;
-
-		if (end == p)
-			return -EINVAL;
-		if (*end == '-') {
-			p = end + 1;
-			hi = strtoul(p, &end, 10);
-			if (end == p || hi < lo)
-				return -EINVAL;
-		}
-		for (unsigned long c = lo; c <= hi && c < LOAD_MAX_CPUS; c++) {
-			mask[c / 64] |= 1ull << (c % 64);
-			n++;
-		}
-		p = end;
-		if (*p == ',')
-			p++;
+	snprintf(path, sizeof(path), "sys/devices/system/node/node%d/cpulist", node);
+	r = cpulist_read(root, path, bits, CPULIST_MAX_IDS, NULL);
+	if (r < 0)
+		return r;
+	/* CPUs beyond LOAD_MAX_CPUS are left out, as from the counts. */
+	for (int w = 0; w < LOAD_MASK_WORDS; w++) {
+		mask[w] = bits[w];
+		n += __builtin_popcountll(bits[w]);
 	}
 	return n;
 }

@@ -1,38 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "cpulist.h"
+#include "fsutil.h"
 #include "pmu.h"
-
-static int read_line(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return (int)n;
-	}
-	close(fd);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
 
 /* Spread @value over the bit ranges of @fmt ("config1:0-15" or "config:0-7,32-35"). */
 static int put_bits(struct pmu_event *ev, const char *fmt, uint64_t value)
 {
 	const char *colon = strchr(fmt, ':');
-	uint64_t *word;
-	const char *p;
+	uint64_t *word, bits;
 
 	if (!colon)
 		return -EINVAL;
@@ -44,27 +24,13 @@ static int put_bits(struct pmu_event *ev, const char *fmt, uint64_t value)
 		word = &ev->config2;
 	else
 		return -EINVAL;
-	for (p = colon + 1; *p;) {
-		char *end;
-		unsigned long lo = strtoul(p, &end, 10), hi = lo;
-
-		if (end == p)
-			return -EINVAL;
-		if (*end == '-') {
-			p = end + 1;
-			hi = strtoul(p, &end, 10);
-			if (end == p)
-				return -EINVAL;
-		}
-		if (hi < lo || hi > 63)
-			return -EINVAL;
-		for (unsigned long b = lo; b <= hi; b++) {
-			*word |= (value & 1) << b;
-			value >>= 1;
-		}
-		p = *end == ',' ? end + 1 : end;
-		if (*end && *end != ',')
-			return -EINVAL;
+	if (cpulist_parse(colon + 1, &bits, 64, NULL) < 0)
+		return -EINVAL;
+	for (unsigned int b = 0; b < 64; b++) {
+		if (!(bits & (1ull << b)))
+			continue;
+		*word |= (value & 1) << b;
+		value >>= 1;
 	}
 	return value ? -EINVAL : 0;	/* value wider than its field */
 }
@@ -89,8 +55,8 @@ int pmu_parse_event(const char *pmu_dir, const char *terms, struct pmu_event *ev
 		}
 		if (!*term || strchr(term, '/') || strchr(term, '.'))
 			return -EINVAL;
-		snprintf(path, sizeof(path), "%s/format/%s", pmu_dir, term);
-		r = read_line(path, fmt, sizeof(fmt));
+		snprintf(path, sizeof(path), "format/%s", term);
+		r = fs_read_line(pmu_dir, path, fmt, sizeof(fmt));
 		if (r == -ENOENT)
 			return -EINVAL;
 		if (r < 0)
@@ -104,12 +70,11 @@ int pmu_parse_event(const char *pmu_dir, const char *terms, struct pmu_event *ev
 
 static int read_type(const char *pmu_dir, uint32_t *ret)
 {
-	char path[512], buf[32], *end;
+	char buf[32], *end;
 	unsigned long v;
 	int r;
 
-	snprintf(path, sizeof(path), "%s/type", pmu_dir);
-	r = read_line(path, buf, sizeof(buf));
+	r = fs_read_line(pmu_dir, "type", buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	v = strtoul(buf, &end, 10);
@@ -129,7 +94,7 @@ int pmu_find_mem_sampler(const char *sysfs_root, struct pmu_event *ret, char *wh
 	for (size_t i = 0; i < sizeof(intel) / sizeof(intel[0]); i++) {
 		snprintf(dir, sizeof(dir), "%s/bus/event_source/devices/%s", sysfs_root, intel[i]);
 		snprintf(path, sizeof(path), "%s/events/mem-loads", dir);
-		r = read_line(path, terms, sizeof(terms));
+		r = fs_read_line(dir, "events/mem-loads", terms, sizeof(terms));
 		if (r == -ENOENT)
 			continue;
 		memset(ret, 0, sizeof(*ret));

@@ -25,6 +25,7 @@
 
 /* Two headers are called hotness.h: the table (core) and the BPF types. */
 #include "../core/hotness.h"
+#include "cpulist.h"
 #include "fsutil.h"
 #include "pmu.h"
 #include "sample_period.h"
@@ -113,26 +114,18 @@ static void libbpf_why(char *why, size_t len, const char *what, int err)
 	snprintf(why, len, "%s: %s", what, buf);
 }
 
-/* Online CPUs from "0-3,5,7-8" into @cpus; returns how many. */
+/* Online CPUs from "0-3,5,7-8" into @cpus, at most @max; returns how many. */
 static int online_cpus(const char *sysfs_root, int *cpus, int max)
 {
-	char buf[1024], *p, *end;
+	uint64_t bits[CPULIST_MAX_IDS / 64];
 	int n = 0, r;
 
-	r = fs_read(sysfs_root, "devices/system/cpu/online", buf, sizeof(buf), NULL);
+	r = cpulist_read(sysfs_root, "devices/system/cpu/online", bits, CPULIST_MAX_IDS, NULL);
 	if (r < 0)
 		return r;
-	for (p = buf; *p && *p != '\n';) {
-		long lo = strtol(p, &end, 10), hi = lo;
-
-		if (end == p)
-			return -EINVAL;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		for (long c = lo; c <= hi && n < max; c++)
-			cpus[n++] = (int)c;
-		p = *end == ',' ? end + 1 : end;
-	}
+	for (int c = 0; c < CPULIST_MAX_IDS && n < max; c++)
+		if (bits[c / 64] & (1ull << (c % 64)))
+			cpus[n++] = c;
 	return n;
 }
 

@@ -7,51 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpulist.h"
 #include "fsutil.h"
 #include "topology.h"
 
 #define NODE_DIR "sys/devices/system/node"
 #define TIER_DIR "sys/devices/virtual/memory_tiering"
-#define MAX_CPUS 8192
-
-int topo_parse_list(const char *s, uint64_t *bitmap, unsigned int nbits,
-		    unsigned int *ret_count)
-{
-	unsigned int count = 0;
-
-	memset(bitmap, 0, (nbits + 63) / 64 * sizeof(uint64_t));
-	while (*s && *s != '\n') {
-		unsigned long a, b;
-		char *end;
-
-		if (!isdigit((unsigned char)*s))
-			return -EINVAL;
-		a = strtoul(s, &end, 10);
-		b = a;
-		if (*end == '-') {
-			if (!isdigit((unsigned char)end[1]))
-				return -EINVAL;
-			b = strtoul(end + 1, &end, 10);
-		}
-		if (b < a)
-			return -EINVAL;
-		if (b >= nbits)
-			return -ERANGE;
-		for (unsigned long i = a; i <= b; i++) {
-			if (!(bitmap[i / 64] & (1ull << (i % 64))))
-				count++;
-			bitmap[i / 64] |= 1ull << (i % 64);
-		}
-		s = end;
-		if (*s == ',')
-			s++;
-		else if (*s && *s != '\n')
-			return -EINVAL;
-	}
-	if (ret_count)
-		*ret_count = count;
-	return 0;
-}
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -185,12 +146,11 @@ static void read_kernel_tiers(const char *root, struct topology *topo)
 		return;
 	for (int t = 0; t < n; t++) {
 		uint64_t bits[(TOPO_MAX_NODES * 16 + 63) / 64];
-		char path[128], buf[1024];
+		char path[128];
 
 		snprintf(path, sizeof(path), TIER_DIR "/memory_tier%d/nodelist",
 			 ids[t]);
-		if (fs_read(root, path, buf, sizeof(buf), NULL) < 0 ||
-		    topo_parse_list(buf, bits, TOPO_MAX_NODES * 16, NULL) < 0)
+		if (cpulist_read(root, path, bits, TOPO_MAX_NODES * 16, NULL) < 0)
 			continue;
 		for (int i = 0; i < topo->nr_nodes; i++) {
 			int id = topo->nodes[i].id;
@@ -242,18 +202,15 @@ int topo_read(const char *root, struct topology *ret)
 	ret->nr_nodes = n;
 	for (int i = 0; i < n; i++) {
 		struct topo_node *node = &ret->nodes[i];
-		uint64_t cpus[MAX_CPUS / 64];
-		char path[128], buf[4096];
+		uint64_t cpus[CPULIST_MAX_IDS / 64];
+		char path[128];
 
 		node->id = ids[i];
 		node->kernel_tier = -1;
 		node->tier = -1;
 		snprintf(path, sizeof(path), NODE_DIR "/node%d/cpulist",
 			 node->id);
-		r = fs_read(root, path, buf, sizeof(buf), NULL);
-		if (r < 0)
-			return r;
-		r = topo_parse_list(buf, cpus, MAX_CPUS, &node->nr_cpus);
+		r = cpulist_read(root, path, cpus, CPULIST_MAX_IDS, &node->nr_cpus);
 		if (r < 0)
 			return r;
 		node->has_cpus = node->nr_cpus > 0;

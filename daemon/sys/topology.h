@@ -29,9 +29,4 @@ int topo_refresh_memory(const char *root, struct topology *topo);
 /* Node @id's MemFree now, in bytes: 0 or a negative errno. */
 int topo_node_free(const char *root, int id, uint64_t *ret_bytes);
 
-/* Parse a kernel list such as "0-3,8,10-11\n" into a bitmap of @nbits bits;
- * *ret_count gets the number of bits set.  -ERANGE for an entry >= @nbits. */
-int topo_parse_list(const char *s, uint64_t *bitmap, unsigned int nbits,
-		    unsigned int *ret_count);
-
 #endif

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* sys/fsutil.c: bounded reads relative to a root, numbers, atomic replace. */
+/* sys/fsutil.c: bounded reads relative to a root, numbers, atomic replace;
+ * sys/cpulist.c: the kernel's id lists. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sys/cpulist.h"
 #include "sys/fsutil.h"
 #include "test.h"
 
@@ -59,6 +61,13 @@ static void test_read(void)
 	CHECK_EQ_INT(fs_read_u64(root, "n", &v), -EINVAL);
 	put("n", "-1\n");
 	CHECK_EQ_INT(fs_read_u64(root, "n", &v), -EINVAL);
+
+	/* The first line only, without its newline. */
+	put("n", "cpu\nx\n");
+	CHECK_EQ_INT(fs_read_line(root, "n", buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "cpu");
+	CHECK_EQ_INT(fs_read_line(root, "eight", buf, sizeof(buf)), -EFBIG);
+	CHECK_EQ_INT(fs_read_line(root, "missing", buf, sizeof(buf)), -ENOENT);
 }
 
 static void test_write(void)
@@ -86,6 +95,63 @@ static void test_write(void)
 		     -ENOENT);
 }
 
+/*
+ * Every form a kernel id list takes, as a node's cpulist and a memory tier's
+ * nodelist (topology.c), cpu/online (sampler_bpf.c), a node's cpulist for
+ * the load readers (load.c) and a PMU format's bits (pmu.c) write them.
+ */
+static void test_cpulist(void)
+{
+	char path[256];
+	uint64_t bits[2];
+	unsigned int n;
+
+	CHECK_EQ_INT(cpulist_parse("0-3,8,10-11\n", bits, 128, &n), 0);
+	CHECK_EQ_INT(n, 7);
+	CHECK_EQ_U64(bits[0], 0xd0full);
+	CHECK_EQ_INT(cpulist_parse("\n", bits, 128, &n), 0);
+	CHECK_EQ_INT(n, 0);
+	CHECK_EQ_INT(cpulist_parse("", bits, 128, &n), 0);
+	CHECK_EQ_INT(n, 0);
+	CHECK_EQ_INT(cpulist_parse("64-65", bits, 128, &n), 0);
+	CHECK_EQ_U64(bits[1], 3);
+	CHECK_EQ_INT(cpulist_parse("0-1,3\n", bits, 128, &n), 0);	/* cpulist */
+	CHECK_EQ_U64(bits[0], 0xb);
+	CHECK_EQ_INT(cpulist_parse("2,5-6", bits, 128, NULL), 0);	/* no newline */
+	CHECK_EQ_U64(bits[0], 0x64);
+	CHECK_EQ_INT(cpulist_parse("0-3,5,7-8\n", bits, 128, &n), 0);	/* cpu/online */
+	CHECK_EQ_INT(n, 7);
+	CHECK_EQ_U64(bits[0], 0x1af);
+	CHECK_EQ_INT(cpulist_parse("0-7,32-35", bits, 64, &n), 0);	/* PMU format */
+	CHECK_EQ_U64(bits[0], 0xf000000ffull);
+	CHECK_EQ_INT(cpulist_parse("7", bits, 128, &n), 0);
+	CHECK_EQ_U64(bits[0], 0x80);
+	CHECK_EQ_INT(cpulist_parse("1,1-2,", bits, 128, &n), 0);	/* overlap, trailing comma */
+	CHECK_EQ_INT(n, 2);
+	CHECK_EQ_U64(bits[0], 6);
+	CHECK_EQ_INT(cpulist_parse("127", bits, 128, &n), 0);
+	CHECK_EQ_U64(bits[1], 1ull << 63);
+	CHECK_EQ_INT(cpulist_parse("3-1", bits, 128, &n), -EINVAL);
+	CHECK_EQ_INT(cpulist_parse("1,x", bits, 128, &n), -EINVAL);
+	CHECK_EQ_INT(cpulist_parse("1,,2", bits, 128, &n), -EINVAL);
+	CHECK_EQ_INT(cpulist_parse("1-", bits, 128, &n), -EINVAL);
+	CHECK_EQ_INT(cpulist_parse("-1", bits, 128, &n), -EINVAL);
+	CHECK_EQ_INT(cpulist_parse(" 1", bits, 128, &n), -EINVAL);
+	CHECK_EQ_INT(cpulist_parse("1 2", bits, 128, &n), -EINVAL);
+	CHECK_EQ_INT(cpulist_parse("128", bits, 128, &n), -ERANGE);
+	CHECK_EQ_INT(cpulist_parse("120-130", bits, 128, &n), -ERANGE);
+
+	put("online", "0-2,4\n");
+	CHECK_EQ_INT(cpulist_read(root, "/online", bits, 128, &n), 0);
+	CHECK_EQ_INT(n, 4);
+	CHECK_EQ_U64(bits[0], 0x17);
+	CHECK_EQ_INT(cpulist_read(root, "missing", bits, 128, &n), -ENOENT);
+	put("online", "0-2;4\n");
+	CHECK_EQ_INT(cpulist_read(root, "online", bits, 128, &n), -EINVAL);
+	snprintf(path, sizeof(path), "%s/online", root);
+	CHECK_EQ_INT(unlink(path), 0);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -95,6 +161,7 @@ int main(void)
 	RUN(test_path);
 	RUN(test_read);
 	RUN(test_write);
+	RUN(test_cpulist);
 	/* Only the files the test made, no temporaries left behind. */
 	snprintf(cmd, sizeof(cmd), "test $(ls -A %s | wc -l) -eq 5", root);
 	CHECK_EQ_INT(system(cmd), 0);

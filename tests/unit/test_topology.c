@@ -27,23 +27,6 @@ static int load(const char *name, struct topology *topo)
 	return topo_read(root, topo);
 }
 
-static void test_parse_list(void)
-{
-	uint64_t bits[2];
-	unsigned int n;
-
-	CHECK_EQ_INT(topo_parse_list("0-3,8,10-11\n", bits, 128, &n), 0);
-	CHECK_EQ_INT(n, 7);
-	CHECK_EQ_U64(bits[0], 0xd0full);
-	CHECK_EQ_INT(topo_parse_list("\n", bits, 128, &n), 0);
-	CHECK_EQ_INT(n, 0);
-	CHECK_EQ_INT(topo_parse_list("64-65", bits, 128, &n), 0);
-	CHECK_EQ_U64(bits[1], 3);
-	CHECK_EQ_INT(topo_parse_list("3-1", bits, 128, &n), -EINVAL);
-	CHECK_EQ_INT(topo_parse_list("1,x", bits, 128, &n), -EINVAL);
-	CHECK_EQ_INT(topo_parse_list("128", bits, 128, &n), -ERANGE);
-}
-
 static void test_single(void)
 {
 	struct topology t;
@@ -200,7 +183,6 @@ static void test_missing(void)
 int main(int argc, char **argv)
 {
 	fixtures = argc > 1 ? argv[1] : "tests/fixtures/topology";
-	RUN(test_parse_list);
 	RUN(test_single);
 	RUN(test_dram_cxl_lumped);
 	RUN(test_dram_cxl_kmem);
