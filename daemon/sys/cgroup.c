@@ -6,39 +6,37 @@
 #include <string.h>
 
 #include "cgroup.h"
+#include "fsutil.h"
 
 int cg_path_of_pid(const char *proc_root, int pid, char *buf, size_t len)
 {
-	char path[PATH_MAX], line[4096];
-	FILE *f;
-	int r = -ENOENT;
+	char rel[32], text[8192], *line, *next;
+	int r;
 
-	snprintf(path, sizeof(path), "%s/%d/cgroup", proc_root, pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (fgets(line, sizeof(line), f)) {
+	snprintf(rel, sizeof(rel), "%d/cgroup", pid);
+	r = fs_read(proc_root, rel, text, sizeof(text), NULL);
+	if (r < 0)
+		return r == -ENOENT ? -ESRCH : r;
+	for (line = text; line; line = next) {
 		size_t n;
 		char *p;
 
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		if (strncmp(line, "0::", 3) != 0)
 			continue;
 		p = line + 3;
-		n = strcspn(p, "\n");
-		p[n] = '\0';
+		n = strlen(p);
 		/* A cgroup removed while the process is in it. */
 		if (n >= 10 && strcmp(p + n - 10, " (deleted)") == 0)
 			p[n -= 10] = '\0';
-		if (n + 1 > len) {
-			r = -ENAMETOOLONG;
-			break;
-		}
+		if (n + 1 > len)
+			return -ENAMETOOLONG;
 		memcpy(buf, p, n + 1);
-		r = 0;
-		break;
+		return 0;
 	}
-	fclose(f);
-	return r;
+	return -ENOENT;
 }
 
 /* "anon N0=123 N1=456": add each node's value to @out. */

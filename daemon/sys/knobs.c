@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "knobs.h"
 
 static const struct {
@@ -30,20 +31,10 @@ const char *knob_name(enum knob_id id)
 
 static int file_read(void *ctx, const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	size_t n;
+	int r = fs_read_at(AT_FDCWD, path, buf, len, &n);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return (int)n;
-	}
-	close(fd);
-	buf[n] = '\0';
-	return (int)n;
+	return r < 0 ? r : (int)n;
 }
 
 static int file_write(void *ctx, const char *path, const char *val)
