@@ -18,57 +18,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <syslog.h>
 #include <unistd.h>
 
-/* Two headers are called hotness.h: the table (core) and the BPF types. */
-#include "../core/hotness.h"
 #include "cpulist.h"
 #include "fsutil.h"
-#include "pmu.h"
-#include "sample_period.h"
 #include "sampler_bpf.h"
-#include "thp.h"
 
 #ifdef TIERD_HAVE_BPF_SKEL
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
+#include "sampler_bpf_int.h"
 
-#include "../../bpf/hotness.h"
-#include "hotness.skel.h"
-
-#define SAMPLE_COST_EST_NS 2000ull	/* PMI + program per sample, a typical figure */
-#define DRAIN_BATCH 4096u
 #define MAX_CPUS 4096
-
-struct sampler_bpf {
-	struct sampler base;
-	struct sampler_bpf_params p;
-	const char *btf_path, *sysfs_root, *procfs_root;
-	struct hotness_bpf *skel;
-	int *fds;
-	struct bpf_link **links;
-	int nfds;
-	unsigned int ncpus;	/* CPUs sampled (for the status line) */
-	struct pmu_event ev;
-	bool use_bpf_stats;
-	uint64_t period;
-	pid_t *targets;		/* sorted, as in the tgid map */
-	size_t ntargets;
-	struct hot_bpf_key *keys;	/* drain buffers, DRAIN_BATCH each */
-	__u64 *vals;
-	__u64 *percpu;		/* libbpf_num_possible_cpus() values */
-	int npossible;
-	uint64_t last_ns, last_samples, last_run_ns, last_lost;
-	bool thp_on;
-	char thp_note[96];
-	struct thp_lookup thp;
-	struct sampler_status st;
-};
-
-#define SB(s) ((struct sampler_bpf *)(s))
 
 static void (*log_fn)(int level, const char *msg);
 /* The first warning since the last start(): the root cause, not its echoes. */
@@ -255,18 +216,12 @@ static int attach_all(struct sampler_bpf *b, char *why, size_t len)
 	return 0;
 }
 
-static int bpf_start(struct sampler *s, char *why, size_t len)
+/* Open, size and load the skeleton; libbpf's first warning explains a failure. */
+static int load_skel(struct sampler_bpf *b, char *why, size_t len)
 {
-	struct sampler_bpf *b = SB(s);
 	LIBBPF_OPTS(bpf_object_open_opts, opts);
-	char buf[8];
 	int r;
 
-	if (b->skel)
-		return -EALREADY;
-	r = bpf_probe(s, why, len);
-	if (r < 0)
-		return r;
 	if (b->p.btf_path)
 		opts.btf_custom_path = b->p.btf_path;
 	first_warning[0] = '\0';
@@ -282,57 +237,60 @@ static int bpf_start(struct sampler *s, char *why, size_t len)
 	bpf_map__set_max_entries(b->skel->maps.hot_counts, b->p.max_pages);
 	bpf_map__set_max_entries(b->skel->maps.hot_tgids, b->p.max_targets);
 	r = hotness_bpf__load(b->skel);
-	if (r < 0) {
-		if (r == -EPERM || r == -EACCES)
-			snprintf(why, len, "loading BPF: %s (needs CAP_BPF and CAP_PERFMON, or root)",
-				 strerror(-r));
-		else
-			libbpf_why(why, len, "loading BPF", r);
-		goto fail;
-	}
-	r = -ENOMEM;
+	if (r == -EPERM || r == -EACCES)
+		snprintf(why, len, "loading BPF: %s (needs CAP_BPF and CAP_PERFMON, or root)",
+			 strerror(-r));
+	else if (r < 0)
+		libbpf_why(why, len, "loading BPF", r);
+	return r < 0 ? r : 0;
+}
+
+/* The drain buffers and the target list, sized from the params. */
+static int alloc_buffers(struct sampler_bpf *b, char *why, size_t len)
+{
 	b->targets = b->targets ? b->targets : calloc(b->p.max_targets, sizeof(pid_t));
 	b->keys = calloc(DRAIN_BATCH, sizeof(*b->keys));
 	b->vals = calloc(DRAIN_BATCH, sizeof(*b->vals));
 	b->npossible = libbpf_num_possible_cpus();
 	if (b->npossible <= 0)
-		goto fail;
+		return -ENOMEM;
 	b->percpu = calloc(b->npossible, sizeof(*b->percpu));
 	if (!b->targets || !b->keys || !b->vals || !b->percpu) {
 		snprintf(why, len, "out of memory");
-		goto fail;
+		return -ENOMEM;
 	}
-	b->period = b->p.period_init;
-	r = attach_all(b, why, len);
-	if (r < 0)
-		goto fail;
+	return 0;
+}
 
-	/* Read only: tierd never turns bpf_stats on (see the top of this file). */
-	b->use_bpf_stats = fs_read(b->procfs_root, "sys/kernel/bpf_stats_enabled", buf,
-				   sizeof(buf), NULL) == 0 && buf[0] == '1';
+/* THP folding when asked for and possible; b->thp_note says why not. */
+static void thp_setup(struct sampler_bpf *b)
+{
+	int r;
+
 	b->thp_note[0] = '\0';
-	if (b->p.fold_thp) {
-		r = thp_pfns_visible(b->procfs_root);
-		if (r > 0) {
-			r = thp_open(&b->thp, b->procfs_root);
-			b->thp_on = r == 0;
-			if (r < 0)
-				snprintf(b->thp_note, sizeof(b->thp_note),
-					 "; no THP folding: %s/kpageflags: %s", b->procfs_root,
-					 strerror(-r));
-		} else if (r == 0) {
+	if (!b->p.fold_thp)
+		return;
+	r = thp_pfns_visible(b->procfs_root);
+	if (r > 0) {
+		r = thp_open(&b->thp, b->procfs_root);
+		b->thp_on = r == 0;
+		if (r < 0)
 			snprintf(b->thp_note, sizeof(b->thp_note),
-				 "; no THP folding: pagemap hides PFNs (needs CAP_SYS_ADMIN)");
-		} else {
-			snprintf(b->thp_note, sizeof(b->thp_note),
-				 "; no THP folding: %s/self/pagemap: %s", b->procfs_root,
+				 "; no THP folding: %s/kpageflags: %s", b->procfs_root,
 				 strerror(-r));
-		}
+	} else if (r == 0) {
+		snprintf(b->thp_note, sizeof(b->thp_note),
+			 "; no THP folding: pagemap hides PFNs (needs CAP_SYS_ADMIN)");
+	} else {
+		snprintf(b->thp_note, sizeof(b->thp_note),
+			 "; no THP folding: %s/self/pagemap: %s", b->procfs_root,
+			 strerror(-r));
 	}
-	b->last_ns = 0;
-	b->last_samples = b->last_run_ns = b->last_lost = 0;
-	b->st.running = true;
-	b->st.cost_source = b->use_bpf_stats ? "bpf_stats" : "estimate";
+}
+
+/* The status line: which event, on how many CPUs, and THP folding. */
+static void status_line(struct sampler_bpf *b)
+{
 	if (b->p.fault_pid > 0 && !b->p.fault_adapt)
 		snprintf(b->st.why, sizeof(b->st.why), "%s (period 1)%s", b->ev.desc,
 			 b->thp_note);
@@ -342,159 +300,40 @@ static int bpf_start(struct sampler *s, char *why, size_t len)
 	else
 		snprintf(b->st.why, sizeof(b->st.why), "%s precise_ip=%d on %u CPUs%s",
 			 b->ev.desc, b->ev.precise_ip, b->ncpus, b->thp_note);
-	return 0;
-fail:
-	bpf_stop(s);
-	return r;
 }
 
-static int pid_cmp(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int bpf_set_targets(struct sampler *s, const pid_t *pids, size_t n)
+static int bpf_start(struct sampler *s, char *why, size_t len)
 {
 	struct sampler_bpf *b = SB(s);
-	int fd, r = 0;
-	__u8 one = 1;
+	char buf[8];
+	int r;
 
-	if (!b->skel)
-		return -ENOTCONN;
-	if (n > b->p.max_targets)
-		return -E2BIG;
-	fd = bpf_map__fd(b->skel->maps.hot_tgids);
-	/* Both lists are sorted: one merge pass finds who left and who came. */
-	for (size_t i = 0; i < b->ntargets; i++)
-		if (!n || !bsearch(&b->targets[i], pids, n, sizeof(*pids), pid_cmp)) {
-			__u32 k = b->targets[i];
-
-			bpf_map_delete_elem(fd, &k);
-		}
-	for (size_t i = 0; i < n; i++) {
-		__u32 k = pids[i];
-
-		if (b->ntargets &&
-		    bsearch(&pids[i], b->targets, b->ntargets, sizeof(*pids), pid_cmp))
-			continue;
-		if (bpf_map_update_elem(fd, &k, &one, BPF_ANY) < 0 && r == 0)
-			r = -errno;
+	if (b->skel)
+		return -EALREADY;
+	r = bpf_probe(s, why, len);
+	if (r < 0)
+		return r;
+	r = load_skel(b, why, len);
+	if (r == 0)
+		r = alloc_buffers(b, why, len);
+	if (r == 0) {
+		b->period = b->p.period_init;
+		r = attach_all(b, why, len);
 	}
-	if (n) /* pids may be NULL when there are none (UBSan) */
-		memcpy(b->targets, pids, n * sizeof(*pids));
-	b->ntargets = n;
-	return r;
-}
-
-static int read_stats(struct sampler_bpf *b, uint64_t *ret)
-{
-	int fd = bpf_map__fd(b->skel->maps.hot_stats);
-
-	for (__u32 i = 0; i < HOT_BPF_NR_STATS; i++) {
-		if (bpf_map_lookup_elem(fd, &i, b->percpu) < 0)
-			return -errno;
-		ret[i] = 0;
-		for (int c = 0; c < b->npossible; c++)
-			ret[i] += b->percpu[c];
+	if (r < 0) {
+		bpf_stop(s);
+		return r;
 	}
+	/* Read only: tierd never turns bpf_stats on (see the top of this file). */
+	b->use_bpf_stats = fs_read(b->procfs_root, "sys/kernel/bpf_stats_enabled", buf,
+				   sizeof(buf), NULL) == 0 && buf[0] == '1';
+	thp_setup(b);
+	b->last_ns = 0;
+	b->last_samples = b->last_run_ns = b->last_lost = 0;
+	b->st.running = true;
+	b->st.cost_source = b->use_bpf_stats ? "bpf_stats" : "estimate";
+	status_line(b);
 	return 0;
-}
-
-static void adapt_period(struct sampler_bpf *b, uint64_t samples, uint64_t now_ns)
-{
-	struct sample_period_params sp = {
-		.budget_pct = b->p.cpu_budget_pct,
-		.min_period = b->p.period_min,
-		.max_period = b->p.period_max,
-	};
-	uint64_t interval = b->last_ns && now_ns > b->last_ns ? now_ns - b->last_ns : 0;
-	uint64_t cost = samples * SAMPLE_COST_EST_NS, next;
-
-	if (b->use_bpf_stats) {
-		struct bpf_prog_info info = {};
-		__u32 ilen = sizeof(info);
-
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(b->skel->progs.hot_sample), &info,
-					   &ilen) == 0) {
-			cost = info.run_time_ns - b->last_run_ns;
-			b->last_run_ns = info.run_time_ns;
-		}
-	}
-	/* The budget is a share of one CPU, summed over all the CPUs sampled. */
-	b->st.cost_pct = sample_cost_pct(cost, interval, 1);
-	b->st.cpu_seconds += (double)cost / 1e9;
-	if ((b->p.fault_pid > 0 && !b->p.fault_adapt) || !interval)
-		return;	/* the test event samples every fault by design */
-	next = sample_period_next(&sp, b->period, cost, interval, 1);
-	if (next == b->period)
-		return;
-	for (int i = 0; i < b->nfds; i++)
-		if (ioctl(b->fds[i], PERF_EVENT_IOC_PERIOD, &next) < 0 && i == 0)
-			return;	/* keep the period the events have */
-	b->period = next;
-}
-
-/* One drained count into the table, as a 2 MiB entry when the page is part
- * of a PMD THP.  A page already covered by a 2 MiB entry folds without a
- * probe; a failed probe (the process exited) records the 4 KiB page. */
-static int record(struct sampler_bpf *b, struct hot_table *t, pid_t pid, uint64_t addr,
-		  uint64_t count, uint64_t now_ns)
-{
-	uint64_t len = HOT_PAGE_SIZE;
-	int n;
-
-	if (b->thp_on && hot_entry_len(t, pid, addr) != HOT_HUGE_SIZE &&
-	    thp_is_huge(&b->thp, pid, addr) == 1) {
-		addr &= ~(HOT_HUGE_SIZE - 1);
-		len = HOT_HUGE_SIZE;
-	}
-	n = hot_record(t, pid, addr, len, (double)count, now_ns);
-	return n > 0 ? n : 0;
-}
-
-static int bpf_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
-{
-	struct sampler_bpf *b = SB(s);
-	uint64_t stats[HOT_BPF_NR_STATS];
-	__u32 in_batch = 0, out_batch = 0;
-	bool first = true;
-	int fd, records = 0;
-
-	if (!b->skel)
-		return -ENOTCONN;
-	if (b->thp_on)
-		thp_reset(&b->thp);
-	fd = bpf_map__fd(b->skel->maps.hot_counts);
-	for (;;) {
-		__u32 count = DRAIN_BATCH;
-		int r = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in_batch, &out_batch,
-							b->keys, b->vals, &count, NULL);
-		int err = r < 0 ? errno : 0;
-
-		for (__u32 i = 0; i < count; i++)
-			records += record(b, t, (pid_t)b->keys[i].tgid,
-					  b->keys[i].page << HOT_PAGE_SHIFT, b->vals[i], now_ns);
-		if (r < 0 && err == ENOENT)
-			break;	/* the whole map was walked */
-		if (r < 0)
-			return -err;
-		first = false;
-		in_batch = out_batch;
-	}
-	if (read_stats(b, stats) == 0) {
-		uint64_t samples = stats[HOT_BPF_SAMPLES] - b->last_samples;
-
-		b->last_samples = stats[HOT_BPF_SAMPLES];
-		b->st.samples = stats[HOT_BPF_COUNTED];
-		b->st.lost = stats[HOT_BPF_UPDATE_FAILED];
-		adapt_period(b, samples, now_ns);
-	}
-	b->last_ns = now_ns;
-	b->st.records += records;
-	b->st.drains++;
-	return records;
 }
 
 static int bpf_fd(struct sampler *s)
@@ -526,8 +365,8 @@ static const struct sampler_ops bpf_ops = {
 	.name = "bpf",
 	.probe = bpf_probe,
 	.start = bpf_start,
-	.set_targets = bpf_set_targets,
-	.drain = bpf_drain,
+	.set_targets = sampler_bpf_set_targets,
+	.drain = sampler_bpf_drain,
 	.stop = bpf_stop,
 	.fd = bpf_fd,
 	.describe = bpf_describe,

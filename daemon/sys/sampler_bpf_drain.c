@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BPF sampler once started: keep the kernel's tgid map in step with
+ * the targets, drain the (tgid, page) counts into the hotness table, and
+ * adapt the sampling period to the CPU budget (sampler_bpf.c's top says
+ * how the cost is measured).
+ */
+#ifdef TIERD_HAVE_BPF_SKEL
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "sample_period.h"
+#include "sampler_bpf_int.h"
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int sampler_bpf_set_targets(struct sampler *s, const pid_t *pids, size_t n)
+{
+	struct sampler_bpf *b = SB(s);
+	int fd, r = 0;
+	__u8 one = 1;
+
+	if (!b->skel)
+		return -ENOTCONN;
+	if (n > b->p.max_targets)
+		return -E2BIG;
+	fd = bpf_map__fd(b->skel->maps.hot_tgids);
+	/* Both lists are sorted: one merge pass finds who left and who came. */
+	for (size_t i = 0; i < b->ntargets; i++)
+		if (!n || !bsearch(&b->targets[i], pids, n, sizeof(*pids), pid_cmp)) {
+			__u32 k = b->targets[i];
+
+			bpf_map_delete_elem(fd, &k);
+		}
+	for (size_t i = 0; i < n; i++) {
+		__u32 k = pids[i];
+
+		if (b->ntargets &&
+		    bsearch(&pids[i], b->targets, b->ntargets, sizeof(*pids), pid_cmp))
+			continue;
+		if (bpf_map_update_elem(fd, &k, &one, BPF_ANY) < 0 && r == 0)
+			r = -errno;
+	}
+	if (n) /* pids may be NULL when there are none (UBSan) */
+		memcpy(b->targets, pids, n * sizeof(*pids));
+	b->ntargets = n;
+	return r;
+}
+
+static int read_stats(struct sampler_bpf *b, uint64_t *ret)
+{
+	int fd = bpf_map__fd(b->skel->maps.hot_stats);
+
+	for (__u32 i = 0; i < HOT_BPF_NR_STATS; i++) {
+		if (bpf_map_lookup_elem(fd, &i, b->percpu) < 0)
+			return -errno;
+		ret[i] = 0;
+		for (int c = 0; c < b->npossible; c++)
+			ret[i] += b->percpu[c];
+	}
+	return 0;
+}
+
+static void adapt_period(struct sampler_bpf *b, uint64_t samples, uint64_t now_ns)
+{
+	struct sample_period_params sp = {
+		.budget_pct = b->p.cpu_budget_pct,
+		.min_period = b->p.period_min,
+		.max_period = b->p.period_max,
+	};
+	uint64_t interval = b->last_ns && now_ns > b->last_ns ? now_ns - b->last_ns : 0;
+	uint64_t cost = samples * SAMPLE_COST_EST_NS, next;
+
+	if (b->use_bpf_stats) {
+		struct bpf_prog_info info = {};
+		__u32 ilen = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(b->skel->progs.hot_sample), &info,
+					   &ilen) == 0) {
+			cost = info.run_time_ns - b->last_run_ns;
+			b->last_run_ns = info.run_time_ns;
+		}
+	}
+	/* The budget is a share of one CPU, summed over all the CPUs sampled. */
+	b->st.cost_pct = sample_cost_pct(cost, interval, 1);
+	b->st.cpu_seconds += (double)cost / 1e9;
+	if ((b->p.fault_pid > 0 && !b->p.fault_adapt) || !interval)
+		return;	/* the test event samples every fault by design */
+	next = sample_period_next(&sp, b->period, cost, interval, 1);
+	if (next == b->period)
+		return;
+	for (int i = 0; i < b->nfds; i++)
+		if (ioctl(b->fds[i], PERF_EVENT_IOC_PERIOD, &next) < 0 && i == 0)
+			return;	/* keep the period the events have */
+	b->period = next;
+}
+
+/* One drained count into the table, as a 2 MiB entry when the page is part
+ * of a PMD THP.  A page already covered by a 2 MiB entry folds without a
+ * probe; a failed probe (the process exited) records the 4 KiB page. */
+static int record(struct sampler_bpf *b, struct hot_table *t, pid_t pid, uint64_t addr,
+		  uint64_t count, uint64_t now_ns)
+{
+	uint64_t len = HOT_PAGE_SIZE;
+	int n;
+
+	if (b->thp_on && hot_entry_len(t, pid, addr) != HOT_HUGE_SIZE &&
+	    thp_is_huge(&b->thp, pid, addr) == 1) {
+		addr &= ~(HOT_HUGE_SIZE - 1);
+		len = HOT_HUGE_SIZE;
+	}
+	n = hot_record(t, pid, addr, len, (double)count, now_ns);
+	return n > 0 ? n : 0;
+}
+
+int sampler_bpf_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
+{
+	struct sampler_bpf *b = SB(s);
+	uint64_t stats[HOT_BPF_NR_STATS];
+	__u32 in_batch = 0, out_batch = 0;
+	bool first = true;
+	int fd, records = 0;
+
+	if (!b->skel)
+		return -ENOTCONN;
+	if (b->thp_on)
+		thp_reset(&b->thp);
+	fd = bpf_map__fd(b->skel->maps.hot_counts);
+	for (;;) {
+		__u32 count = DRAIN_BATCH;
+		int r = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in_batch, &out_batch,
+							b->keys, b->vals, &count, NULL);
+		int err = r < 0 ? errno : 0;
+
+		for (__u32 i = 0; i < count; i++)
+			records += record(b, t, (pid_t)b->keys[i].tgid,
+					  b->keys[i].page << HOT_PAGE_SHIFT, b->vals[i], now_ns);
+		if (r < 0 && err == ENOENT)
+			break;	/* the whole map was walked */
+		if (r < 0)
+			return -err;
+		first = false;
+		in_batch = out_batch;
+	}
+	if (read_stats(b, stats) == 0) {
+		uint64_t samples = stats[HOT_BPF_SAMPLES] - b->last_samples;
+
+		b->last_samples = stats[HOT_BPF_SAMPLES];
+		b->st.samples = stats[HOT_BPF_COUNTED];
+		b->st.lost = stats[HOT_BPF_UPDATE_FAILED];
+		adapt_period(b, samples, now_ns);
+	}
+	b->last_ns = now_ns;
+	b->st.records += records;
+	b->st.drains++;
+	return records;
+}
+
+#endif
