@@ -10,11 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl_cmd.h"
 #include "ctl_proto.h"
 #include "ctl_server.h"
 #include "log.h"
-#include "metrics.h"
-#include "status.h"
 
 /*
  * Connection bounds.  Any local user may connect, so no user may take every
@@ -146,121 +145,45 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static void json_message(FILE *f, bool ok, const char *msg)
+/* Say why a peer may not run @h's request, and log it (rate-limited). */
+static int deny(struct conn *c, const struct ctl_header *h, bool json, FILE *f)
 {
-	fprintf(f, "{\"ok\":%s,\"message\":\"", ok ? "true" : "false");
-	for (; *msg; msg++) {
-		if (*msg == '"' || *msg == '\\')
-			fputc('\\', f);
-		if (*msg == '\n')
-			fputs("\\n", f);
-		else if ((unsigned char)*msg >= 0x20)
-			fputc(*msg, f);
-	}
-	fputs("\"}\n", f);
+	const struct tierd *d = c->srv->d;
+	char why[4096];
+
+	if (refusal_log_ok(c->srv))
+		log_notice(
+			"Refused %s from uid %u (pid %d): not root%s%s",
+			ctl_op_name(h->code), c->cred.uid, c->cred.pid,
+			d->conf->control.group[0] ? " nor in group " :
+						    "",
+			d->conf->control.group);
+	snprintf(why, sizeof(why),
+		 "permission denied: %s needs root%s%s\n",
+		 ctl_op_name(h->code),
+		 d->conf->control.group[0] ? " or group " : "",
+		 d->conf->control.group);
+	if (json)
+		ctl_json_message(f, false, why);
+	else
+		fputs(why, f);
+	return CTL_DENIED;
 }
 
-/* Run one request; the text goes to @f; returns an enum ctl_result. */
+/* Check one request and the peer's right to it, then run it; the text goes
+ * to @f; returns an enum ctl_result. */
 static int handle(struct conn *c, const struct ctl_header *h, const char *arg,
 		  FILE *f)
 {
-	struct tierd *d = c->srv->d;
-	bool json = h->flags & CTL_F_JSON;
-	char why[4096];
-
 	if (ctl_op_check_arg(h->code, arg) < 0) {
 		fprintf(f, "%s takes %s\n", ctl_op_name(h->code),
 			h->code == CTL_OP_DRY_RUN ? "on, off or nothing" :
 						    "no argument");
 		return CTL_BAD_REQUEST;
 	}
-	if (ctl_op_mutates(h->code, arg) && !c->privileged) {
-		if (refusal_log_ok(c->srv))
-			log_notice(
-				"Refused %s from uid %u (pid %d): not root%s%s",
-				ctl_op_name(h->code), c->cred.uid, c->cred.pid,
-				d->conf->control.group[0] ? " nor in group " :
-							    "",
-				d->conf->control.group);
-		snprintf(why, sizeof(why),
-			 "permission denied: %s needs root%s%s\n",
-			 ctl_op_name(h->code),
-			 d->conf->control.group[0] ? " or group " : "",
-			 d->conf->control.group);
-		if (json)
-			json_message(f, false, why);
-		else
-			fputs(why, f);
-		return CTL_DENIED;
-	}
-
-	switch (h->code) {
-	case CTL_OP_STATUS:
-		status_render(d, f, json, now_ns());
-		return CTL_OK;
-	case CTL_OP_NODES:
-		status_render_nodes(d, f, json);
-		return CTL_OK;
-	case CTL_OP_CGROUPS:
-		status_render_cgroups(d, f, json);
-		return CTL_OK;
-	case CTL_OP_METRICS: {
-		struct metrics *m = metrics_new();
-		char *text = NULL;
-		size_t len;
-		int r = -ENOMEM;
-
-		if (m) {
-			tierd_metrics(d, m);
-			r = metrics_render(m, &text, &len);
-		}
-		metrics_free(m);
-		if (r < 0) {
-			fprintf(f, "metrics: %s\n", strerror(-r));
-			return CTL_FAILED;
-		}
-		fwrite(text, 1, len, f);
-		free(text);
-		return CTL_OK;
-	}
-	case CTL_OP_RELOAD:
-	case CTL_OP_DRY_RUN:
-		break;
-	default:
-		return CTL_BAD_REQUEST;
-	}
-
-	if (h->code == CTL_OP_DRY_RUN && !*arg) {
-		if (json)
-			fprintf(f, "{\"dry_run\":%s}\n",
-				d->dry_run ? "true" : "false");
-		else
-			fprintf(f, "dry run: %s\n", d->dry_run ? "on" : "off");
-		return CTL_OK;
-	}
-	if (h->code == CTL_OP_DRY_RUN) {
-		tierd_set_dry_run(d, !strcmp(arg, "on"));
-		snprintf(why, sizeof(why), "dry run: %s\n",
-			 d->dry_run ? "on" : "off");
-	} else {
-		log_info("Reload requested by uid %u (pid %d)", c->cred.uid,
-			 c->cred.pid);
-		if (tierd_reload(d, why, sizeof(why)) < 0) {
-			if (json)
-				json_message(f, false, why);
-			else
-				fprintf(f,
-					"%sreload refused: tierd keeps running the previous policy\n",
-					why);
-			return CTL_FAILED;
-		}
-		snprintf(why, sizeof(why), "reloaded %s\n", d->config_path);
-	}
-	if (json)
-		json_message(f, true, why);
-	else
-		fputs(why, f);
-	return CTL_OK;
+	if (ctl_op_mutates(h->code, arg) && !c->privileged)
+		return deny(c, h, h->flags & CTL_F_JSON, f);
+	return ctl_cmd_run(c->srv->d, h, arg, &c->cred, now_ns(), f);
 }
 
 static int conn_respond(struct conn *c, int code, const char *text, size_t len)
