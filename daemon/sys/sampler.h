@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A hotness source behind one ops table: the BPF hardware-sampling source
- * (sampler_bpf.c), the DAMON source (sampler_damon.c), and a fake for tests
+ * (sampler_bpf.c), the DAMON source (damon/sampler.c), and a fake for tests
  * (tests/fakes/sampler_fake.c).  The daemon probes them at start, runs the
  * first that works, and drains it into the hotness table every tick.
  *

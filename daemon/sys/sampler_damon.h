@@ -4,7 +4,7 @@
  * interface, monitoring the targets' virtual address spaces; each drain takes
  * the regions of its newest aggregation from the damon_aggregated tracepoint
  * (a damon_feed), or, where that cannot run, from one `stat` scheme per
- * target.  See sampler_damon.c.
+ * target.  See damon/sampler.c.
  */
 #ifndef TIERD_SYS_SAMPLER_DAMON_H
 #define TIERD_SYS_SAMPLER_DAMON_H
