@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../fsutil.h"
 #include "source.h"
 
 /* ---- the ownership record ---- */
@@ -35,33 +36,22 @@ struct owner {
 
 static int owner_read(const struct sampler_damon *d, struct owner *o)
 {
-	FILE *f = fopen(d->owner_path, "re");
-	int n;
+	char buf[64];
+	int r = fs_read("/", d->owner_path, buf, sizeof(buf), NULL);
 
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%d %d %d", &o->tierd_pid, &o->idx, &o->kdamond_pid);
-	fclose(f);
-	return n == 3 && o->idx >= 0 ? 0 : -EINVAL;
+	if (r < 0)
+		return r == -EFBIG ? -EINVAL : r;
+	r = sscanf(buf, "%d %d %d", &o->tierd_pid, &o->idx, &o->kdamond_pid);
+	return r == 3 && o->idx >= 0 ? 0 : -EINVAL;
 }
 
 int damon_owner_write(const struct sampler_damon *d, pid_t kdamond_pid)
 {
-	char tmp[600];
-	FILE *f;
+	char buf[64];
+	int len = snprintf(buf, sizeof(buf), "%d %d %d\n", (int)getpid(), d->idx,
+			   (int)kdamond_pid);
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", d->owner_path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	fprintf(f, "%d %d %d\n", (int)getpid(), d->idx, (int)kdamond_pid);
-	if (fclose(f) != 0 || rename(tmp, d->owner_path) != 0) {
-		int r = -errno;
-
-		unlink(tmp);
-		return r;
-	}
-	return 0;
+	return fs_write_atomic(d->p.runtime_dir, DAMON_OWNER_FILE, buf, (size_t)len, 0644);
 }
 
 static bool pid_alive(pid_t pid)
@@ -69,17 +59,29 @@ static bool pid_alive(pid_t pid)
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
-int damon_kdamond_state(const struct sampler_damon *d, int idx, bool *ret_on)
+static int kdamond_state_read(const struct sampler_damon *d, int idx, bool retry,
+			      bool *ret_on)
 {
 	char rel[64], buf[32];
 	int r;
 
 	snprintf(rel, sizeof(rel), "kdamonds/%d/state", idx);
-	r = damon_sysfs_read(d, rel, buf, sizeof(buf));
+	r = retry ? damon_sysfs_read(d, rel, buf, sizeof(buf)) :
+		    damon_sysfs_read_once(d, rel, buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	*ret_on = strcmp(buf, "on") == 0;
 	return 0;
+}
+
+int damon_kdamond_state(const struct sampler_damon *d, int idx, bool *ret_on)
+{
+	return kdamond_state_read(d, idx, true, ret_on);
+}
+
+int damon_kdamond_state_once(const struct sampler_damon *d, int idx, bool *ret_on)
+{
+	return kdamond_state_read(d, idx, false, ret_on);
 }
 
 /* Our kdamond's pid into d->kdamond_pid: 0 when it is off (sysfs shows -1). */

@@ -51,11 +51,16 @@ uint64_t damon_max_nr_accesses(const struct sampler_damon *d)
 	return damon_aggr_us_at(d, d->pace) / (d->p.sample_us * d->pace);
 }
 
+double damon_acc_scale_at(const struct sampler_damon *d, unsigned int pace)
+{
+	uint64_t most = damon_aggr_us_at(d, pace) / (d->p.sample_us * pace);
+
+	return most ? (double)(d->p.aggr_us / d->p.sample_us) / (double)most : 1.0;
+}
+
 double damon_acc_scale(const struct sampler_damon *d)
 {
-	uint64_t now = damon_max_nr_accesses(d);
-
-	return now ? (double)(d->p.aggr_us / d->p.sample_us) / (double)now : 1.0;
+	return damon_acc_scale_at(d, d->pace);
 }
 
 /*
@@ -73,6 +78,7 @@ int damon_set_pace(struct sampler *s, unsigned int slowdown)
 {
 	struct sampler_damon *d = SD(s);
 	bool tried_feed = false, switch_feed = false;
+	unsigned int asked;
 	uint64_t max_regions;
 	int r;
 
@@ -80,8 +86,15 @@ int damon_set_pace(struct sampler *s, unsigned int slowdown)
 		return -ENOTCONN;
 	if (!slowdown)
 		slowdown = 1;
+	if (damon_update_busy(d, false)) {
+		/* The kdamond holds the sysfs lock until its update is done. */
+		d->want_pace = slowdown;
+		return 0;
+	}
+	d->want_pace = 0;
 	if (slowdown == d->pace)
 		return 0;
+	damon_update_take(d, &asked);	/* counted at the old pace */
 	max_regions = d->p.max_nr_regions / slowdown;
 	if (max_regions < d->p.min_nr_regions)
 		max_regions = d->p.min_nr_regions;

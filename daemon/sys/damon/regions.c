@@ -26,11 +26,6 @@
 #include "../../core/hotness.h"
 #include "source.h"
 
-/* The first drain after new targets polls the feed this often, for up to two
- * aggregation intervals and this much more. */
-#define FEED_POLL_US 5000
-#define FEED_WAIT_SLACK_US 100000
-
 /* One number of tried region @ri, under the directory @dfd (admin-relative
  * @dir_rel). */
 static int region_u64(const struct sampler_damon *d, int dfd, const char *dir_rel,
@@ -43,11 +38,10 @@ static int region_u64(const struct sampler_damon *d, int dfd, const char *dir_re
 	return damon_sysfs_read_u64_at(d, dfd, rel, path, ret);
 }
 
-int damon_read_regions(struct sampler_damon *d, size_t i, struct hot_table *t,
-			uint64_t now_ns, uint64_t *ret_regions)
+static int damon_read_regions(struct sampler_damon *d, size_t i, struct hot_table *t,
+			      uint64_t now_ns, double acc, uint64_t *ret_regions)
 {
 	char dir[768], rel[128];
-	double acc = damon_acc_scale(d);
 	struct dirent *de;
 	int records = 0, dfd;
 	DIR *dd;
@@ -132,8 +126,7 @@ void damon_tp_stop(struct sampler_damon *d)
 /*
  * Follow kdamond @pid (0: none).  The aggregation in progress may still
  * hold the old targets (their regions are indexed by target), so only
- * those that begin after this are folded.  At full pace the next drain
- * waits for the first of them (damon_tp_drain()).
+ * those that begin after this are folded.
  */
 int damon_tp_follow(struct sampler_damon *d, pid_t pid)
 {
@@ -144,31 +137,23 @@ int damon_tp_follow(struct sampler_damon *d, pid_t pid)
 		return r;
 	d->feed_after = pass;
 	d->peek_after = pass;
-	d->feed_fresh = pid > 0 && d->pace == 1;
 	return 0;
 }
 
 /*
  * Fold the newest aggregation the feed has, if it is one not folded yet.
- * The first drain after new targets waits for one (the aggregation in
- * progress at the change is skipped, so up to two aggregation intervals), as
- * the sysfs route waits at every drain: without it, the first heat of a new
- * process -- tierd's first promotion after it starts -- comes a tick later.
+ * It does not wait for one: after new targets (the aggregation in progress
+ * at the change is skipped) the first heat comes at the drain after the
+ * next aggregation's end, a tick later at the most.
  */
 int damon_tp_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now_ns)
 {
-	uint64_t pass = 0, waited_us = 0;
-	uint64_t wait_us = 2 * damon_aggr_us_at(d, d->pace) + FEED_WAIT_SLACK_US;
 	struct damon_feed_counters c;
 	double acc = damon_acc_scale(d);
 	int records = 0, n;
+	uint64_t pass = 0;
 
-	while ((n = d->feed->ops->read(d->feed, d->feed_after, d->feed_buf, d->feed_cap,
-				       &pass)) == -EAGAIN && d->feed_fresh && waited_us < wait_us) {
-		damon_sleep_us(FEED_POLL_US);
-		waited_us += FEED_POLL_US;
-	}
-	d->feed_fresh = false;	/* one wait per change, even a vain one */
+	n = d->feed->ops->read(d->feed, d->feed_after, d->feed_buf, d->feed_cap, &pass);
 	if (n == -EAGAIN)
 		return 0;	/* no aggregation ended since the last drain */
 	if (n < 0)
@@ -188,6 +173,38 @@ int damon_tp_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now_ns
 	d->feed->ops->counters(d->feed, &c);
 	d->st.samples += (uint64_t)n;
 	d->st.lost = c.overflow;
+	d->st.records += records;
+	d->st.drains++;
+	return records;
+}
+
+/*
+ * Fold the tried_regions of the update a drain asked for, if it is done
+ * (update.c): its counts are in the unit of the pace it was asked at.
+ * Returns the records folded, -errno when the update failed; *@ret_had
+ * says whether there was one.
+ */
+int damon_tried_take(struct sampler_damon *d, struct hot_table *t, uint64_t now_ns,
+		     bool *ret_had)
+{
+	unsigned int pace = 0;
+	uint64_t regions = 0;
+	int records = 0, r;
+	double acc;
+
+	r = damon_update_take(d, &pace);
+	*ret_had = r != 0;
+	if (r <= 0)
+		return r;
+	acc = damon_acc_scale_at(d, pace);
+	for (size_t i = 0; i < d->ntargets && r >= 0; i++) {
+		r = damon_read_regions(d, i, t, now_ns, acc, &regions);
+		if (r > 0)
+			records += r;
+	}
+	if (r < 0)
+		return r;
+	d->st.samples += regions;
 	d->st.records += records;
 	d->st.drains++;
 	return records;

@@ -10,11 +10,12 @@
  * newest aggregation of tierd's kdamond in a mapped array, and a drain copies
  * them out -- no sysfs reads, no waiting, no schemes for the kdamond to
  * apply.  Before that, and where the feed cannot run (built without BPF, no
- * kernel BTF, no CAP_BPF/CAP_PERFMON), each target gets a `stat` scheme and
- * a drain writes "update_schemes_tried_regions" and reads the regions back
- * from sysfs.  Both hand the table the same thing, one aggregation's
- * nr_accesses per region per drain, so the policy's thresholds mean the same
- * with either.
+ * kernel BTF, no CAP_BPF/CAP_PERFMON), each target gets a `stat` scheme, a
+ * drain asks the kdamond for "update_schemes_tried_regions" and the next
+ * one reads the regions back from sysfs, so that no tick waits for the
+ * kdamond (update.c).  Both hand the table the same thing, one
+ * aggregation's nr_accesses per region per drain, so the policy's
+ * thresholds mean the same with either.
  *
  * When the feed starts: at the first idle pace (set_pace() > 1), not at
  * start().  Loading the program parses the kernel's BTF; in the lab guest,
@@ -26,11 +27,12 @@
  *
  * Why the tracepoint is worth a BPF program (measured in the lab guest,
  * tierd at rest next to a busy workload, 4 s ticks): the sysfs route costs
- * a blocking write (the kdamond applies its schemes, up to an aggregation
- * interval plus the kernel's 100 ms poll) and three file reads per accessed
- * region in directories the kernel rebuilds for every update, ~150
- * open/read/close a tick there; that was most of tierd's idle CPU (perf:
- * openat 29% of it).  The tracepoint program costs the kdamond one compare
+ * a write that sleeps in the kernel (the kdamond applies its schemes, up to
+ * an aggregation interval plus the kernel's 100 ms poll; in a worker
+ * thread, update.c), the kdamond's hold of DAMON's sysfs lock for all that
+ * time, and three file reads per accessed region in directories the
+ * kernel rebuilds for every update, ~150 open/read/close a tick there; that
+ * was most of tierd's idle CPU (perf: openat 29% of it).  The tracepoint program costs the kdamond one compare
  * per region of other kdamonds and a 24-byte array write per accessed region
  * of ours.
  *
@@ -137,22 +139,20 @@ static void cost_final(struct sampler_damon *d)
 	d->cost_pid = 0;
 }
 
-static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
+/* The kdamond's targets, written now: no update is under way. */
+static int targets_apply(struct sampler_damon *d, const pid_t *pids, size_t n)
 {
-	struct sampler_damon *d = SD(s);
+	unsigned int pace;
 	bool on = false;
 	int r;
 
-	if (d->idx < 0)
-		return -ENOTCONN;
-	if (n > d->p.max_targets)
-		return -E2BIG;
 	if (n == d->ntargets && !memcmp(pids, d->targets, n * sizeof(*pids)) &&
 	    damon_kdamond_state(d, d->idx, &on) == 0 && on == (n > 0))
 		return 0;
 	r = damon_kdamond_state(d, d->idx, &on);
 	if (r < 0)
 		return r;
+	damon_update_take(d, &pace);	/* the old targets' regions */
 	if (n == 0) {
 		/* A vaddr kdamond needs a target; idle it until one comes. */
 		if (on) {
@@ -187,51 +187,91 @@ static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 	return 0;
 }
 
-static int damon_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
+static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 {
 	struct sampler_damon *d = SD(s);
-	uint64_t regions = 0;
-	int records = 0, r;
-	bool on = false;
 
 	if (d->idx < 0)
 		return -ENOTCONN;
-	if (!d->on)
-		return 0;
-	r = damon_kdamond_state(d, d->idx, &on);
-	if (r < 0)
-		return r;
-	if (!on) {
-		/* Every target exited, and the kdamond with them: the next
-		 * set_targets() turns it back on. */
-		d->on = false;
-		d->ntargets = 0;
-		d->kdamond_pid = 0;
+	if (n > d->p.max_targets)
+		return -E2BIG;
+	if (damon_update_busy(d, false)) {
+		/* The kdamond holds the sysfs lock until its update is done. */
+		memcpy(d->want_pids, pids, n * sizeof(*pids));
+		d->want_n = n;
+		d->want_targets = true;
 		return 0;
 	}
+	d->want_targets = false;
+	return targets_apply(d, pids, n);
+}
+
+/* What set_targets() and set_pace() were asked while an update ran. */
+static int wishes_apply(struct sampler_damon *d)
+{
+	unsigned int pace = d->want_pace;
+	int r = 0;
+
+	if (d->want_targets) {
+		d->want_targets = false;
+		r = targets_apply(d, d->want_pids, d->want_n);
+	}
+	d->want_pace = 0;
+	if (r == 0 && pace)
+		r = damon_set_pace(&d->base, pace);
+	return r;
+}
+
+/* Every target exited, and the kdamond with them: the next set_targets()
+ * turns it back on.  Read once: -EBUSY (the kdamond's own turn with the
+ * sysfs lock) leaves the question to the next drain. */
+static bool kdamond_gone(struct sampler_damon *d)
+{
+	unsigned int pace;
+	bool on = true;
+
+	if (damon_kdamond_state_once(d, d->idx, &on) < 0 || on)
+		return false;
+	damon_update_take(d, &pace);
+	d->on = false;
+	d->ntargets = 0;
+	d->kdamond_pid = 0;
+	return true;
+}
+
+/*
+ * One aggregation into the table, never waiting: from the feed, or from
+ * the tried_regions update the last drain asked for (update.c), asking
+ * for the next one.
+ */
+static int damon_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
+{
+	struct sampler_damon *d = SD(s);
+	int records = 0, r;
+	bool had = false;
+
+	if (d->idx < 0)
+		return -ENOTCONN;
+	if (damon_update_busy(d, true))
+		return 0;
+	if (d->on && !kdamond_gone(d) && !d->feed_on)
+		records = damon_tried_take(d, t, now_ns, &had);
+	r = wishes_apply(d);
+	if (records < 0 || r < 0 || !d->on)
+		return records < 0 ? records : r;
 	cost_update(d, now_ns);
 	if (d->feed_on && !d->kdamond_pid) {
 		r = damon_kdamond_pid_read(d);
 		if (r == 0 && d->kdamond_pid)
 			r = damon_tp_follow(d, d->kdamond_pid);
-		return r < 0 ? r : 0;
+	} else if (d->feed_on) {
+		/* The last update read here came before the switch to the feed. */
+		r = damon_tp_drain(d, t, now_ns);
+		records += r > 0 ? r : 0;
+	} else {
+		r = damon_update_ask(d, !had);
 	}
-	if (d->feed_on)
-		return damon_tp_drain(d, t, now_ns);
-	/* Blocks until the kdamond has applied the schemes once. */
-	r = damon_sysfs_write(d, "update_schemes_tried_regions", "kdamonds/%d/state", d->idx);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < d->ntargets; i++) {
-		r = damon_read_regions(d, i, t, now_ns, &regions);
-		if (r < 0)
-			return r;
-		records += r;
-	}
-	d->st.samples += regions;
-	d->st.records += records;
-	d->st.drains++;
-	return records;
+	return r < 0 ? r : records;
 }
 
 static void damon_stop(struct sampler *s)
@@ -240,6 +280,9 @@ static void damon_stop(struct sampler *s)
 
 	if (d->idx < 0)
 		return;
+	damon_update_stop(d);
+	d->want_targets = false;
+	d->want_pace = 0;
 	cost_final(d);
 	if (damon_kdamond_remove(d, d->idx) == 0)
 		unlink(d->owner_path);
@@ -252,9 +295,13 @@ static void damon_stop(struct sampler *s)
 	snprintf(d->st.why, sizeof(d->st.why), "stopped");
 }
 
+/* Readable when a drain came back without regions and they are there now
+ * (update.c); -1 with the feed, whose drains always take what there is. */
 static int damon_fd(struct sampler *s)
 {
-	return -1;
+	struct sampler_damon *d = SD(s);
+
+	return d->idx < 0 || d->feed_on ? -1 : d->upd.efd;
 }
 
 static void damon_describe(struct sampler *s, struct sampler_status *ret)
@@ -268,10 +315,17 @@ static void damon_free(struct sampler *s)
 	struct sampler_damon *d = SD(s);
 
 	damon_stop(s);
+	damon_update_fini(d);
 	damon_feed_free(d->feed);
 	free(d->feed_buf);
+	free(d->want_pids);
 	free(d->targets);
 	free(d);
+}
+
+void sampler_damon_settle(struct sampler *s)
+{
+	damon_update_settle(SD(s));
 }
 
 static const struct sampler_ops damon_ops = {
@@ -324,11 +378,15 @@ int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret
 					       (uint64_t)sysconf(_SC_PHYS_PAGES) *
 					       (uint64_t)sysconf(_SC_PAGESIZE));
 	d->targets = calloc(p->max_targets, sizeof(pid_t));
+	d->want_pids = calloc(p->max_targets, sizeof(pid_t));
 	if (d->feed)
 		d->feed_buf = calloc(d->feed_cap, sizeof(*d->feed_buf));
-	if (!d->targets || (d->feed && !d->feed_buf)) {
+	d->upd.efd = -1;
+	if (!d->targets || !d->want_pids || (d->feed && !d->feed_buf) ||
+	    damon_update_init(d) < 0) {
 		damon_feed_free(d->feed);
 		free(d->feed_buf);
+		free(d->want_pids);
 		free(d->targets);
 		free(d);
 		return -ENOMEM;

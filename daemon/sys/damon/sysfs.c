@@ -26,7 +26,7 @@
 #define BUSY_FIRST_US 1000	/* first sleep after -EBUSY */
 #define BUSY_MAX_US 64000	/* longest single sleep */
 
-void damon_sleep_us(uint64_t us)
+static void sleep_us(uint64_t us)
 {
 	struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
 
@@ -41,7 +41,7 @@ static int busy_backoff(uint64_t *slept_us)
 		us = BUSY_MAX_US;
 	if (*slept_us >= DAMON_BUSY_WAIT_US)
 		return -EBUSY;
-	damon_sleep_us(us);
+	sleep_us(us);
 	*slept_us += us;
 	return 0;
 }
@@ -49,10 +49,11 @@ static int busy_backoff(uint64_t *slept_us)
 /*
  * Read @path, relative to the directory @dfd (AT_FDCWD: a full path), into
  * @buf without its newline; @rel, relative to the admin directory, is what
- * the before_io test hook sees.  -EBUSY is retried (busy_backoff()).
+ * the before_io test hook sees.  -EBUSY is retried (busy_backoff()) when
+ * @retry.
  */
 static int sysfs_read_at(const struct sampler_damon *d, int dfd, const char *rel,
-			 const char *path, char *buf, size_t len)
+			 const char *path, char *buf, size_t len, bool retry)
 {
 	uint64_t slept_us = 0;
 	int r;
@@ -61,7 +62,7 @@ static int sysfs_read_at(const struct sampler_damon *d, int dfd, const char *rel
 		r = d->p.before_io ? d->p.before_io(rel, false, d->p.before_io_arg) : 0;
 		if (r == 0)
 			r = fs_read_at(dfd, path, buf, len, NULL);
-	} while (r == -EBUSY && busy_backoff(&slept_us) == 0);
+	} while (r == -EBUSY && retry && busy_backoff(&slept_us) == 0);
 	if (r < 0)
 		return r;
 	buf[strcspn(buf, "\n")] = '\0';
@@ -72,7 +73,7 @@ int damon_sysfs_read_u64_at(const struct sampler_damon *d, int dfd, const char *
 			     const char *path, uint64_t *ret)
 {
 	char buf[32], *end;
-	int r = sysfs_read_at(d, dfd, rel, path, buf, sizeof(buf));
+	int r = sysfs_read_at(d, dfd, rel, path, buf, sizeof(buf), true);
 
 	if (r < 0)
 		return r;
@@ -85,7 +86,16 @@ int damon_sysfs_read(const struct sampler_damon *d, const char *rel, char *buf, 
 	char full[768];
 	int r = fs_path(full, sizeof(full), d->admin, rel);
 
-	return r < 0 ? r : sysfs_read_at(d, AT_FDCWD, rel, full, buf, len);
+	return r < 0 ? r : sysfs_read_at(d, AT_FDCWD, rel, full, buf, len, true);
+}
+
+int damon_sysfs_read_once(const struct sampler_damon *d, const char *rel, char *buf,
+			  size_t len)
+{
+	char full[768];
+	int r = fs_path(full, sizeof(full), d->admin, rel);
+
+	return r < 0 ? r : sysfs_read_at(d, AT_FDCWD, rel, full, buf, len, false);
 }
 
 int damon_sysfs_read_u64(const struct sampler_damon *d, const char *rel, uint64_t *ret)
