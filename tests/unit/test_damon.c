@@ -661,14 +661,16 @@ static uint64_t mono_us(void)
  * tries again instead of failing the drain, and gives up only after
  * DAMON_BUSY_WAIT_US.
  */
+/* One accessed region of each of two targets. */
+static const struct region two_regions[] = {
+	{ 0, 0x400000, 0x600000, 10 },
+	{ 1, 0x7f0000000000, 0x7f0000200000, 5 },
+};
+
 static void test_retries_while_busy(void)
 {
 	static uint64_t mem[8192];
 	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
-	static const struct region regions[] = {
-		{ 0, 0x400000, 0x600000, 10 },
-		{ 1, 0x7f0000000000, 0x7f0000200000, 5 },
-	};
 	const pid_t pids[] = { 100, 200 };
 	char why[SAMPLER_WHY_MAX] = "";
 	struct hot_table t;
@@ -683,7 +685,7 @@ static void test_retries_while_busy(void)
 	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
 	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
 	CHECK_EQ_INT(busy_seen, 2);
-	planted = regions;
+	planted = two_regions;
 	nplanted = 2;
 
 	/* state_show() busy twice, then state_store() three times. */
@@ -728,10 +730,6 @@ static void test_drain_does_not_wait(void)
 {
 	static uint64_t mem[8192];
 	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
-	static const struct region regions[] = {
-		{ 0, 0x400000, 0x600000, 10 },
-		{ 1, 0x7f0000000000, 0x7f0000200000, 5 },
-	};
 	const pid_t pids[] = { 100, 200 };
 	char why[SAMPLER_WHY_MAX] = "";
 	struct pollfd p = { .events = POLLIN };
@@ -744,7 +742,7 @@ static void test_drain_does_not_wait(void)
 	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
 	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
 	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
-	planted = regions;
+	planted = two_regions;
 	nplanted = 2;
 	p.fd = sampler_fd(s);
 	CHECK(p.fd >= 0);

@@ -292,51 +292,57 @@ int damon_start(struct sampler *s, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * Scheme i's files, in the order they are written, "%zu" standing for i.
+ * Every region with at least one access matches (the maxima must be
+ * explicit).  An idle region adds no heat to the table, and reading it
+ * costs three sysfs reads a drain: with hundreds of regions a target,
+ * skipping the idle ones is what keeps a drain cheap.  The filter shows
+ * scheme i target i only: it filters out every region that is not.
+ */
+static const char *const scheme_files[][2] = {
+	{ "action", "stat" },
+	{ "access_pattern/sz/min", "0" },
+	{ "access_pattern/sz/max", "18446744073709551615" },	/* UINT64_MAX */
+	{ "access_pattern/nr_accesses/min", "1" },
+	{ "access_pattern/nr_accesses/max", "4294967295" },	/* UINT32_MAX */
+	{ "access_pattern/age/min", "0" },
+	{ "access_pattern/age/max", "4294967295" },
+	{ "filters/nr_filters", "1" },
+	{ "filters/0/type", "target" },
+	{ "filters/0/damon_target_idx", "%zu" },
+	{ "filters/0/matching", "N" },
+};
+
+static int write_scheme(struct sampler_damon *d, const char *base, size_t i)
+{
+	char val[32];
+	int r = 0;
+
+	for (size_t f = 0; r == 0 && f < sizeof(scheme_files) / sizeof(scheme_files[0]); f++) {
+		const char *v = scheme_files[f][1];
+
+		if (!strcmp(v, "%zu")) {
+			snprintf(val, sizeof(val), "%zu", i);
+			v = val;
+		}
+		r = damon_sysfs_write(d, v, "%s/schemes/%zu/%s", base, i, scheme_files[f][0]);
+	}
+	return r;
+}
+
 int damon_write_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
 {
-	const char *ctx = "kdamonds/%d/contexts/0";
 	char base[128];
-	int r, k = d->idx;
+	int r;
 
-	snprintf(base, sizeof(base), ctx, k);
+	snprintf(base, sizeof(base), "kdamonds/%d/contexts/0", d->idx);
 	r = damon_sysfs_write_u64(d, n, "%s/targets/nr_targets", base);
 	for (size_t i = 0; r == 0 && i < n; i++)
 		r = damon_sysfs_write_u64(d, (uint64_t)pids[i], "%s/targets/%zu/pid_target", base, i);
 	if (r == 0)
 		r = damon_sysfs_write_u64(d, d->feed_on ? 0 : n, "%s/schemes/nr_schemes", base);
-	for (size_t i = 0; r == 0 && !d->feed_on && i < n; i++) {
-		char sc[192];
-
-		snprintf(sc, sizeof(sc), "%s/schemes/%zu", base, i);
-		r = damon_sysfs_write(d, "stat", "%s/action", sc);
-		/*
-		 * Every region with at least one access matches (the maxima
-		 * must be explicit).  An idle region adds no heat to the
-		 * table, and reading it costs three sysfs reads a drain: with
-		 * hundreds of regions a target, skipping the idle ones is
-		 * what keeps a drain cheap.
-		 */
-		if (r == 0)
-			r = damon_sysfs_write(d, "0", "%s/access_pattern/sz/min", sc);
-		if (r == 0)
-			r = damon_sysfs_write_u64(d, UINT64_MAX, "%s/access_pattern/sz/max", sc);
-		if (r == 0)
-			r = damon_sysfs_write(d, "1", "%s/access_pattern/nr_accesses/min", sc);
-		if (r == 0)
-			r = damon_sysfs_write_u64(d, UINT32_MAX, "%s/access_pattern/nr_accesses/max", sc);
-		if (r == 0)
-			r = damon_sysfs_write(d, "0", "%s/access_pattern/age/min", sc);
-		if (r == 0)
-			r = damon_sysfs_write_u64(d, UINT32_MAX, "%s/access_pattern/age/max", sc);
-		/* Scheme i sees target i only: filter out every region that is not. */
-		if (r == 0)
-			r = damon_sysfs_write(d, "1", "%s/filters/nr_filters", sc);
-		if (r == 0)
-			r = damon_sysfs_write(d, "target", "%s/filters/0/type", sc);
-		if (r == 0)
-			r = damon_sysfs_write_u64(d, i, "%s/filters/0/damon_target_idx", sc);
-		if (r == 0)
-			r = damon_sysfs_write(d, "N", "%s/filters/0/matching", sc);
-	}
+	for (size_t i = 0; r == 0 && !d->feed_on && i < n; i++)
+		r = write_scheme(d, base, i);
 	return r;
 }
