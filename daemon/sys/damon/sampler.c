@@ -257,8 +257,10 @@ static int damon_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 	if (d->on && !kdamond_gone(d) && !d->feed_on)
 		records = damon_tried_take(d, t, now_ns, &had);
 	r = wishes_apply(d);
-	if (records < 0 || r < 0 || !d->on)
+	if (records < 0 || r < 0)
 		return records < 0 ? records : r;
+	if (!d->on)
+		return records;
 	cost_update(d, now_ns);
 	if (d->feed_on && !d->kdamond_pid) {
 		r = damon_kdamond_pid_read(d);
