@@ -17,11 +17,11 @@
  * a split and a tracepoint event per region, and it is where a moved hot
  * set first shows: the program's wake comes at an aggregation's end.  At
  * the defaults (5 ms / 100 ms) and the idle slowdown of 10 that is 250 ms
- * aggregations instead of 1 s.  Measured in the lab (the bench's shift
- * workload, three A/B pairs in one boot): the first pages of a hot set that
- * moved while tierd was at rest went 0.32-0.71 s after the move instead of
- * 0.94-1.25 s, 90% of it 1.50-1.67 s instead of 1.82-2.86 s; the kdamond at
- * rest used 2.0-2.4% of a vCPU against 2.0-2.9% (three more pairs).
+ * aggregations instead of 1 s.  In the lab (the bench's shift workload)
+ * the first pages of a hot set that moves while tierd is at rest go
+ * 0.3-0.7 s after the move instead of 0.9-1.3 s, 90% of it 1.5-1.7 s
+ * instead of 1.8-2.9 s, for the same kdamond CPU time at rest (2-3% of a
+ * vCPU).
  */
 #define IDLE_AGGR_SAMPLES 5
 

@@ -19,22 +19,22 @@
  *
  * When the feed starts: at the first idle pace (set_pace() > 1), not at
  * start().  Loading the program parses the kernel's BTF; in the lab guest,
- * with the workload busy on every vCPU, loading it at start put tierd's first
- * promotion 0.4-1.0 s later than the sysfs route's (three A/B pairs in one
- * boot), and a tierd that has just started has pages to move.  Once idle it
+ * with the workload busy on every vCPU, loading it at start puts tierd's
+ * first promotion 0.4-1.0 s later than the sysfs route's, and a tierd that
+ * has just started has pages to move.  Once idle it
  * has nothing better to do, and from then on the cheap route is what runs
  * for as long as tierd does (steady state is where the cost matters).
  *
- * Why the tracepoint is worth a BPF program (measured in the lab guest,
- * tierd at rest next to a busy workload, 4 s ticks): the sysfs route costs
- * a write that sleeps in the kernel (the kdamond applies its schemes, up to
- * an aggregation interval plus the kernel's 100 ms poll; in a worker
- * thread, update.c), the kdamond's hold of DAMON's sysfs lock for all that
- * time, and three file reads per accessed region in directories the
- * kernel rebuilds for every update, ~150 open/read/close a tick there; that
- * was most of tierd's idle CPU (perf: openat 29% of it).  The tracepoint program costs the kdamond one compare
- * per region of other kdamonds and a 24-byte array write per accessed region
- * of ours.
+ * Why the tracepoint is worth a BPF program (in the lab guest, tierd at
+ * rest next to a busy workload, 4 s ticks): the sysfs route costs a write
+ * that sleeps in the kernel (the kdamond applies its schemes, up to an
+ * aggregation interval plus the kernel's 100 ms poll; in a worker thread,
+ * update.c), the kdamond's hold of DAMON's sysfs lock for all that time,
+ * and three file reads per accessed region in directories the kernel
+ * rebuilds for every update, ~150 open/read/close a tick there: most of
+ * tierd's idle CPU on that route (perf: openat 29% of it).  The tracepoint
+ * program costs the kdamond one compare per region of other kdamonds and a
+ * 24-byte array write per accessed region of ours.
  *
  * How it fails.
  *  - A target DAMON sees no access in: the vaddr check clears a page's
