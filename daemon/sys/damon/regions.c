@@ -9,10 +9,10 @@
  * target with a `target` filter (matching=N on damon_target_idx=i), so
  * scheme i's regions are target i's.  The scheme's access_pattern maxima
  * must be set explicitly (sysfs defaults them to 0, which matches nothing
- * but idle, zero-sized regions).  Cost per drain: the blocking state write,
+ * but idle, zero-sized regions).  Cost per drain: the state write (update.c),
  * then three small sysfs reads per accessed region: ~3000 reads for one
  * target at the default 1000 regions, a few milliseconds.  In the lab guest
- * (TCG) this found the 64 MiB hot region of a 512 MiB process in 5 to 9
+ * (TCG) this finds the 64 MiB hot region of a 512 MiB process in 5 to 9
  * drains (2 s).
  */
 #include <dirent.h>
