@@ -15,7 +15,7 @@
  * one (done_seq) stays readable in the other half until pass done_seq + 2
  * begins, one aggregation interval later at the soonest.  Userspace reads
  * the newest complete pass once a tick, and when the program woke it (see
- * below; daemon/sys/damon_feed.c), and checks pass_seq again after copying
+ * below; daemon/sys/damon/feed.c), and checks pass_seq again after copying
  * it; a copy that raced a new pass is retried.
  *
  * Where a pass begins.  The tracepoint says which target and region, not
@@ -50,7 +50,7 @@
  * 1/wake_share of the accessed ones, puts the pass number into the wake
  * ring buffer and disarms: the one wake-up tierd gets until its next tick
  * arms it again.  tierd then looks at that pass itself against its table
- * (sampler_damon.c: damon_peek()) before it ticks early.  A steady hot set
+ * (daemon/sys/damon/wake.c: damon_peek()) before it ticks early.  A steady hot set
  * costs tierd no wake-up at all; the program's cost is one map lookup
  * (the sketch, sized by tierd at load) and up to DAMON_LOOK_RANGES pairs
  * of array reads per accessed region, in the kdamond.  The arm flag is

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Types and the known-heat sketch shared by bpf/damon.bpf.c and its loader
- * (daemon/sys/damon_feed.c, daemon/sys/sampler_damon.c).  No kernel or libc
+ * (daemon/sys/damon/feed.c, daemon/sys/damon/).  No kernel or libc
  * headers, so both sides can include it: the functions below run in the
  * program, in tierd, and in the unit tests that check the program's sums.
  */
@@ -138,7 +138,7 @@ static inline int damon_look_range(__u64 start, __u64 end, int i, __u64 *lo, __u
 
 /*
  * One accessed region against the sketch (its cells in @unit), as tierd's
- * own peek does it against the table (sampler_damon.c: peek_region()): its
+ * own peek does it against the table (daemon/sys/damon/wake.c: peek_region()): its
  * bytes into *@accessed, and into *@fresh those of its ranges whose known
  * heat is below half of what this region alone would add to them
  * (nr_accesses times the share of the range it covers).

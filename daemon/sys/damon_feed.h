@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Where the DAMON source gets its regions from, behind a small ops table:
- * the damon:damon_aggregated tracepoint through bpf/damon.bpf.c (here, in
- * damon_feed.c), or a fake in the tests.  Without a feed, or when it cannot
- * start, sampler_damon.c reads `stat` schemes' tried_regions from sysfs.
+ * the damon:damon_aggregated tracepoint through bpf/damon.bpf.c (in
+ * damon/feed.c), or a fake in the tests.  Without a feed, or when it cannot
+ * start, damon/regions.c reads `stat` schemes' tried_regions from sysfs.
  */
 #ifndef TIERD_SYS_DAMON_FEED_H
 #define TIERD_SYS_DAMON_FEED_H

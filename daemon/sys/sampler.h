@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A hotness source behind one ops table: the BPF hardware-sampling source
- * (sampler_bpf.c), the DAMON source (sampler_damon.c), and a fake for tests
+ * (sampler_bpf.c), the DAMON source (damon/sampler.c), and a fake for tests
  * (tests/fakes/sampler_fake.c).  The daemon probes them at start, runs the
  * first that works, and drains it into the hotness table every tick.
  *
@@ -12,11 +12,13 @@
  *    on failure it leaves nothing behind and explains in @why.
  *  - set_targets() replaces the set of processes sampled (sorted, unique).
  *  - drain() folds what was sampled since the previous drain into the table
- *    at @now_ns and returns the number of records folded, or -errno.  The
- *    DAMON source's drain takes its kdamond's newest complete aggregation
- *    from the damon_aggregated tracepoint and does not wait; where that
- *    cannot run it reads sysfs and blocks until the kdamond has applied its
- *    schemes once (about one aggregation interval, 100-200 ms by default).
+ *    at @now_ns and returns the number of records folded, or -errno.  It
+ *    never waits: what is not there yet comes at a later drain.  The DAMON
+ *    source's drain takes its kdamond's newest complete aggregation from
+ *    the damon_aggregated tracepoint; where that cannot run, the
+ *    tried_regions update the previous drain asked the kdamond for (about
+ *    one aggregation interval's work, 100-200 ms by default), and the first
+ *    drain, which has none to read, comes back without regions.
  *  - set_pace() (optional) samples @slowdown times less often than
  *    configured (1: as configured), for when nothing needs moving; the
  *    DAMON source stretches its kdamond's intervals.
@@ -92,7 +94,11 @@ struct sampler_ops {
 			uint64_t min_bytes, uint32_t share);
 	int (*peek_fd)(struct sampler *s, uint32_t *gen);
 	void (*stop)(struct sampler *s);
-	/* A file descriptor for the event loop, or -1: drain on the tick. */
+	/* A file descriptor for the event loop, or -1: drain on the tick.
+	 * Readable when a drain came back without what the source was still
+	 * waiting for from the kernel, and it is there now: a loop that
+	 * watches it ticks then rather than at its next interval.  The next
+	 * drain takes the readiness. */
 	int (*fd)(struct sampler *s);
 	void (*describe)(struct sampler *s, struct sampler_status *ret);
 	void (*free)(struct sampler *s);

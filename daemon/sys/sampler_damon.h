@@ -4,7 +4,7 @@
  * interface, monitoring the targets' virtual address spaces; each drain takes
  * the regions of its newest aggregation from the damon_aggregated tracepoint
  * (a damon_feed), or, where that cannot run, from one `stat` scheme per
- * target.  See sampler_damon.c.
+ * target.  See damon/sampler.c.
  */
 #ifndef TIERD_SYS_SAMPLER_DAMON_H
 #define TIERD_SYS_SAMPLER_DAMON_H
@@ -52,6 +52,13 @@ int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret
 struct hot_table;
 void damon_known_fill(__u8 *known, uint32_t cells, uint32_t unit, const struct hot_table *t,
 		      uint64_t at_ns, const pid_t *targets, uint32_t ntargets, double acc);
+
+/*
+ * Wait until the tried_regions update a drain asked for is done.  A drain
+ * never waits (damon/update.c); the tests and the lab probe, which check
+ * what the kernel did, do.  tierd does not call it.
+ */
+void sampler_damon_settle(struct sampler *s);
 
 /* How long a sysfs read or write keeps retrying the -EBUSY that DAMON's
  * mutex_trylock(&damon_sysfs_lock) returns before it gives up with -EBUSY. */

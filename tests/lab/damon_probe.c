@@ -20,8 +20,11 @@
  * tierd takes them once it is idle: the probe switches to it the way tierd
  * does, with an idle pace (2) and back to full pace, before its first drain;
  * it fails (exit 2) if the feed does not start.  Without --feed, regions come
- * from the stat schemes' tried_regions.  With the feed a drain does not wait
- * for the kdamond, so the probe sleeps FEED_DRAIN_US between drains.  Once
+ * from the stat schemes' tried_regions.  A drain never waits for the
+ * kdamond: on tried_regions the probe waits for the update a drain asked
+ * for (sampler_damon_settle()) and drains again when the source's fd says
+ * that a drain came back without regions, as tierd's loop does; with the
+ * feed it sleeps FEED_DRAIN_US between drains.  Once
  * the hot regions are found, the feed's wake is checked against the kernel
  * (wake_check(): a wake only for what the probe's own look finds new, and
  * one for everything over an empty table; exit 1 otherwise).
@@ -43,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "hotness.h"
 #include "sampler_bpf.h"
 #include "sampler_damon.h"
@@ -94,7 +98,6 @@ static void print_tried(size_t i)
 	char path[256], buf[32] = "?";
 	struct dirent *de;
 	size_t n = 0;
-	FILE *f;
 	DIR *d;
 
 	snprintf(path, sizeof(path), SCHEMES "/%zu/tried_regions", i);
@@ -107,14 +110,27 @@ static void print_tried(size_t i)
 		n += de->d_name[0] >= '0' && de->d_name[0] <= '9';
 	closedir(d);
 	snprintf(path, sizeof(path), SCHEMES "/%zu/tried_regions/total_bytes", i);
-	f = fopen(path, "re");
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			snprintf(buf, sizeof(buf), "?");
-		buf[strcspn(buf, "\n")] = '\0';
-		fclose(f);
-	}
+	if (fs_read("/", path, buf, sizeof(buf), NULL) < 0)
+		snprintf(buf, sizeof(buf), "?");
+	buf[strcspn(buf, "\n")] = '\0';
 	printf(" scheme %zu: %zu regions, %s bytes;", i, n, buf);
+}
+
+/* A drain as tierd's loop makes it: when it came back without regions (no
+ * update was done yet), the source's fd turns readable once one is, and
+ * the loop drains again.  Settled after, so that print_tried() sees the
+ * update that was read, not one the kernel is rebuilding. */
+static int drain(struct sampler *s, struct hot_table *t)
+{
+	struct pollfd p = { .fd = sampler_fd(s), .events = POLLIN };
+	int r = sampler_drain(s, t, now_ns());
+
+	sampler_damon_settle(s);
+	if (r >= 0 && p.fd >= 0 && poll(&p, 1, 0) == 1) {
+		r = sampler_drain(s, t, now_ns());
+		sampler_damon_settle(s);
+	}
+	return r;
 }
 
 struct want {
@@ -283,7 +299,7 @@ static int find_hot(struct sampler *s, const struct want *w, size_t nw, int max)
 	for (int i = 1; i <= max; i++) {
 		bool all = true;
 
-		r = sampler_drain(s, &t, now_ns());
+		r = drain(s, &t);
 		if (r < 0) {
 			fprintf(stderr, "damon_probe: drain: %s\n", strerror(-r));
 			return 2;

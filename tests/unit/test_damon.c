@@ -7,6 +7,8 @@
  * regions the test planted.  Every write is logged and the log compared.
  */
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -187,8 +189,42 @@ static const char *busy_rel;
 static bool busy_write;
 static int busy_left, busy_seen;
 
+/* A kdamond slow to update tried_regions: the write that asks for it
+ * sleeps in the kernel until the test lets it go (or 3 s pass). */
+static pthread_mutex_t slow_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t slow_cond = PTHREAD_COND_INITIALIZER;
+static bool slow_held;
+static int slow_reads;	/* of the state file, while held */
+
+static void slow_hold(const char *rel, bool write)
+{
+	struct timespec until;
+
+	if (strcmp(rel, "kdamonds/0/state") != 0)
+		return;
+	pthread_mutex_lock(&slow_lock);
+	if (!write && slow_held)
+		slow_reads++;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 3;
+	while (write && slow_held &&
+	       pthread_cond_timedwait(&slow_cond, &slow_lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&slow_lock);
+}
+
+static void slow_set(bool held)
+{
+	pthread_mutex_lock(&slow_lock);
+	slow_held = held;
+	slow_reads = 0;
+	pthread_cond_broadcast(&slow_cond);
+	pthread_mutex_unlock(&slow_lock);
+}
+
 static int busy(const char *rel, bool write, void *arg)
 {
+	slow_hold(rel, write);
 	if (!busy_rel || strcmp(rel, busy_rel) != 0 || write != busy_write || busy_left <= 0)
 		return 0;
 	busy_left--;
@@ -383,6 +419,28 @@ static void reset(void)
 	set_busy(NULL, false, 0);
 }
 
+/*
+ * A drain as tierd's loop runs it.  A drain never waits for the kdamond:
+ * one that finds no finished tried_regions update asks for one and comes
+ * back without regions, and the source's fd turns readable once the update
+ * is done; the loop then drains again.  Settled after, so that the fixture
+ * kernel (played from the source's worker thread) is quiet when the test
+ * looks at it.
+ */
+static int drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
+{
+	struct pollfd p = { .events = POLLIN };
+	int r = sampler_drain(s, t, now_ns);
+
+	sampler_damon_settle(s);
+	p.fd = sampler_fd(s);
+	if (r >= 0 && p.fd >= 0 && poll(&p, 1, 0) == 1) {
+		r = sampler_drain(s, t, now_ns);
+		sampler_damon_settle(s);
+	}
+	return r;
+}
+
 static void owner(char *buf, size_t len)
 {
 	char path[600];
@@ -468,8 +526,11 @@ static void test_sequence_and_regions(void)
 	planted = regions;
 	nplanted = 3;
 	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
-	CHECK_EQ_STR(log_buf, "kdamonds/0/state=update_schemes_tried_regions\n");
+	CHECK_EQ_INT(drain(s, &t, 0), 3);
+	/* One update for the drain that found none, the next one asked for
+	 * by the drain that read it. */
+	CHECK_EQ_STR(log_buf, "kdamonds/0/state=update_schemes_tried_regions\n"
+		     "kdamonds/0/state=update_schemes_tried_regions\n");
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 10.0);
 	CHECK(hot_heat(&t, 100, 0x800000, 0) == 0.0);
 	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 5.0);
@@ -485,7 +546,7 @@ static void test_sequence_and_regions(void)
 	 * turns it on again. */
 	put("kdamonds/0/state", "off\n");
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_drain(s, &t, 1), 0);
+	CHECK_EQ_INT(drain(s, &t, 1), 0);
 	CHECK_EQ_STR(log_buf, "");
 	CHECK_EQ_INT(sampler_set_targets(s, pids, 1), 0);
 	CHECK(strstr(log_buf, "kdamonds/0/contexts/0/targets/nr_targets=1\n") == log_buf);
@@ -512,7 +573,7 @@ static void test_sequence_and_regions(void)
 	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
 	CHECK_EQ_STR(log_buf, "");
 	/* Its counts (0-5) are worth four of the configured pace's (0-20). */
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
+	CHECK_EQ_INT(drain(s, &t, 0), 3);
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 50.0);
 	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 25.0);
 	log_buf[0] = '\0';
@@ -532,10 +593,10 @@ static void test_sequence_and_regions(void)
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(sampler_set_pace(s, 2), 0);
 	CHECK(strstr(log_buf, "intervals/aggr_us=100000\n") != NULL);
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
+	CHECK_EQ_INT(drain(s, &t, 0), 3);
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 70.0);
 	CHECK_EQ_INT(sampler_set_pace(s, 1), 0);
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
+	CHECK_EQ_INT(drain(s, &t, 0), 3);
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 80.0);	/* the configured unit again */
 
 	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
@@ -600,14 +661,16 @@ static uint64_t mono_us(void)
  * tries again instead of failing the drain, and gives up only after
  * DAMON_BUSY_WAIT_US.
  */
+/* One accessed region of each of two targets. */
+static const struct region two_regions[] = {
+	{ 0, 0x400000, 0x600000, 10 },
+	{ 1, 0x7f0000000000, 0x7f0000200000, 5 },
+};
+
 static void test_retries_while_busy(void)
 {
 	static uint64_t mem[8192];
 	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
-	static const struct region regions[] = {
-		{ 0, 0x400000, 0x600000, 10 },
-		{ 1, 0x7f0000000000, 0x7f0000200000, 5 },
-	};
 	const pid_t pids[] = { 100, 200 };
 	char why[SAMPLER_WHY_MAX] = "";
 	struct hot_table t;
@@ -622,32 +685,96 @@ static void test_retries_while_busy(void)
 	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
 	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
 	CHECK_EQ_INT(busy_seen, 2);
-	planted = regions;
+	planted = two_regions;
 	nplanted = 2;
 
 	/* state_show() busy twice, then state_store() three times. */
 	set_busy("kdamonds/0/state", false, 2);
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 2);
+	CHECK_EQ_INT(drain(s, &t, 0), 2);
 	CHECK_EQ_INT(busy_seen, 2);
 	set_busy("kdamonds/0/state", true, 3);
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 2);
+	CHECK_EQ_INT(drain(s, &t, 0), 2);
 	CHECK_EQ_INT(busy_seen, 3);
-	/* One write per drain reached the kernel. */
+	/* One write per update asked for reached the kernel. */
 	CHECK_EQ_STR(log_buf, "kdamonds/0/state=update_schemes_tried_regions\n"
+		     "kdamonds/0/state=update_schemes_tried_regions\n"
 		     "kdamonds/0/state=update_schemes_tried_regions\n");
 	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 10.0);
 
-	/* Busy for good: the drain fails with -EBUSY after the bounded wait. */
+	/* Busy for good: the update fails with -EBUSY after the bounded wait
+	 * (in the worker: the drain asking returns at once), and the drain
+	 * after it says so. */
 	set_busy("kdamonds/0/state", true, 1 << 30);
 	log_buf[0] = '\0';
 	t0 = mono_us();
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), -EBUSY);
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 2);	/* the update asked before */
+	CHECK(mono_us() - t0 < DAMON_BUSY_WAIT_US / 2);
+	sampler_damon_settle(s);
 	CHECK(mono_us() - t0 >= DAMON_BUSY_WAIT_US);
+	CHECK_EQ_INT(drain(s, &t, 0), -EBUSY);
 	CHECK(busy_seen > 2);
 	CHECK_EQ_STR(log_buf, "");
 
 	set_busy(NULL, false, 0);
+	sampler_free(s);
+}
+
+/*
+ * A drain does not wait for the kdamond: while the update it asked for is
+ * not done, the tick goes on at once, touches no DAMON file (the kdamond
+ * holds their lock for the update), and a change of pace waits for the
+ * next drain; the source's fd says when the regions are there.
+ */
+static void test_drain_does_not_wait(void)
+{
+	static uint64_t mem[8192];
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	const pid_t pids[] = { 100, 200 };
+	char why[SAMPLER_WHY_MAX] = "";
+	struct pollfd p = { .events = POLLIN };
+	struct hot_table t;
+	struct sampler *s;
+	uint64_t t0;
+
+	reset();
+	s = mk();
+	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	planted = two_regions;
+	nplanted = 2;
+	p.fd = sampler_fd(s);
+	CHECK(p.fd >= 0);
+
+	slow_set(true);
+	log_buf[0] = '\0';
+	t0 = mono_us();
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);	/* still not done */
+	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK(mono_us() - t0 < 100000);
+	CHECK_EQ_INT(poll(&p, 1, 0), 0);
+	pthread_mutex_lock(&slow_lock);
+	CHECK_EQ_INT(slow_reads, 1);	/* the first drain's look at the kdamond */
+	pthread_mutex_unlock(&slow_lock);
+	CHECK_EQ_STR(log_buf, "");
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 0.0);
+
+	/* The kdamond is done: the fd turns readable, the next drain folds the
+	 * regions (at the pace they were asked at) and then sets the pace. */
+	slow_set(false);
+	CHECK_EQ_INT(poll(&p, 1, 3000), 1);
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 2);
+	CHECK_EQ_INT(poll(&p, 1, 0), 0);
+	CHECK(hot_heat(&t, 100, 0x500000, 0) == 10.0);
+	sampler_damon_settle(s);
+	CHECK_EQ_STR(log_buf, "kdamonds/0/state=update_schemes_tried_regions\n"
+		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=50000\n"
+		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=250000\n"
+		     "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=100\n"
+		     "kdamonds/0/state=commit\n"
+		     "kdamonds/0/state=update_schemes_tried_regions\n");
 	sampler_free(s);
 }
 
@@ -768,8 +895,9 @@ static void test_feed(void)
 	CHECK_EQ_STR(log_buf, want);
 	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
-	CHECK_EQ_STR(log_buf, "kdamonds/0/state=update_schemes_tried_regions\n");
+	CHECK_EQ_INT(drain(s, &t, 0), 0);
+	CHECK_EQ_STR(log_buf, "kdamonds/0/state=update_schemes_tried_regions\n"
+		     "kdamonds/0/state=update_schemes_tried_regions\n");
 	sampler_describe(s, &st);
 	CHECK_EQ_INT(st.generation, 0);
 
@@ -802,11 +930,11 @@ static void test_feed(void)
 	ff.done = 7;
 	ff.ready_after = 3;
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
+	CHECK_EQ_INT(drain(s, &t, 0), 0);
 	CHECK_EQ_INT(ff.reads, 1);
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 0.0);
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);	/* the fake's third read has 8 */
+	CHECK_EQ_INT(drain(s, &t, 0), 0);
+	CHECK_EQ_INT(drain(s, &t, 0), 3);	/* the fake's third read has 8 */
 	CHECK_EQ_STR(log_buf, "");	/* no update_schemes_tried_regions */
 	/* Counts at the idle pace, four times the configured pace's unit. */
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 40.0);
@@ -815,7 +943,7 @@ static void test_feed(void)
 	CHECK(hot_heat(&t, 100, 0x800000, 0) == 0.0);
 	/* Folded once: the same aggregation again adds nothing, at once. */
 	ff.reads = 0;
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
+	CHECK_EQ_INT(drain(s, &t, 0), 0);
 	CHECK_EQ_INT(ff.reads, 1);
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 40.0);
 	sampler_describe(s, &st);
@@ -830,9 +958,8 @@ static void test_feed(void)
 	CHECK_EQ_INT(st.generation, 1);
 
 	/* New targets at full pace while aggregation 12 runs: 12 is skipped,
-	 * the first drain waits for 13; a feed that has nothing for longer
-	 * than two aggregation intervals (0.3 s here) leaves it empty-handed,
-	 * and the next drain does not wait again. */
+	 * and no drain waits for 13: each reads the feed once, and the first
+	 * after 13 ended folds it. */
 	ff.pass = 12;
 	ff.done = 12;
 	ff.ready_after = 3;
@@ -843,21 +970,24 @@ static void test_feed(void)
 		     "kdamonds/0/contexts/0/targets/0/pid_target=100\n"
 		     "kdamonds/0/contexts/0/schemes/nr_schemes=0\n"
 		     "kdamonds/0/state=commit\n");
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 1);	/* target 1 is gone */
+	CHECK_EQ_INT(drain(s, &t, 0), 0);
+	CHECK_EQ_INT(drain(s, &t, 0), 0);
+	CHECK_EQ_INT(ff.reads, 2);
+	CHECK_EQ_INT(drain(s, &t, 0), 1);	/* target 1 is gone */
 	CHECK_EQ_INT(ff.reads, 3);
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 50.0);	/* full pace: as counted */
 	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 20.0);
 	ff.pass = 20;
 	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
 	ff.reads = 0;
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
-	CHECK(ff.reads > 10);
+	CHECK_EQ_INT(drain(s, &t, 0), 0);
+	CHECK_EQ_INT(ff.reads, 1);
 	ff.reads = 0;
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
+	CHECK_EQ_INT(drain(s, &t, 0), 0);
 	CHECK_EQ_INT(ff.reads, 1);
 	ff.done = 21;
 	ff.read_err = -EBUSY;
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), -EBUSY);
+	CHECK_EQ_INT(drain(s, &t, 0), -EBUSY);
 	ff.read_err = 0;
 
 	/* No targets: the kdamond is off and the feed follows nothing. */
@@ -883,8 +1013,9 @@ static void test_feed(void)
 	CHECK_EQ_INT(st.generation, 1);
 	CHECK(strstr(st.why, "regions from tried_regions (no tracepoint feed: no kernel BTF)"));
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_drain(s, &t, 1), 0);
-	CHECK_EQ_STR(log_buf, "kdamonds/0/state=update_schemes_tried_regions\n");
+	CHECK_EQ_INT(drain(s, &t, 1), 0);
+	CHECK_EQ_STR(log_buf, "kdamonds/0/state=update_schemes_tried_regions\n"
+		     "kdamonds/0/state=update_schemes_tried_regions\n");
 	sampler_free(s);
 	CHECK(ff.freed);
 }
@@ -942,7 +1073,7 @@ static void test_peek(void)
 	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), 0);	/* looked at already */
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 0.0);	/* not folded */
 	/* The drain still folds it (at the idle pace's unit, 4 each). */
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
+	CHECK_EQ_INT(drain(s, &t, 0), 3);
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 40.0);
 	/* The same heat again is not new to the table ... */
 	ff.done = 9;
@@ -1132,7 +1263,7 @@ static void test_peek_arm(void)
 	ff.regions = feed_regions;
 	ff.nregions = 5;
 	ff.done = 8;
-	CHECK_EQ_INT(sampler_drain(s, &t, 0), 3);
+	CHECK_EQ_INT(drain(s, &t, 0), 3);
 	CHECK(hot_record(&t, 100, 0x2000000, HOT_HUGE_SIZE, 0.05, 0) > 0);
 	CHECK(hot_record(&t, 300, 0x4000000, HOT_HUGE_SIZE, 5.0, 0) > 0);	/* untracked */
 	ff.known[damon_known_cell(damon_known_hash(0, 0x6000000), 0, m)] = 99;	/* stale */
@@ -1218,33 +1349,33 @@ static void test_cost(void)
 	s = mk_watching(&ff, &t, mem, sizeof(mem), 128);
 	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);	/* the feed: drains read no sysfs */
 	/* No stat file yet, then the first reading: a baseline, no cost. */
-	CHECK_EQ_INT(sampler_drain(s, &t, 1000000000ull), 0);
+	CHECK_EQ_INT(drain(s, &t, 1000000000ull), 0);
 	put_stat("kdamond.0", 10, 20);
-	CHECK_EQ_INT(sampler_drain(s, &t, 2000000000ull), 0);
+	CHECK_EQ_INT(drain(s, &t, 2000000000ull), 0);
 	sampler_describe(s, &st);
 	CHECK_EQ_STR(st.cost_source, "none");
 	CHECK(st.cpu_seconds == 0.0);
 	/* Two CPU seconds over four: 50%. */
 	put_stat("kdamond.0", 10 + tck, 20 + tck);
-	CHECK_EQ_INT(sampler_drain(s, &t, 6000000000ull), 0);
+	CHECK_EQ_INT(drain(s, &t, 6000000000ull), 0);
 	sampler_describe(s, &st);
 	CHECK_EQ_STR(st.cost_source, "kdamond");
 	CHECK(st.cpu_seconds > 1.999 && st.cpu_seconds < 2.001);
 	CHECK(st.cost_pct > 49.99 && st.cost_pct < 50.01);
 	/* A comm with a ") " in it is read past; a quarter second over one. */
 	put_stat("k) S 1 2", 10 + tck + tck / 4, 20 + tck);
-	CHECK_EQ_INT(sampler_drain(s, &t, 7000000000ull), 0);
+	CHECK_EQ_INT(drain(s, &t, 7000000000ull), 0);
 	sampler_describe(s, &st);
 	CHECK(st.cpu_seconds > 2.249 && st.cpu_seconds < 2.251);
 	CHECK(st.cost_pct > 24.99 && st.cost_pct < 25.01);
 	/* A count that went back (not the same thread) is a new baseline; an
 	 * unreadable file changes nothing. */
 	put_stat("kdamond.0", 1, 1);
-	CHECK_EQ_INT(sampler_drain(s, &t, 8000000000ull), 0);
+	CHECK_EQ_INT(drain(s, &t, 8000000000ull), 0);
 	put("proc/4242/stat", "garbage\n");
-	CHECK_EQ_INT(sampler_drain(s, &t, 9000000000ull), 0);
+	CHECK_EQ_INT(drain(s, &t, 9000000000ull), 0);
 	put_stat("kdamond.0", 1 + tck, 1);
-	CHECK_EQ_INT(sampler_drain(s, &t, 10000000000ull), 0);
+	CHECK_EQ_INT(drain(s, &t, 10000000000ull), 0);
 	sampler_describe(s, &st);
 	CHECK(st.cpu_seconds > 3.249 && st.cpu_seconds < 3.251);
 	CHECK(st.cost_pct > 49.99 && st.cost_pct < 50.01);	/* one second over two */
@@ -1256,11 +1387,11 @@ static void test_cost(void)
 	CHECK(st.cpu_seconds > 4.249 && st.cpu_seconds < 4.251);
 	CHECK_EQ_INT(sampler_set_targets(s, &one, 1), 0);
 	put_stat("kdamond.0", 5 * tck, 1);
-	CHECK_EQ_INT(sampler_drain(s, &t, 11000000000ull), 0);
+	CHECK_EQ_INT(drain(s, &t, 11000000000ull), 0);
 	sampler_describe(s, &st);
 	CHECK(st.cpu_seconds > 4.249 && st.cpu_seconds < 4.251);
 	put_stat("kdamond.0", 6 * tck, 1);
-	CHECK_EQ_INT(sampler_drain(s, &t, 12000000000ull), 0);
+	CHECK_EQ_INT(drain(s, &t, 12000000000ull), 0);
 	sampler_describe(s, &st);
 	CHECK(st.cpu_seconds > 5.249 && st.cpu_seconds < 5.251);
 	sampler_free(s);
@@ -1275,6 +1406,7 @@ int main(void)
 	RUN(test_leaves_others_alone);
 	RUN(test_cleans_up_after_crash);
 	RUN(test_retries_while_busy);
+	RUN(test_drain_does_not_wait);
 	RUN(test_feed);
 	RUN(test_peek);
 	RUN(test_known);

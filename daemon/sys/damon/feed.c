@@ -35,7 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "damon_feed.h"
+#include "../damon_feed.h"
 
 #ifdef TIERD_HAVE_BPF_SKEL
 #include <bpf/bpf.h>
@@ -223,26 +223,13 @@ static int recv_load(struct feed_bpf *b, int sock, struct load_reply *rep)
 	return 0;
 }
 
-static int feed_start(struct damon_feed *f, uint32_t max_regions, uint32_t known_cells,
-		      char *why, size_t len)
+/* Fork the loader child and take what it sends (child_load()). */
+static int load_in_child(struct feed_bpf *b, uint32_t max_regions, uint32_t known_cells,
+			 struct load_reply *rep, char *why, size_t len)
 {
-	struct feed_bpf *b = FB(f);
-	struct load_reply rep = { 0 };
 	int sv[2], r, status;
-	void *mem;
 	pid_t pid;
 
-	if (b->fd[FD_LINK] >= 0)
-		return -EALREADY;
-	if (!max_regions || known_cells < DAMON_KNOWN_CELLS_MIN ||
-	    known_cells > DAMON_KNOWN_CELLS_MAX || known_cells & (known_cells - 1))
-		return -EINVAL;
-	if (access(b->btf_path ? b->btf_path : "/sys/kernel/btf/vmlinux", R_OK) < 0) {
-		r = -errno;
-		snprintf(why, len, "no kernel BTF (%s): the tracepoint program needs it "
-			 "(CONFIG_DEBUG_INFO_BTF=y)", strerror(-r));
-		return r;
-	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		r = -errno;
 		snprintf(why, len, "socketpair: %s", strerror(-r));
@@ -262,16 +249,76 @@ static int feed_start(struct damon_feed *f, uint32_t max_regions, uint32_t known
 		_exit(child_load(sv[1], b->btf_path, max_regions, known_cells) < 0);
 	}
 	close(sv[1]);
-	r = recv_load(b, sv[0], &rep);
+	r = recv_load(b, sv[0], rep);
 	close(sv[0]);
 	if (r == -ETIMEDOUT)
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (r < 0) {
-		snprintf(why, len, "%s", rep.why);
-		goto fail;
+	if (r < 0)
+		snprintf(why, len, "%s", rep->why);
+	return r;
+}
+
+/* Map what the child sent: the regions array, the .bss, the sketch, the ring. */
+static int map_maps(struct feed_bpf *b, uint32_t known_cells, char *why, size_t len)
+{
+	void *mem;
+	int r;
+
+	mem = mmap(NULL, b->regions_len, PROT_READ, MAP_SHARED, b->fd[FD_REGIONS], 0);
+	if (mem == MAP_FAILED) {
+		r = -errno;
+		snprintf(why, len, "mapping the regions array: %s", strerror(-r));
+		return r;
 	}
+	b->regions = mem;
+	mem = mmap(NULL, b->bss_len, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd[FD_BSS], 0);
+	if (mem == MAP_FAILED) {
+		r = -errno;
+		snprintf(why, len, "mapping the program's .bss: %s", strerror(-r));
+		return r;
+	}
+	b->bss = mem;
+	mem = mmap(NULL, page_round(known_cells * sizeof(__u8)), PROT_READ | PROT_WRITE,
+		   MAP_SHARED, b->fd[FD_KNOWN], 0);
+	if (mem == MAP_FAILED) {
+		r = -errno;
+		snprintf(why, len, "mapping the known-heat sketch: %s", strerror(-r));
+		return r;
+	}
+	b->known = mem;
+	b->known_cells = known_cells;
+	b->wake = ring_buffer__new(b->fd[FD_WAKE], wake_one, NULL, NULL);
+	if (!b->wake) {
+		r = -errno;
+		snprintf(why, len, "mapping the wake ring: %s", strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+static int feed_start(struct damon_feed *f, uint32_t max_regions, uint32_t known_cells,
+		      char *why, size_t len)
+{
+	struct feed_bpf *b = FB(f);
+	struct load_reply rep = { 0 };
+	int r;
+
+	if (b->fd[FD_LINK] >= 0)
+		return -EALREADY;
+	if (!max_regions || known_cells < DAMON_KNOWN_CELLS_MIN ||
+	    known_cells > DAMON_KNOWN_CELLS_MAX || known_cells & (known_cells - 1))
+		return -EINVAL;
+	if (access(b->btf_path ? b->btf_path : "/sys/kernel/btf/vmlinux", R_OK) < 0) {
+		r = -errno;
+		snprintf(why, len, "no kernel BTF (%s): the tracepoint program needs it "
+			 "(CONFIG_DEBUG_INFO_BTF=y)", strerror(-r));
+		return r;
+	}
+	r = load_in_child(b, max_regions, known_cells, &rep, why, len);
+	if (r < 0)
+		goto fail;
 	b->half_cap = max_regions;
 	b->regions_len = page_round((size_t)2 * max_regions * sizeof(struct damon_feed_rec));
 	b->bss_len = page_round(rep.bss_size);
@@ -281,36 +328,9 @@ static int feed_start(struct damon_feed *f, uint32_t max_regions, uint32_t known
 			 sizeof(feed_bss));
 		goto fail;
 	}
-	mem = mmap(NULL, b->regions_len, PROT_READ, MAP_SHARED, b->fd[FD_REGIONS], 0);
-	if (mem == MAP_FAILED) {
-		r = -errno;
-		snprintf(why, len, "mapping the regions array: %s", strerror(-r));
-		goto fail;
-	}
-	b->regions = mem;
-	mem = mmap(NULL, b->bss_len, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd[FD_BSS], 0);
-	if (mem == MAP_FAILED) {
-		r = -errno;
-		snprintf(why, len, "mapping the program's .bss: %s", strerror(-r));
-		goto fail;
-	}
-	b->bss = mem;
-	mem = mmap(NULL, page_round(known_cells * sizeof(__u8)), PROT_READ | PROT_WRITE,
-		   MAP_SHARED, b->fd[FD_KNOWN], 0);
-	if (mem == MAP_FAILED) {
-		r = -errno;
-		snprintf(why, len, "mapping the known-heat sketch: %s", strerror(-r));
-		goto fail;
-	}
-	b->known = mem;
-	b->known_cells = known_cells;
-	b->wake = ring_buffer__new(b->fd[FD_WAKE], wake_one, NULL, NULL);
-	if (!b->wake) {
-		r = -errno;
-		snprintf(why, len, "mapping the wake ring: %s", strerror(-r));
-		goto fail;
-	}
-	return 0;
+	r = map_maps(b, known_cells, why, len);
+	if (r == 0)
+		return 0;
 fail:
 	feed_stop(f);
 	return r;

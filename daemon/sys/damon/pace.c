@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The DAMON source's pace: its kdamond's intervals and most regions while
+ * tierd has nothing to move, and what an aggregation's counts are worth at
+ * each pace.
+ */
+#include <errno.h>
+#include <stdint.h>
+
+#include "source.h"
+
+/*
+ * The aggregation interval at @pace.  The sampling interval stretches by
+ * the whole of @pace, the aggregation interval with it only as far as
+ * IDLE_AGGR_SAMPLES sampling intervals, and never below the configured
+ * one.  The kdamond's cost is its sampling; an aggregation costs a merge,
+ * a split and a tracepoint event per region, and it is where a moved hot
+ * set first shows: the program's wake comes at an aggregation's end.  At
+ * the defaults (5 ms / 100 ms) and the idle slowdown of 10 that is 250 ms
+ * aggregations instead of 1 s.  In the lab (the bench's shift workload)
+ * the first pages of a hot set that moves while tierd is at rest go
+ * 0.3-0.7 s after the move instead of 0.9-1.3 s, 90% of it 1.5-1.7 s
+ * instead of 1.8-2.9 s, for the same kdamond CPU time at rest (2-3% of a
+ * vCPU).
+ */
+#define IDLE_AGGR_SAMPLES 5
+
+uint64_t damon_aggr_us_at(const struct sampler_damon *d, unsigned int pace)
+{
+	uint64_t aggr = d->p.aggr_us * pace, most = IDLE_AGGR_SAMPLES * d->p.sample_us * pace;
+
+	if (aggr <= most)
+		return aggr;
+	return most > d->p.aggr_us ? most : d->p.aggr_us;
+}
+
+/*
+ * What an aggregation's nr_accesses at the current pace is worth in the
+ * configured pace's: the table's heat and the policy's thresholds keep one
+ * unit, the most a region can read at the configured intervals (aggr /
+ * sample, as the kernel has it: damon_max_nr_accesses()).  At pace 10 of
+ * the defaults a region reads 0-5 instead of 0-20, so each access counts
+ * 4.  The kernel converts the counts of the aggregation under way when new
+ * intervals are committed (mm/damon/core.c:
+ * damon_update_monitoring_results()), which happens just before that
+ * aggregation's tracepoint events; so every aggregation read after
+ * set_pace() returns is in the new pace's unit.
+ */
+uint64_t damon_max_nr_accesses(const struct sampler_damon *d)
+{
+	return damon_aggr_us_at(d, d->pace) / (d->p.sample_us * d->pace);
+}
+
+double damon_acc_scale_at(const struct sampler_damon *d, unsigned int pace)
+{
+	uint64_t most = damon_aggr_us_at(d, pace) / (d->p.sample_us * pace);
+
+	return most ? (double)(d->p.aggr_us / d->p.sample_us) / (double)most : 1.0;
+}
+
+double damon_acc_scale(const struct sampler_damon *d)
+{
+	return damon_acc_scale_at(d, d->pace);
+}
+
+/*
+ * Stretch (or restore) the kdamond's sampling and aggregation intervals
+ * (damon_aggr_us_at()), and divide (or restore) its most regions: a running
+ * kdamond takes them at "commit".  Its cost is one page-table check per
+ * region per sampling interval (and, as DAMON clears accessed bits, the TLB
+ * refills that follow), paid by the workloads it watches, and each drain
+ * reads three files per region; when tierd has nothing to move that buys
+ * nothing.  Fewer regions make DAMON merge the ones that look alike, so
+ * what it still tells apart is coarser, which is enough to see that
+ * something changed; the first planned move restores the full resolution.
+ */
+int damon_set_pace(struct sampler *s, unsigned int slowdown)
+{
+	struct sampler_damon *d = SD(s);
+	bool tried_feed = false, switch_feed = false;
+	unsigned int asked;
+	uint64_t max_regions;
+	int r;
+
+	if (d->idx < 0)
+		return -ENOTCONN;
+	if (!slowdown)
+		slowdown = 1;
+	if (damon_update_busy(d, false)) {
+		/* The kdamond holds the sysfs lock until its update is done. */
+		d->want_pace = slowdown;
+		return 0;
+	}
+	d->want_pace = 0;
+	if (slowdown == d->pace)
+		return 0;
+	damon_update_take(d, &asked);	/* counted at the old pace */
+	max_regions = d->p.max_nr_regions / slowdown;
+	if (max_regions < d->p.min_nr_regions)
+		max_regions = d->p.min_nr_regions;
+	r = damon_sysfs_write_u64(d, d->p.sample_us * slowdown,
+			    "kdamonds/%d/contexts/0/monitoring_attrs/intervals/sample_us", d->idx);
+	if (r == 0)
+		r = damon_sysfs_write_u64(d, damon_aggr_us_at(d, slowdown),
+				    "kdamonds/%d/contexts/0/monitoring_attrs/intervals/aggr_us",
+				    d->idx);
+	if (r == 0)
+		r = damon_sysfs_write_u64(d, max_regions,
+				    "kdamonds/%d/contexts/0/monitoring_attrs/nr_regions/max",
+				    d->idx);
+	/* The first idle pace starts the feed: its load (parsing the kernel's
+	 * BTF, 0.1-0.2 s of a CPU in the lab guest) would otherwise come
+	 * before tierd's first promotion.  The schemes go with the same commit. */
+	if (r == 0 && slowdown > 1 && d->feed && !d->feed_tried) {
+		damon_tp_start(d);
+		tried_feed = true;
+		switch_feed = d->feed_on && d->on;
+		if (switch_feed)
+			r = damon_sysfs_write(d, "0", "kdamonds/%d/contexts/0/schemes/nr_schemes",
+					d->idx);
+	}
+	if (r == 0 && d->on)
+		r = damon_sysfs_write(d, "commit", "kdamonds/%d/state", d->idx);
+	if (r < 0)
+		return r;
+	d->pace = slowdown;
+	if (switch_feed)
+		r = damon_tp_follow(d, d->kdamond_pid);
+	if (tried_feed && d->on)
+		damon_status_running(d);
+	return r;
+}
