@@ -430,3 +430,9 @@ void conf_tiers_config(const struct tierd_conf *conf, struct tiers_config *ret)
 	for (int i = 0; i < conf->nr_gpu_nodes; i++)
 		ret->gpu_nodes[ret->nr_gpu_nodes++] = conf->gpu_nodes[i].node;
 }
+
+void conf_defaults(struct tierd_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	conf_table_defaults(&conf_root_table, conf);
+}
