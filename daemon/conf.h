@@ -134,7 +134,8 @@ void conf_defaults(struct tierd_conf *conf);
 int conf_parse(const char *name, const char *text, size_t len,
 	       struct tierd_conf *conf, char **ret_errors);
 
-/* conf_parse() on a file; -errno (and no *ret_errors) if it cannot be read. */
+/* conf_parse() on a file; -errno (and no *ret_errors) if it cannot be read:
+ * -EISDIR for a directory. */
 int conf_load(const char *path, struct tierd_conf *conf, char **ret_errors);
 
 /*

@@ -165,8 +165,16 @@ static int load(const char *path, const uid_t *owner, struct tierd_conf *conf,
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	if (owner && (fstat(fileno(f), &st) < 0 || st.st_uid != *owner ||
-		      (st.st_mode & 022))) {
+	if (fstat(fileno(f), &st) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	/* fopen() opens a directory for reading; fread() then fails. */
+	if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		goto out;
+	}
+	if (owner && (st.st_uid != *owner || (st.st_mode & 022))) {
 		ret = -EPERM;
 		goto out;
 	}

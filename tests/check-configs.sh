@@ -36,6 +36,11 @@ if [ $? -ne 1 ] || [ "$out" != "/nonexistent.yaml: No such file or directory" ];
 	echo "FAIL: missing file: $out"
 	fail=1
 fi
+out=$("$tierd" --check-config "$fixtures/conf" 2>&1)
+if [ $? -ne 1 ] || [ "$out" != "$fixtures/conf: Is a directory" ]; then
+	echo "FAIL: a directory: $out"
+	fail=1
+fi
 # An empty file is a valid policy.
 empty=$(mktemp)
 out=$("$tierd" --check-config "$empty" 2>&1) || { echo "FAIL: empty file: $out"; fail=1; }

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "conf_schema.h"
@@ -261,6 +262,18 @@ static void test_bad(void)
 	CHECK(seen >= 10);
 }
 
+/* A directory is not a config: said so, not "Input/output error". */
+static void test_directory(void)
+{
+	static struct tierd_conf c;
+	char *err = NULL;
+
+	CHECK_EQ_INT(conf_load(fixtures, &c, &err), -EISDIR);
+	CHECK(!err);
+	CHECK_EQ_INT(conf_load_trusted(fixtures, geteuid(), &c, &err), -EISDIR);
+	CHECK(!err);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--print")) {
@@ -282,5 +295,6 @@ int main(int argc, char **argv)
 	RUN(test_shipped);
 	RUN(test_bad);
 	RUN(test_documented);
+	RUN(test_directory);
 	return TEST_EXIT();
 }
