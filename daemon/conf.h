@@ -34,6 +34,7 @@ enum conf_numa_balancing { CONF_NUMAB_COEXIST, CONF_NUMAB_TAKEOVER };
 struct conf_strlist {
 	int n;
 	char s[CONF_MAX_PATTERNS][CONF_PATTERN_MAX];
+	struct conf_mark marks[CONF_MAX_PATTERNS]; /* where each entry is */
 };
 
 struct conf_tier {

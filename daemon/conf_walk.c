@@ -207,6 +207,7 @@ static void walk_strlist(struct conf_ctx *ctx, const struct conf_key *k,
 				   "expected a non-empty string");
 			continue;
 		}
+		l->marks[l->n] = conf_mark_of(e);
 		set_string(ctx, l->s[l->n++], CONF_PATTERN_MAX, e, path,
 			   k->name);
 	}
