@@ -56,6 +56,7 @@ struct conf_cgroup {
 	uint64_t fast_tier_max_bytes; /* 0 = no limit */
 	uint32_t migrate_max_mb_per_s; /* 0 = no limit */
 	struct conf_mark mark;
+	struct conf_mark path_mark;
 };
 
 struct tierd_conf {
@@ -118,6 +119,7 @@ struct tierd_conf {
 
 	struct {
 		char group[64]; /* "" = root only */
+		struct conf_mark group_mark;
 	} control;
 
 	bool dry_run;

@@ -298,7 +298,11 @@ static void check_cgroup(struct conf_ctx *ctx, void *base,
 
 #define COFF(field) offsetof(struct conf_cgroup, field)
 static const struct conf_key cgroup_keys[] = {
-	STRING("path", COFF(path), CONF_PATH_MAX),
+	{ .name = "path",
+	  .type = CONF_STRING,
+	  .offset = COFF(path),
+	  .size = CONF_PATH_MAX,
+	  .marks_offset = COFF(path_mark) + 1 },
 	SIZE("fast_tier_max_bytes", COFF(fast_tier_max_bytes), 0),
 	U32("migrate_max_mb_per_s", COFF(migrate_max_mb_per_s), 0, 1000000, 0),
 };
@@ -368,7 +372,11 @@ static void check_control(struct conf_ctx *ctx, void *base,
 }
 
 static const struct conf_key control_keys[] = {
-	STRING("group", OFF(control.group), GROUP_SIZE),
+	{ .name = "group",
+	  .type = CONF_STRING,
+	  .offset = OFF(control.group),
+	  .size = GROUP_SIZE,
+	  .marks_offset = OFF(control.group_mark) + 1 },
 };
 static const struct conf_table control_table =
 	TABLE(control_keys, .check = check_control);

@@ -390,6 +390,10 @@ void conf_walk_map(struct conf_ctx *ctx, const struct conf_table *t, void *base,
 			continue;
 		}
 		marks[i] = conf_mark_of(v);
+		if (t->keys[i].type == CONF_STRING && t->keys[i].marks_offset)
+			*(struct conf_mark *)((char *)base +
+					      t->keys[i].marks_offset - 1) =
+				marks[i];
 		set_value(ctx, &t->keys[i], base, v, path);
 	}
 	if (t->check)

@@ -59,7 +59,10 @@ struct conf_key {
 	const struct conf_table *sub; /* CONF_MAP, CONF_LIST */
 	size_t count_offset; /* CONF_LIST, CONF_NODELIST: int count */
 	int max_count;
-	size_t marks_offset; /* CONF_NODELIST: struct conf_mark[] + 1; 0 = none */
+	/* Where the value was: CONF_NODELIST: struct conf_mark[] (one per
+	 * node) + 1; CONF_STRING: struct conf_mark + 1; 0 = not kept.
+	 * CONF_STRLIST keeps its marks in struct conf_strlist. */
+	size_t marks_offset;
 	/* Defaults; lists and maps default to empty / their own keys. */
 	uint64_t def;
 	double ddef;
