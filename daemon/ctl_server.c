@@ -12,6 +12,7 @@
 
 #include "ctl_proto.h"
 #include "ctl_server.h"
+#include "json.h"
 #include "log.h"
 #include "metrics.h"
 #include "status.h"
@@ -148,16 +149,9 @@ static uint64_t now_ns(void)
 
 static void json_message(FILE *f, bool ok, const char *msg)
 {
-	fprintf(f, "{\"ok\":%s,\"message\":\"", ok ? "true" : "false");
-	for (; *msg; msg++) {
-		if (*msg == '"' || *msg == '\\')
-			fputc('\\', f);
-		if (*msg == '\n')
-			fputs("\\n", f);
-		else if ((unsigned char)*msg >= 0x20)
-			fputc(*msg, f);
-	}
-	fputs("\"}\n", f);
+	fprintf(f, "{\"ok\":%s,\"message\":", ok ? "true" : "false");
+	json_str(f, msg);
+	fputs("}\n", f);
 }
 
 /* Run one request; the text goes to @f; returns an enum ctl_result. */
