@@ -34,6 +34,7 @@ enum conf_numa_balancing { CONF_NUMAB_COEXIST, CONF_NUMAB_TAKEOVER };
 struct conf_strlist {
 	int n;
 	char s[CONF_MAX_PATTERNS][CONF_PATTERN_MAX];
+	struct conf_mark marks[CONF_MAX_PATTERNS]; /* where each entry is */
 };
 
 struct conf_tier {
@@ -55,6 +56,7 @@ struct conf_cgroup {
 	uint64_t fast_tier_max_bytes; /* 0 = no limit */
 	uint32_t migrate_max_mb_per_s; /* 0 = no limit */
 	struct conf_mark mark;
+	struct conf_mark path_mark;
 };
 
 struct tierd_conf {
@@ -117,6 +119,7 @@ struct tierd_conf {
 
 	struct {
 		char group[64]; /* "" = root only */
+		struct conf_mark group_mark;
 	} control;
 
 	bool dry_run;
@@ -134,7 +137,8 @@ void conf_defaults(struct tierd_conf *conf);
 int conf_parse(const char *name, const char *text, size_t len,
 	       struct tierd_conf *conf, char **ret_errors);
 
-/* conf_parse() on a file; -errno (and no *ret_errors) if it cannot be read. */
+/* conf_parse() on a file; -errno (and no *ret_errors) if it cannot be read:
+ * -EISDIR for a directory. */
 int conf_load(const char *path, struct tierd_conf *conf, char **ret_errors);
 
 /*

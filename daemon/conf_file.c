@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Loading a config: read the file, let libyaml build the document, walk it
- * (conf.c), and hand back the errors sorted in file order.
+ * against tierd.yaml's schema (conf_walk.c, conf_schema.c), and hand back
+ * the errors sorted in file order.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "conf_schema.h"
+#include "conf_walk.h"
 
 #define CONF_MAX_FILE (1 << 20)
 /*
@@ -22,98 +23,6 @@
  */
 #define CONF_MAX_DEPTH 32
 #define CONF_MAX_ANCHORS 256
-
-/*
- * Keys and values come from the file: a control character in them (a YAML
- * scalar may hold a newline) would split one error into two lines, or forge
- * a log line.  Copy @src into @dst with each written as \n, \t or \xNN.
- */
-static void copy_escaped(char *dst, size_t size, const char *src)
-{
-	size_t o = 0;
-
-	for (; *src; src++) {
-		unsigned char c = *src;
-		char esc[5];
-		size_t n;
-
-		if (c >= 0x20 && c != 0x7f) {
-			esc[0] = c;
-			n = 1;
-		} else if (c == '\n' || c == '\t') {
-			esc[0] = '\\';
-			esc[1] = c == '\n' ? 'n' : 't';
-			n = 2;
-		} else {
-			n = snprintf(esc, sizeof(esc), "\\x%02x", c);
-		}
-		if (o + n >= size)
-			break;
-		memcpy(dst + o, esc, n);
-		o += n;
-	}
-	dst[o] = '\0';
-}
-
-void conf_error(struct conf_ctx *ctx, struct conf_mark mark, const char *path,
-		const char *key, const char *fmt, ...)
-{
-	struct conf_error *e;
-	char raw[sizeof(e->text)];
-	va_list ap;
-	int n;
-
-	if (ctx->nr_errors++ >= CONF_MAX_ERRORS)
-		return;
-	e = &ctx->errors[ctx->nr_errors - 1];
-	e->mark = mark;
-	e->seq = ctx->nr_errors;
-	n = snprintf(raw, sizeof(raw), "%s:%u:%u: %s%s%s: ", ctx->name,
-		     mark.line, mark.column, path, *path && *key ? "." : "",
-		     key);
-	if (n >= 0 && (size_t)n < sizeof(raw)) {
-		va_start(ap, fmt);
-		vsnprintf(raw + n, sizeof(raw) - n, fmt, ap);
-		va_end(ap);
-	}
-	copy_escaped(e->text, sizeof(e->text), raw);
-}
-
-static int cmp_error(const void *a, const void *b)
-{
-	const struct conf_error *x = a, *y = b;
-
-	if (x->mark.line != y->mark.line)
-		return x->mark.line < y->mark.line ? -1 : 1;
-	if (x->mark.column != y->mark.column)
-		return x->mark.column < y->mark.column ? -1 : 1;
-	return x->seq - y->seq;
-}
-
-/* The errors in file order, one per line; NULL when out of memory. */
-static char *format_errors(struct conf_ctx *ctx)
-{
-	int n = ctx->nr_errors < CONF_MAX_ERRORS ? ctx->nr_errors :
-						   CONF_MAX_ERRORS;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	qsort(ctx->errors, n, sizeof(ctx->errors[0]), cmp_error);
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	for (int i = 0; i < n; i++)
-		fprintf(f, "%s\n", ctx->errors[i].text);
-	if (ctx->nr_errors > n)
-		fprintf(f, "%s: %d more errors not shown\n", ctx->name,
-			ctx->nr_errors - n);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
 
 static void yaml_problem(struct conf_ctx *ctx, yaml_parser_t *p)
 {
@@ -200,7 +109,7 @@ int conf_parse(const char *name, const char *text, size_t len,
 		return -ENOMEM;
 	ctx->name = name;
 	if (!within_bounds(ctx, text, len)) {
-		*ret_errors = format_errors(ctx);
+		*ret_errors = conf_format_errors(ctx);
 		free(ctx);
 		return *ret_errors ? -EINVAL : -ENOMEM;
 	}
@@ -236,7 +145,7 @@ int conf_parse(const char *name, const char *text, size_t len,
 out_parser:
 	yaml_parser_delete(&parser);
 	if (ctx->nr_errors) {
-		*ret_errors = format_errors(ctx);
+		*ret_errors = conf_format_errors(ctx);
 		ret = *ret_errors ? -EINVAL : -ENOMEM;
 	}
 	free(ctx);
@@ -256,8 +165,16 @@ static int load(const char *path, const uid_t *owner, struct tierd_conf *conf,
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	if (owner && (fstat(fileno(f), &st) < 0 || st.st_uid != *owner ||
-		      (st.st_mode & 022))) {
+	if (fstat(fileno(f), &st) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	/* fopen() opens a directory for reading; fread() then fails. */
+	if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		goto out;
+	}
+	if (owner && (st.st_uid != *owner || (st.st_mode & 022))) {
 		ret = -EPERM;
 		goto out;
 	}

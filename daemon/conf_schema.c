@@ -93,6 +93,54 @@ const char *conf_numa_balancing_name(enum conf_numa_balancing m)
 	return numab_names[m];
 }
 
+/*
+ * A cgroup the policy names (cgroups[].path, sampling.targets.cgroups, a
+ * gpu_nodes[].allow entry that starts with /): its path below the cgroup2
+ * mount, as /proc/PID/cgroup writes it.  tierd compares such paths as
+ * strings and opens files below the mount by them, so ".." (which leads
+ * out of the subtree, or of the mount), "." and "//" are refused: a path
+ * written with them would never match a process's cgroup.
+ */
+static void check_cgroup_path(struct conf_ctx *ctx, const char *cg,
+			      struct conf_mark m, const char *path,
+			      const char *key)
+{
+	if (cg[0] != '/') {
+		conf_error(ctx, m, path, key,
+			   "'%s' must start with / (relative to the cgroup2 mount)",
+			   cg);
+		return;
+	}
+	for (const char *c = cg + 1;; c++) {
+		const char *end = strchrnul(c, '/');
+		size_t len = end - c;
+
+		if (len == 2 && !strncmp(c, "..", 2)) {
+			conf_error(ctx, m, path, key,
+				   "'%s' has a '..' component (cgroup paths stay below the cgroup2 mount)",
+				   cg);
+			return;
+		}
+		if ((len == 1 && *c == '.') || (len == 0 && *end)) {
+			conf_error(ctx, m, path, key,
+				   "'%s' has a '.' or empty component (write the path as /proc/PID/cgroup shows it)",
+				   cg);
+			return;
+		}
+		if (!*end)
+			return;
+		c = end;
+	}
+}
+
+static void check_cgroup_paths(struct conf_ctx *ctx,
+			       const struct conf_strlist *l, const char *path,
+			       const char *key)
+{
+	for (int i = 0; i < l->n; i++)
+		check_cgroup_path(ctx, l->s[i], l->marks[i], path, key);
+}
+
 /* ---- tiers: [{name, nodes, low_watermark_pct, high_watermark_pct}] ---- */
 
 static void check_watermarks(struct conf_ctx *ctx, void *base,
@@ -142,6 +190,11 @@ static void check_gpu(struct conf_ctx *ctx, void *base,
 		conf_error(ctx, g->mark, path, "node", "missing");
 		g->node = -1;
 	}
+	/* Entries that start with / are cgroups; the others, comm patterns. */
+	for (int i = 0; i < g->allow.n; i++)
+		if (g->allow.s[i][0] == '/')
+			check_cgroup_path(ctx, g->allow.s[i], g->allow.marks[i],
+					  path, "allow");
 }
 
 #define GOFF(field) offsetof(struct conf_gpu_node, field)
@@ -187,25 +240,12 @@ static const struct conf_key damon_keys[] = {
 static const struct conf_table damon_table =
 	TABLE(damon_keys, .check = check_damon);
 
-static void check_cgroup_paths(struct conf_ctx *ctx,
-			       const struct conf_strlist *l, struct conf_mark m,
-			       const char *path, const char *key)
-{
-	for (int i = 0; i < l->n; i++)
-		if (l->s[i][0] != '/')
-			conf_error(
-				ctx, m, path, key,
-				"'%s' must start with / (relative to the cgroup2 mount)",
-				l->s[i]);
-}
-
 static void check_targets(struct conf_ctx *ctx, void *base,
 			  const struct conf_mark *marks, const char *path)
 {
 	struct tierd_conf *c = base;
 
-	check_cgroup_paths(ctx, &c->sampling.target_cgroups, marks[0], path,
-			   "cgroups");
+	check_cgroup_paths(ctx, &c->sampling.target_cgroups, path, "cgroups");
 }
 
 static const struct conf_key target_keys[] = {
@@ -252,16 +292,17 @@ static void check_cgroup(struct conf_ctx *ctx, void *base,
 
 	if (!marks[0].line)
 		conf_error(ctx, cg->mark, path, "path", "missing");
-	else if (cg->path[0] != '/')
-		conf_error(
-			ctx, marks[0], path, "path",
-			"'%s' must start with / (relative to the cgroup2 mount)",
-			cg->path);
+	else
+		check_cgroup_path(ctx, cg->path, marks[0], path, "path");
 }
 
 #define COFF(field) offsetof(struct conf_cgroup, field)
 static const struct conf_key cgroup_keys[] = {
-	STRING("path", COFF(path), CONF_PATH_MAX),
+	{ .name = "path",
+	  .type = CONF_STRING,
+	  .offset = COFF(path),
+	  .size = CONF_PATH_MAX,
+	  .marks_offset = COFF(path_mark) + 1 },
 	SIZE("fast_tier_max_bytes", COFF(fast_tier_max_bytes), 0),
 	U32("migrate_max_mb_per_s", COFF(migrate_max_mb_per_s), 0, 1000000, 0),
 };
@@ -331,7 +372,11 @@ static void check_control(struct conf_ctx *ctx, void *base,
 }
 
 static const struct conf_key control_keys[] = {
-	STRING("group", OFF(control.group), GROUP_SIZE),
+	{ .name = "group",
+	  .type = CONF_STRING,
+	  .offset = OFF(control.group),
+	  .size = GROUP_SIZE,
+	  .marks_offset = OFF(control.group_mark) + 1 },
 };
 static const struct conf_table control_table =
 	TABLE(control_keys, .check = check_control);
@@ -429,4 +474,10 @@ void conf_tiers_config(const struct tierd_conf *conf, struct tiers_config *ret)
 	ret->default_high_watermark_pct = high->def;
 	for (int i = 0; i < conf->nr_gpu_nodes; i++)
 		ret->gpu_nodes[ret->nr_gpu_nodes++] = conf->gpu_nodes[i].node;
+}
+
+void conf_defaults(struct tierd_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	conf_table_defaults(&conf_root_table, conf);
 }

@@ -4,22 +4,16 @@
 #include <string.h>
 
 #include "ctl_cmd.h"
+#include "json.h"
 #include "log.h"
 #include "metrics.h"
 #include "status.h"
 
 void ctl_json_message(FILE *f, bool ok, const char *msg)
 {
-	fprintf(f, "{\"ok\":%s,\"message\":\"", ok ? "true" : "false");
-	for (; *msg; msg++) {
-		if (*msg == '"' || *msg == '\\')
-			fputc('\\', f);
-		if (*msg == '\n')
-			fputs("\\n", f);
-		else if ((unsigned char)*msg >= 0x20)
-			fputc(*msg, f);
-	}
-	fputs("\"}\n", f);
+	fprintf(f, "{\"ok\":%s,\"message\":", ok ? "true" : "false");
+	json_str(f, msg);
+	fputs("}\n", f);
 }
 
 static int cmd_metrics(struct tierd *d, FILE *f)

@@ -26,11 +26,13 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "conf_machine.h"
 #include "ctl_server.h"
 #include "daemon.h"
 #include "fsutil.h"
 #include "log.h"
 #include "notify.h"
+#include "sys/topology.h"
 #include "tierd-config.h"
 
 #define USEC_PER_MSEC 1000ull
@@ -41,12 +43,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: tierd [OPTIONS]\n"
-		"       tierd --check-config [FILE]\n\n"
+		"       tierd --check-config [--offline] [FILE]\n\n"
 		"Promote hot pages to fast memory tiers and demote cold ones.\n\n"
 		"  -c, --config FILE       policy file (default " TIERD_CONFIG_PATH
 		")\n"
-		"  -n, --check-config      parse the policy file, print \"configuration OK\" or\n"
-		"                          the errors, and exit\n"
+		"  -n, --check-config      check the policy file against this machine, print\n"
+		"                          \"configuration OK\" or the errors, and exit\n"
+		"      --offline           with --check-config: check the file alone\n"
 		"      --runtime-dir DIR   control socket directory (default $TIERD_RUNTIME_DIR,\n"
 		"                          $RUNTIME_DIRECTORY, then " TIERD_RUNTIME_DIR
 		")\n"
@@ -57,10 +60,17 @@ static void usage(FILE *f)
 		"  -h, --help              this text\n");
 }
 
-static int check_config(const char *path)
+/*
+ * --check-config: the file, then the file against this machine (nodes,
+ * control.group, cgroups: conf_check_machine(), as a load or reload does),
+ * under @root; --offline: the file alone.  Warnings do not fail the check.
+ */
+static int check_config(const char *path, const char *root, bool offline)
 {
 	static struct tierd_conf conf;
-	char *errors = NULL;
+	static struct topology topo;
+	char *errors = NULL, *warnings = NULL;
+	gid_t gid;
 	int r = conf_load(path, &conf, &errors);
 
 	if (r == -EINVAL) {
@@ -72,6 +82,28 @@ static int check_config(const char *path)
 		fprintf(stderr, "%s: %s\n", path, strerror(-r));
 		return 1;
 	}
+	if (offline) {
+		printf("configuration OK (offline: not checked against this machine)\n");
+		return 0;
+	}
+	r = topo_read(root, &topo);
+	if (r < 0) {
+		fprintf(stderr,
+			"Failed to read the NUMA topology under %s: %s (--offline checks the file alone)\n",
+			root, strerror(-r));
+		return 1;
+	}
+	r = conf_check_machine(&conf, &topo, root, &gid, &errors, &warnings);
+	if (warnings)
+		fputs(warnings, stderr);
+	if (errors)
+		fputs(errors, stderr);
+	free(warnings);
+	free(errors);
+	if (r == -ENOMEM)
+		fprintf(stderr, "%s: %s\n", path, strerror(-r));
+	if (r < 0)
+		return 1;
 	printf("configuration OK\n");
 	return 0;
 }
@@ -358,10 +390,11 @@ out:
 
 int main(int argc, char **argv)
 {
-	enum { OPT_RUNTIME = 256, OPT_NO_KNOBS, OPT_ROOT, OPT_VERSION };
+	enum { OPT_RUNTIME = 256, OPT_NO_KNOBS, OPT_ROOT, OPT_VERSION, OPT_OFFLINE };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'n' },
+		{ "offline", no_argument, NULL, OPT_OFFLINE },
 		{ "runtime-dir", required_argument, NULL, OPT_RUNTIME },
 		{ "no-knobs", no_argument, NULL, OPT_NO_KNOBS },
 		{ "root", required_argument, NULL, OPT_ROOT },
@@ -372,7 +405,7 @@ int main(int argc, char **argv)
 	};
 	static struct tierd d;
 	const char *config = NULL, *runtime = NULL;
-	bool check = false;
+	bool check = false, offline = false;
 	int c;
 
 	log_init();
@@ -384,6 +417,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			check = true;
+			break;
+		case OPT_OFFLINE:
+			offline = true;
 			break;
 		case OPT_RUNTIME:
 			runtime = optarg;
@@ -416,8 +452,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (offline && !check) {
+		fprintf(stderr, "tierd: --offline goes with --check-config\n");
+		usage(stderr);
+		return 2;
+	}
 	if (check)
-		return check_config(config ? config : TIERD_CONFIG_PATH);
+		return check_config(config ? config : TIERD_CONFIG_PATH, d.root,
+				    offline);
 
 	d.config_is_default = !config;
 	if (snprintf(d.config_path, sizeof(d.config_path), "%s",

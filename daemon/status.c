@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json.h"
 #include "status.h"
 #include "tierd-config.h"
 
@@ -22,22 +23,6 @@ void fmt_bytes(char *buf, size_t size, double v)
 		u++;
 	}
 	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 static void tier_bytes(const struct tierd *d, int t, uint64_t *total,

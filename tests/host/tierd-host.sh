@@ -3,7 +3,8 @@
 # directory and --no-knobs: status, --json, metrics, sd_notify messages,
 # reload good and bad (the old policy keeps running), SIGHUP, dry-run, a
 # non-root client refused, a second instance refused, SIGTERM, and no
-# kernel knob changed.  Also tierd on the DRAM+CXL fixture tree (--root).
+# kernel knob changed.  Also tierd on the DRAM+CXL fixture tree (--root),
+# and --json with every byte in the config's path.
 #   tierd-host.sh TIERD TIERCTL FIXTURES_DIR [TIERS]
 # TIERS: how many tiers status must show (default 1, this single-node
 # machine; the lab guest passes 2).
@@ -231,7 +232,54 @@ grep -q 'The kernel puts memory nodes in one tier that HMAT separates' "$T/fixtu
 	bad "fixture: flat tiers not logged"
 kill -TERM $fpid; wait $fpid
 
-# 10. No kernel knob changed.
+# 10. Any byte in a path: tierctl --json answers valid JSON, the path in it
+# as a UTF-8 decoder that replaces reads its bytes (each byte that is not
+# UTF-8 a U+FFFD).  The config's path holds every byte 0x01-0xff, '/' as
+# the separator of a directory and a file below $T.
+python3 - "$tierd" "$tierctl" "$T" <<'PY' && ok "--json status and reload valid JSON for a path with every byte" ||
+import json, os, subprocess, sys, time
+tierd, tierctl, t = sys.argv[1:4]
+sub, name = bytes(range(0x01, 0x2f)), bytes(range(0x30, 0x100))
+rel = sub + b"/" + name
+os.mkdir(os.path.join(t.encode(), sub))
+cfg = os.path.join(t.encode(), rel)
+with open(cfg, "w") as f:
+    f.write("interval_ms: 200\n")
+run = os.path.join(t, "run-bytes")
+log = open(os.path.join(t, "bytes.log"), "w")
+p = subprocess.Popen([tierd, b"--config", rel, "--runtime-dir", run, "--no-knobs"], cwd=t, stderr=log)
+
+def ctl(*args):
+    return subprocess.run([tierctl, "--runtime-dir", run, "--json", *args], capture_output=True)
+
+def escaped(b):
+    """What an error message makes of the bytes of a path (conf_error)."""
+    return b"".join(b"\\n" if c == 10 else b"\\t" if c == 9 else
+                    b"\\x%02x" % c if c < 0x20 or c == 0x7f else bytes([c]) for c in b)
+
+try:
+    for _ in range(100):
+        r = ctl("status")
+        if r.returncode == 0:
+            break
+        time.sleep(0.1)
+    # Strict: invalid UTF-8, or a raw control character in a string, fails.
+    st = json.loads(r.stdout.decode("utf-8"))
+    assert st["config"] == rel.decode("utf-8", "replace"), st["config"]
+    with open(cfg, "w") as f:
+        f.write("interval_ms: 5\n")
+    r = ctl("reload")
+    assert r.returncode == 1, r
+    msg = json.loads(r.stderr.decode("utf-8"))
+    want = escaped(rel).decode("utf-8", "replace") + ":1:14: interval_ms: 5 is out of range 10..60000\n"
+    assert msg == {"ok": False, "message": want}, msg
+finally:
+    p.terminate()
+    p.wait()
+PY
+	bad "--json with every byte in the config's path (log: $(cat "$T/bytes.log"))"
+
+# 11. No kernel knob changed.
 knobs >"$T/knobs.after"
 diff "$T/knobs.before" "$T/knobs.after" && ok "no kernel knob changed" || bad "kernel knobs changed"
 [ $fail -eq 0 ] || { echo "--- tierd.log"; cat "$T/tierd.log"; }

@@ -62,4 +62,18 @@ static int test_failures;
 
 #define TEST_EXIT() (test_failures ? 1 : 0)
 
+/* TEST_ASAN: built with AddressSanitizer.  GCC defines
+ * __SANITIZE_ADDRESS__; clang before 16 does not, and says so through
+ * __has_feature. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+#ifndef TEST_ASAN
+#define TEST_ASAN 0
+#endif
+
 #endif

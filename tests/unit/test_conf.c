@@ -2,17 +2,22 @@
 /*
  * The config parser: defaults, the shipped configs, values that parse, and
  * every file under fixtures/conf/bad with its exact expected messages
- * (NAME.yaml -> NAME.expected).
+ * (NAME.yaml -> NAME.expected); a parsed config against a machine
+ * (conf_check_machine()) with its exact errors and warnings.
  *
  *   test_conf FIXTURES_DIR CONFIGS_DIR
  *   test_conf --print FILE   (prints the errors, to write a new .expected)
  */
 #include <dirent.h>
 #include <errno.h>
+#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "conf.h"
+#include "conf_machine.h"
 #include "conf_schema.h"
 #include "test.h"
 
@@ -147,7 +152,9 @@ static void test_shipped(void)
 	if (err)
 		fprintf(stderr, "%s", err);
 	conf_defaults(&def);
+	/* Where the file is, and where it names a key, are not values. */
 	strcpy(def.path, file.path);
+	def.control.group_mark = file.control.group_mark;
 	CHECK(memcmp(&file, &def, sizeof(def)) == 0);
 	for (size_t i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "%s/%s", configs, examples[i]);
@@ -261,6 +268,176 @@ static void test_bad(void)
 	CHECK(seen >= 10);
 }
 
+/* Nodes 0 and 1 with memory, node 2 without (a CPU-only node). */
+static void machine_topology(struct topology *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->nr_nodes = 3;
+	for (int i = 0; i < 3; i++) {
+		t->nodes[i].id = i;
+		t->nodes[i].has_memory = i < 2;
+		t->nodes[i].kernel_tier = 4;
+	}
+}
+
+/* conf_check_machine() on @text: its return, errors and warnings. */
+static int machine_check(const char *text, const char *root, gid_t *gid,
+			 char **errors, char **warnings)
+{
+	static struct topology topo;
+	struct tierd_conf *c;
+	char *err = NULL;
+
+	c = parse(text, &err);
+	CHECK(c && !err);
+	if (!c)
+		return -EINVAL;
+	machine_topology(&topo);
+	return conf_check_machine(c, &topo, root, gid, errors, warnings);
+}
+
+/* Nodes and control.group: errors, every one where the file names it. */
+static void test_machine_errors(void)
+{
+	char *errors, *warnings;
+	struct group *root_grp = getgrgid(0);
+	char text[256];
+	gid_t gid;
+
+	CHECK_EQ_INT(machine_check("tiers:\n"
+				   "  - {name: dram, nodes: [0]}\n"
+				   "  - {name: cxl, nodes: [1, 2, 7]}\n"
+				   "gpu_nodes:\n"
+				   "  - node: 9\n"
+				   "control:\n"
+				   "  group: no-such-group-tierd\n",
+				   "/nonexistent", &gid, &errors, &warnings),
+		     -ENODEV);
+	CHECK_EQ_STR(errors,
+		     "t.yaml:3:28: tiers: node 2 is not a memory node of this machine\n"
+		     "t.yaml:3:31: tiers: node 7 is not a memory node of this machine\n"
+		     "t.yaml:5:5: gpu_nodes: node 9 is not a memory node of this machine\n"
+		     "t.yaml:7:10: control.group: 'no-such-group-tierd': no such group\n");
+	CHECK(!warnings);
+	free(errors);
+
+	/* The group alone: -ENOENT. */
+	CHECK_EQ_INT(machine_check("interval_ms: 500\ncontrol: {group: no-such-group-tierd}\n",
+				   "/nonexistent", &gid, &errors, &warnings),
+		     -ENOENT);
+	CHECK_EQ_STR(errors,
+		     "t.yaml:2:18: control.group: 'no-such-group-tierd': no such group\n");
+	CHECK_EQ_INT(gid, (gid_t)-1);
+	free(errors);
+
+	/* Good: the tiers derived from the config, the group resolved. */
+	CHECK(root_grp);
+	if (!root_grp)
+		return;
+	snprintf(text, sizeof(text),
+		 "tiers:\n  - {name: a, nodes: [1]}\n  - {name: b, nodes: [0]}\n"
+		 "control: {group: %s}\n", root_grp->gr_name);
+	CHECK_EQ_INT(machine_check(text, "/nonexistent", &gid, &errors, &warnings), 0);
+	CHECK(!errors && !warnings);
+	CHECK_EQ_INT(gid, 0);
+	CHECK_EQ_INT(machine_check("{}\n", "/nonexistent", &gid, &errors, &warnings), 0);
+	CHECK_EQ_INT(gid, (gid_t)-1);
+}
+
+static void make_dir(const char *root, const char *path)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s%s", root, path);
+	CHECK(mkdir(dir, 0755) == 0);
+}
+
+static void make_file(const char *root, const char *path)
+{
+	char file[4096];
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s%s", root, path);
+	f = fopen(file, "w");
+	CHECK(f);
+	if (f)
+		fclose(f);
+}
+
+/* Cgroups that do not exist: warnings with line and column, no error. */
+static void test_machine_cgroups(void)
+{
+	static const char text[] =
+		"gpu_nodes:\n"
+		"  - node: 1\n"
+		"    allow: [python, /a.slice, /gpu.slice]\n"
+		"sampling:\n"
+		"  targets:\n"
+		"    cgroups:\n"
+		"      - /a.slice/b\n"
+		"      - /gone.slice\n"
+		"cgroups:\n"
+		"  - path: /a.slice\n"
+		"  - path: /a.slice/file\n";
+	char root[64] = "/tmp/test_conf.XXXXXX", file[4096], *errors, *warnings;
+	gid_t gid;
+
+	CHECK(mkdtemp(root));
+	make_dir(root, "/sys");
+	make_dir(root, "/sys/fs");
+	/* Not a cgroup2 mount yet: one warning. */
+	make_dir(root, "/sys/fs/cgroup");
+	CHECK_EQ_INT(machine_check(text, root, &gid, &errors, &warnings), 0);
+	CHECK(!errors);
+	snprintf(file, sizeof(file),
+		 "t.yaml:3:21: gpu_nodes[0].allow: no cgroup2 file system at %s/sys/fs/cgroup: the cgroups the policy names are not checked\n",
+		 root);
+	CHECK_EQ_STR(warnings, file);
+	free(warnings);
+
+	make_file(root, "/sys/fs/cgroup/cgroup.controllers");
+	make_dir(root, "/sys/fs/cgroup/a.slice");
+	make_dir(root, "/sys/fs/cgroup/a.slice/b");
+	make_file(root, "/sys/fs/cgroup/a.slice/file");
+	/* "/" at the end of the root is the same root. */
+	strcat(root, "/");
+	CHECK_EQ_INT(machine_check(text, root, &gid, &errors, &warnings), 0);
+	CHECK(!errors);
+	CHECK_EQ_STR(warnings,
+		     "t.yaml:3:31: gpu_nodes[0].allow: '/gpu.slice' is not a cgroup on this machine (yet): the rule admits it once it exists\n"
+		     "t.yaml:8:9: sampling.targets.cgroups: '/gone.slice' is not a cgroup on this machine (yet): its processes are sampled once it exists\n"
+		     "t.yaml:11:11: cgroups[1].path: '/a.slice/file' is not a cgroup on this machine (yet): its budget applies once it exists\n");
+	free(warnings);
+
+	/* Errors and warnings together. */
+	CHECK_EQ_INT(machine_check("tiers: [{name: x, nodes: [2]}]\n"
+				   "cgroups: [{path: /gone.slice}]\n",
+				   root, &gid, &errors, &warnings),
+		     -ENODEV);
+	CHECK_EQ_STR(errors,
+		     "t.yaml:1:27: tiers: node 2 is not a memory node of this machine\n");
+	CHECK_EQ_STR(warnings,
+		     "t.yaml:2:18: cgroups[0].path: '/gone.slice' is not a cgroup on this machine (yet): its budget applies once it exists\n");
+	free(errors);
+	free(warnings);
+
+	root[strlen(root) - 1] = '\0';
+	snprintf(file, sizeof(file), "rm -rf '%s'", root);
+	CHECK(system(file) == 0);
+}
+
+/* A directory is not a config: said so, not "Input/output error". */
+static void test_directory(void)
+{
+	static struct tierd_conf c;
+	char *err = NULL;
+
+	CHECK_EQ_INT(conf_load(fixtures, &c, &err), -EISDIR);
+	CHECK(!err);
+	CHECK_EQ_INT(conf_load_trusted(fixtures, geteuid(), &c, &err), -EISDIR);
+	CHECK(!err);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--print")) {
@@ -282,5 +459,8 @@ int main(int argc, char **argv)
 	RUN(test_shipped);
 	RUN(test_bad);
 	RUN(test_documented);
+	RUN(test_machine_errors);
+	RUN(test_machine_cgroups);
+	RUN(test_directory);
 	return TEST_EXIT();
 }

@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A strict YAML reader driven by the tables of conf_schema.c: defaults first,
- * then every key of the document is looked up in its table and converted;
- * unknown keys, duplicates, wrong types and out-of-range values are errors
- * that name the file, line, column and the dotted key.  Errors do not stop
+ * A strict YAML walker driven by tables of keys (conf_walk.h): every key of
+ * the document is looked up in its table and converted; unknown keys,
+ * duplicates, wrong types and out-of-range values are errors that name the
+ * file, line, column and the dotted key.  Errors do not stop
  * the walk, so one run reports all of them.  The schema's depth bounds the
  * walk, whatever aliases the document holds.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf_schema.h"
+#include "conf_walk.h"
 
 static const char *scalar(const yaml_node_t *n)
 {
@@ -206,6 +207,7 @@ static void walk_strlist(struct conf_ctx *ctx, const struct conf_key *k,
 				   "expected a non-empty string");
 			continue;
 		}
+		l->marks[l->n] = conf_mark_of(e);
 		set_string(ctx, l->s[l->n++], CONF_PATTERN_MAX, e, path,
 			   k->name);
 	}
@@ -388,6 +390,10 @@ void conf_walk_map(struct conf_ctx *ctx, const struct conf_table *t, void *base,
 			continue;
 		}
 		marks[i] = conf_mark_of(v);
+		if (t->keys[i].type == CONF_STRING && t->keys[i].marks_offset)
+			*(struct conf_mark *)((char *)base +
+					      t->keys[i].marks_offset - 1) =
+				marks[i];
 		set_value(ctx, &t->keys[i], base, v, path);
 	}
 	if (t->check)
@@ -435,8 +441,93 @@ void conf_table_defaults(const struct conf_table *t, void *base)
 	}
 }
 
-void conf_defaults(struct tierd_conf *conf)
+/*
+ * Keys and values come from the file: a control character in them (a YAML
+ * scalar may hold a newline) would split one error into two lines, or forge
+ * a log line.  Copy @src into @dst with each written as \n, \t or \xNN.
+ */
+static void copy_escaped(char *dst, size_t size, const char *src)
 {
-	memset(conf, 0, sizeof(*conf));
-	conf_table_defaults(&conf_root_table, conf);
+	size_t o = 0;
+
+	for (; *src; src++) {
+		unsigned char c = *src;
+		char esc[5];
+		size_t n;
+
+		if (c >= 0x20 && c != 0x7f) {
+			esc[0] = c;
+			n = 1;
+		} else if (c == '\n' || c == '\t') {
+			esc[0] = '\\';
+			esc[1] = c == '\n' ? 'n' : 't';
+			n = 2;
+		} else {
+			n = snprintf(esc, sizeof(esc), "\\x%02x", c);
+		}
+		if (o + n >= size)
+			break;
+		memcpy(dst + o, esc, n);
+		o += n;
+	}
+	dst[o] = '\0';
+}
+
+void conf_error(struct conf_ctx *ctx, struct conf_mark mark, const char *path,
+		const char *key, const char *fmt, ...)
+{
+	struct conf_error *e;
+	char raw[sizeof(e->text)];
+	va_list ap;
+	int n;
+
+	if (ctx->nr_errors++ >= CONF_MAX_ERRORS)
+		return;
+	e = &ctx->errors[ctx->nr_errors - 1];
+	e->mark = mark;
+	e->seq = ctx->nr_errors;
+	n = snprintf(raw, sizeof(raw), "%s:%u:%u: %s%s%s: ", ctx->name,
+		     mark.line, mark.column, path, *path && *key ? "." : "",
+		     key);
+	if (n >= 0 && (size_t)n < sizeof(raw)) {
+		va_start(ap, fmt);
+		vsnprintf(raw + n, sizeof(raw) - n, fmt, ap);
+		va_end(ap);
+	}
+	copy_escaped(e->text, sizeof(e->text), raw);
+}
+
+static int cmp_error(const void *a, const void *b)
+{
+	const struct conf_error *x = a, *y = b;
+
+	if (x->mark.line != y->mark.line)
+		return x->mark.line < y->mark.line ? -1 : 1;
+	if (x->mark.column != y->mark.column)
+		return x->mark.column < y->mark.column ? -1 : 1;
+	return x->seq - y->seq;
+}
+
+char *conf_format_errors(struct conf_ctx *ctx)
+{
+	int n = ctx->nr_errors < CONF_MAX_ERRORS ? ctx->nr_errors :
+						   CONF_MAX_ERRORS;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	qsort(ctx->errors, n, sizeof(ctx->errors[0]), cmp_error);
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s\n", ctx->errors[i].text);
+	if (ctx->nr_errors > n)
+		fprintf(f, "%s: %d more errors not shown\n", ctx->name,
+			ctx->nr_errors - n);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
