@@ -27,6 +27,7 @@
 #include "../core/hotness.h"
 #include "fsutil.h"
 #include "pmu.h"
+#include "pmu_attr.h"
 #include "sample_period.h"
 #include "sampler_bpf.h"
 #include "thp.h"
@@ -113,13 +114,13 @@ static void libbpf_why(char *why, size_t len, const char *what, int err)
 	snprintf(why, len, "%s: %s", what, buf);
 }
 
-/* Online CPUs from "0-3,5,7-8" into @cpus; returns how many. */
-static int online_cpus(const char *sysfs_root, int *cpus, int max)
+/* CPUs from a "0-3,5,7-8" file into @cpus; returns how many. */
+static int online_cpus(const char *sysfs_root, const char *path, int *cpus, int max)
 {
 	char buf[1024], *p, *end;
 	int n = 0, r;
 
-	r = fs_read(sysfs_root, "devices/system/cpu/online", buf, sizeof(buf), NULL);
+	r = fs_read(sysfs_root, path, buf, sizeof(buf), NULL);
 	if (r < 0)
 		return r;
 	for (p = buf; *p && *p != '\n';) {
@@ -139,9 +140,11 @@ static int online_cpus(const char *sysfs_root, int *cpus, int max)
 static int bpf_probe(struct sampler *s, char *why, size_t len)
 {
 	struct sampler_bpf *b = SB(s);
+	struct perf_event_attr attr;
+	int r;
 
 	if (access(b->btf_path, R_OK) < 0) {
-		int r = -errno;
+		r = -errno;
 
 		snprintf(why, len, "no kernel BTF at %s (%s): the program needs it for CO-RE "
 			 "(CONFIG_DEBUG_INFO_BTF=y)", b->btf_path, strerror(-r));
@@ -151,7 +154,11 @@ static int bpf_probe(struct sampler *s, char *why, size_t len)
 		snprintf(b->ev.desc, sizeof(b->ev.desc), "page faults of pid %d", b->p.fault_pid);
 		return 0;
 	}
-	return pmu_find_mem_sampler(b->sysfs_root, &b->ev, why, len);
+	r = pmu_find_mem_sampler(b->sysfs_root, &b->ev, why, len);
+	if (r < 0)
+		return r;
+	/* An event the kernel would refuse is a reason to fall back, said here. */
+	return pmu_attr_build(&b->ev, pmu_attr_period(&b->ev, b->p.period_init), &attr, why, len);
 }
 
 static int open_event(struct sampler_bpf *b, int cpu, int precise_ip)
@@ -174,13 +181,11 @@ static int open_event(struct sampler_bpf *b, int cpu, int precise_ip)
 		pid = b->p.fault_pid;
 		cpu = -1;
 	} else {
-		attr.type = b->ev.type;
-		attr.config = b->ev.config;
-		attr.config1 = b->ev.config1;
-		attr.config2 = b->ev.config2;
-		attr.sample_period = b->period;
-		attr.precise_ip = precise_ip;
-		attr.sample_type |= PERF_SAMPLE_DATA_SRC;
+		struct pmu_event ev = b->ev;
+
+		ev.precise_ip = precise_ip;
+		if (pmu_attr_build(&ev, b->period, &attr, NULL, 0) < 0)
+			return -EINVAL;	/* bpf_probe() said why */
 	}
 	fd = (int)syscall(__NR_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
@@ -222,10 +227,13 @@ static int attach_all(struct sampler_bpf *b, char *why, size_t len)
 		cpus[0] = -1;
 		n = 1;
 	} else {
-		n = online_cpus(b->sysfs_root, cpus, MAX_CPUS);
+		/* A hybrid part's PMU exists on its own CPUs only. */
+		const char *path = b->ev.cpus_path[0] ? b->ev.cpus_path : "devices/system/cpu/online";
+
+		n = online_cpus(b->sysfs_root, path, cpus, MAX_CPUS);
 		if (n <= 0) {
-			snprintf(why, len, "cannot read %s/devices/system/cpu/online: %s",
-				 b->sysfs_root, strerror(n < 0 ? -n : EINVAL));
+			snprintf(why, len, "cannot read %s/%s: %s", b->sysfs_root, path,
+				 strerror(n < 0 ? -n : EINVAL));
 			return n < 0 ? n : -EINVAL;
 		}
 	}
@@ -309,7 +317,8 @@ static int bpf_start(struct sampler *s, char *why, size_t len)
 		snprintf(why, len, "out of memory");
 		goto fail;
 	}
-	b->period = b->p.period_init;
+	b->period = b->p.fault_pid > 0 ? b->p.period_init :
+		    pmu_attr_period(&b->ev, b->p.period_init);
 	r = attach_all(b, why, len);
 	if (r < 0)
 		goto fail;
@@ -435,6 +444,8 @@ static void adapt_period(struct sampler_bpf *b, uint64_t samples, uint64_t now_n
 	if ((b->p.fault_pid > 0 && !b->p.fault_adapt) || !interval)
 		return;	/* the test event samples every fault by design */
 	next = sample_period_next(&sp, b->period, cost, interval, 1);
+	if (b->p.fault_pid <= 0)
+		next = pmu_attr_period(&b->ev, next);
 	if (next == b->period)
 		return;
 	for (int i = 0; i < b->nfds; i++)
