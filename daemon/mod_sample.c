@@ -161,12 +161,22 @@ static void procs_update(struct tierd *d, struct mod_sample *m)
 	p->targets_generation++;
 }
 
+/* @item onto @list, "; "-joined. */
+static void list_add(char *list, size_t len, const char *item)
+{
+	size_t used = strnlen(list, len);
+
+	if (*item && used + 1 < len)
+		snprintf(list + used, len - used, "%s%s", used ? "; " : "", item);
+}
+
 static int mod_sample_start(struct tierd *d, void **ret_priv)
 {
 	const struct tierd_conf *c = d->conf;
 	struct pipeline *p = pipe_get(d);
 	struct mod_sample *m;
-	char why[512] = "";
+	char why[512] = "", skipped[512];
+	char *nt = d->stats.sampler_not_taken; /* for status */
 	int r;
 
 	if (!p)
@@ -207,6 +217,7 @@ static int mod_sample_start(struct tierd *d, void **ret_priv)
 		log_warn("Failed to create %s: %s", d->runtime_dir, strerror(errno));
 	/* libbpf's messages, for both sources' BPF programs. */
 	sampler_bpf_set_log(bpf_log);
+	nt[0] = '\0';
 	if (c->sampling.source != CONF_SOURCE_DAMON) {
 		struct sampler_bpf_params bp;
 
@@ -214,6 +225,11 @@ static int mod_sample_start(struct tierd *d, void **ret_priv)
 		bp.cpu_budget_pct = c->sampling.cpu_budget_pct;
 		if (sampler_bpf_new(&bp, &m->cands[m->nr_cands]) == 0)
 			m->nr_cands++;
+		else
+			list_add(nt, sizeof(d->stats.sampler_not_taken),
+				 "bpf: tierd is built without BPF");
+	} else {
+		list_add(nt, sizeof(d->stats.sampler_not_taken), "bpf: sampling.source is damon");
 	}
 	if (c->sampling.source != CONF_SOURCE_BPF) {
 		struct sampler_damon_params dp;
@@ -236,7 +252,10 @@ static int mod_sample_start(struct tierd *d, void **ret_priv)
 			return r;
 		m->nr_cands++;
 	}
-	r = sampler_pick(m->cands, m->nr_cands, why, sizeof(why));
+	r = sampler_pick_skipped(m->cands, m->nr_cands, why, sizeof(why), skipped, sizeof(skipped));
+	list_add(nt, sizeof(d->stats.sampler_not_taken), skipped);
+	if (c->sampling.source == CONF_SOURCE_BPF)
+		list_add(nt, sizeof(d->stats.sampler_not_taken), "damon: sampling.source is bpf");
 	if (r < 0) {
 		snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
 			 "%.*s", (int)sizeof(d->stats.sampler_reason) - 1, why);

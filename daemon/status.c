@@ -79,6 +79,8 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 	json_str(f, s->sampler_source);
 	fputs(",\"reason\":", f);
 	json_str(f, s->sampler_reason);
+	fputs(",\"not_taken\":", f);
+	json_str(f, s->sampler_not_taken);
 	fprintf(f, ",\"cpu_seconds\":%.3f,\"cost_pct\":%.3f,\"cost_source\":",
 		s->sampler_cpu_seconds_total, s->sampler_cost_pct);
 	json_str(f, s->sampler_cost_source[0] ? s->sampler_cost_source : "none");
@@ -192,6 +194,8 @@ void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 		fprintf(f, "knobs:    changed by an administrator, left to them: %s\n",
 			s->knobs_foreign);
 	fprintf(f, "sampling: %s (%s)\n", s->sampler_source, s->sampler_reason);
+	if (s->sampler_not_taken[0])
+		fprintf(f, "          not taken: %s\n", s->sampler_not_taken);
 	if (s->sampler_cost_source[0] && strcmp(s->sampler_cost_source, "none"))
 		fprintf(f, "          costs %.2f%% of a CPU (%s), %.1f s since start\n",
 			s->sampler_cost_pct, s->sampler_cost_source, s->sampler_cpu_seconds_total);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * pmu_attr_build() against the rules of Linux 6.12, one test per rule, each
- * naming the kernel function that applies it.
+ * naming the kernel function that applies it; then the source order
+ * (PEBS/IBS, else DAMON) on fixture PMUs through the real BPF source's probe.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,6 +10,8 @@
 
 #include "pmu.h"
 #include "pmu_attr.h"
+#include "sampler_bpf.h"
+#include "sampler_fake.h"
 #include "test.h"
 
 static const char *fixtures;
@@ -279,6 +282,93 @@ static void test_hybrid_cpus(void)
 	CHECK(!cpu.mem_loads_aux);
 }
 
+/*
+ * The order of sources: the BPF source on a PMU the builder accepts, else
+ * the next candidate (DAMON in tierd), with the reason per source skipped.
+ * The BPF source is real; its probe reads the fixture tree.
+ */
+static int bpf_on(const char *name, struct sampler **ret)
+{
+	struct sampler_bpf_params p;
+	static char root[512], btf[512];
+
+	sampler_bpf_params_default(&p);
+	snprintf(root, sizeof(root), "%s/pmu/%s", fixtures, name);
+	snprintf(btf, sizeof(btf), "%s/pmu/btf-vmlinux", fixtures);
+	p.sysfs_root = root;
+	p.btf_path = btf;
+	return sampler_bpf_new(&p, ret);
+}
+
+static void test_fallback_order(void)
+{
+	static const char *const takes[] = { "intel", "hybrid", "amd", "amd-zen4" };
+	struct sampler_fake damon;
+	struct sampler *cands[2];
+	char why[1024], skipped[1024], want[1024], root[512];
+
+	if (bpf_on("none", &cands[0]) == -EOPNOTSUPP) {
+		printf("# skip: built without BPF\n");
+		return;
+	}
+	cands[1] = &damon.base;
+
+	/* No memory-sampling PMU: DAMON runs, and status says why not BPF. */
+	sampler_fake_init(&damon, "damon");
+	CHECK_EQ_INT(sampler_pick_skipped(cands, 2, why, sizeof(why), skipped, sizeof(skipped)), 1);
+	snprintf(root, sizeof(root), "%s/pmu/none", fixtures);
+	snprintf(want, sizeof(want), "bpf: no memory-sampling PMU: %s/bus/event_source/devices "
+		 "has neither cpu/events/mem-loads (Intel PEBS) nor ibs_op (AMD IBS); a VM or "
+		 "an older CPU", root);
+	CHECK_EQ_STR(skipped, want);
+	CHECK(damon.started);
+	sampler_free(cands[0]);
+
+	/* A PMU whose event the kernel would refuse (a VM without PEBS). */
+	CHECK_EQ_INT(bpf_on("vm-nopebs", &cands[0]), 0);
+	sampler_fake_init(&damon, "damon");
+	CHECK_EQ_INT(sampler_pick_skipped(cands, 2, why, sizeof(why), skipped, sizeof(skipped)), 1);
+	CHECK_EQ_STR(skipped, "bpf: PEBS cpu/mem-loads/: precise_ip 0: no PEBS, so no data "
+		     "addresses (setup_pebs_fixed_sample_data)");
+	sampler_free(cands[0]);
+
+	/* Each PMU the builder takes is the BPF source's to run. */
+	for (size_t i = 0; i < sizeof(takes) / sizeof(takes[0]); i++) {
+		CHECK_EQ_INT(bpf_on(takes[i], &cands[0]), 0);
+		why[0] = '\0';
+		CHECK_EQ_INT(sampler_probe(cands[0], why, sizeof(why)), 0);
+		CHECK_EQ_STR(why, "");
+		sampler_free(cands[0]);
+	}
+
+	/* The first candidate taken: nothing skipped. */
+	sampler_fake_init(&damon, "damon");
+	cands[0] = &damon.base;
+	CHECK_EQ_INT(sampler_pick_skipped(cands, 1, why, sizeof(why), skipped, sizeof(skipped)), 0);
+	CHECK_EQ_STR(skipped, "");
+}
+
+/* One "name: why" per source not taken, "; "-joined, without the one taken. */
+static void test_skipped_per_source(void)
+{
+	struct sampler_fake a, b, c;
+	struct sampler *cands[] = { &a.base, &b.base, &c.base };
+	char why[512], skipped[512];
+
+	sampler_fake_init(&a, "a");
+	sampler_fake_init(&b, "b");
+	sampler_fake_init(&c, "c");
+	a.probe_ret = -ENODEV;
+	a.why = "no PMU";
+	b.start_ret = -EBUSY;
+	CHECK_EQ_INT(sampler_pick_skipped(cands, 3, why, sizeof(why), skipped, sizeof(skipped)), 2);
+	CHECK_EQ_STR(skipped, "fake: no PMU; fake: Device or resource busy");
+	CHECK_EQ_STR(why, "fake: no PMU; fake: Device or resource busy; using fake");
+	/* A short buffer is cut, never overrun. */
+	CHECK_EQ_INT(sampler_pick_skipped(cands, 3, why, sizeof(why), skipped, 8), 2);
+	CHECK_EQ_STR(skipped, "fake: n");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -303,5 +393,7 @@ int main(int argc, char **argv)
 	RUN(test_ibs_no_precise_no_branches);
 	RUN(test_period_rounding);
 	RUN(test_hybrid_cpus);
+	RUN(test_fallback_order);
+	RUN(test_skipped_per_source);
 	return TEST_EXIT();
 }
