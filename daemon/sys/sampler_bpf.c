@@ -293,7 +293,6 @@ static int bpf_start(struct sampler *s, char *why, size_t len)
 		return r;
 	}
 	b->skel->rodata->page_shift = HOT_PAGE_SHIFT;
-	b->skel->rodata->skip_cache_hits = b->p.skip_cache_hits;
 	bpf_map__set_max_entries(b->skel->maps.hot_counts, b->p.max_pages);
 	bpf_map__set_max_entries(b->skel->maps.hot_tgids, b->p.max_targets);
 	r = hotness_bpf__load(b->skel);
