@@ -32,13 +32,12 @@
  * max_pages above the pages sampled per tick.  The data address is virtual:
  * a page counted just before munmap + mmap is attributed to the new mapping.
  * Samples with no address (IBS ops that are not loads/stores) are counted in
- * HOT_BPF_NO_ADDR and dropped.  With skip_cache_hits set, a load that the
- * PMU says hit L1/LFB/L2/L3 is not counted: the page's placement did not
- * matter for it.  That reads perf_sample_data through CO-RE (the field
- * offsets differ between kernels), hence the need for kernel BTF.
+ * HOT_BPF_NO_ADDR and dropped.  IBS cannot exclude kernel mode (its PMU
+ * refuses every exclude_* flag), so it also samples the kernel's own loads:
+ * a kernel address is counted in HOT_BPF_KERNEL_ADDR and dropped, a user
+ * address loaded by the kernel (a read(2) into a buffer) is counted.
  */
 #include "vmlinux.h"
-#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "hotness.h"
@@ -47,7 +46,6 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by the loader before load. */
 const volatile __u32 page_shift = 12;
-const volatile __u32 skip_cache_hits = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -78,21 +76,6 @@ static __always_inline void stat_inc(__u32 idx)
 		(*v)++;
 }
 
-static __always_inline int hit_in_cache(struct bpf_perf_event_data *ctx)
-{
-	struct bpf_perf_event_data_kern *kctx = (void *)ctx;
-	struct perf_sample_data *data = BPF_CORE_READ(kctx, data);
-	__u64 lvl;
-
-	/* Since 6.1 the kernel marks which fields a sample filled in. */
-	if (bpf_core_field_exists(data->sample_flags) &&
-	    !(BPF_CORE_READ(data, sample_flags) & HOT_PERF_SAMPLE_DATA_SRC))
-		return 0;
-	lvl = BPF_CORE_READ(data, data_src.val) >> HOT_MEM_LVL_SHIFT;
-	return (lvl & HOT_MEM_LVL_HIT) &&
-	       (lvl & (HOT_MEM_LVL_L1 | HOT_MEM_LVL_LFB | HOT_MEM_LVL_L2 | HOT_MEM_LVL_L3));
-}
-
 SEC("perf_event")
 int hot_sample(struct bpf_perf_event_data *ctx)
 {
@@ -110,8 +93,8 @@ int hot_sample(struct bpf_perf_event_data *ctx)
 		stat_inc(HOT_BPF_NO_ADDR);
 		return 0;
 	}
-	if (skip_cache_hits && hit_in_cache(ctx)) {
-		stat_inc(HOT_BPF_CACHE_HIT);
+	if (addr >= HOT_USER_ADDR_END) {
+		stat_inc(HOT_BPF_KERNEL_ADDR);
 		return 0;
 	}
 	key.tgid = tgid;

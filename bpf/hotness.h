@@ -18,22 +18,16 @@ enum hot_bpf_stat {
 	HOT_BPF_SAMPLES,	/* program runs */
 	HOT_BPF_UNTRACKED,	/* sample of a process that is not a target */
 	HOT_BPF_NO_ADDR,	/* the PMU gave no data address */
-	HOT_BPF_CACHE_HIT,	/* skipped: the load hit a CPU cache */
+	HOT_BPF_KERNEL_ADDR,	/* a kernel address (IBS samples kernel mode too) */
 	HOT_BPF_COUNTED,	/* added to the hash */
 	HOT_BPF_UPDATE_FAILED,	/* the hash refused a new key */
 	HOT_BPF_NR_STATS,
 };
 
 /*
- * Bits of perf_mem_data_src.mem_lvl (uapi perf_event.h), repeated here because
- * vmlinux.h carries no #defines.
+ * x86-64 user addresses are below 2^47 (2^56 with 5-level paging); kernel
+ * addresses have the top bit set.
  */
-#define HOT_MEM_LVL_SHIFT 5
-#define HOT_MEM_LVL_HIT 0x02
-#define HOT_MEM_LVL_L1 0x08
-#define HOT_MEM_LVL_LFB 0x10
-#define HOT_MEM_LVL_L2 0x20
-#define HOT_MEM_LVL_L3 0x40
-#define HOT_PERF_SAMPLE_DATA_SRC (1U << 15)
+#define HOT_USER_ADDR_END (1ULL << 63)
 
 #endif

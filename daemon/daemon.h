@@ -77,6 +77,7 @@ struct tierd_stats {
 	int tick_nice; /* the nice value the last tick ran at */
 	char sampler_source[16]; /* "none" until a sampler starts */
 	char sampler_reason[160]; /* why that source */
+	char sampler_not_taken[512]; /* "name: why" per source not taken, "; "-joined */
 	double sampler_cpu_seconds_total; /* the source's (sampler_status) */
 	double sampler_cost_pct; /* ... over its last drain interval */
 	char sampler_cost_source[16]; /* how it is known; "none" */

@@ -161,12 +161,68 @@ static void procs_update(struct tierd *d, struct mod_sample *m)
 	p->targets_generation++;
 }
 
+/* @item onto @list, "; "-joined. */
+static void list_add(char *list, size_t len, const char *item)
+{
+	size_t used = strnlen(list, len);
+
+	if (*item && used + 1 < len)
+		snprintf(list + used, len - used, "%s%s", used ? "; " : "", item);
+}
+
+/* The sources sampling.source allows into m->cands; those it rules out, and
+ * the BPF source where tierd is built without it, into status's not_taken. */
+static int add_candidates(struct tierd *d, struct mod_sample *m)
+{
+	const struct tierd_conf *c = d->conf;
+	char *nt = d->stats.sampler_not_taken;
+	int r;
+
+	nt[0] = '\0';
+	if (c->sampling.source != CONF_SOURCE_DAMON) {
+		struct sampler_bpf_params bp;
+
+		sampler_bpf_params_default(&bp);
+		bp.cpu_budget_pct = c->sampling.cpu_budget_pct;
+		if (sampler_bpf_new(&bp, &m->cands[m->nr_cands]) == 0)
+			m->nr_cands++;
+		else
+			list_add(nt, sizeof(d->stats.sampler_not_taken),
+				 "bpf: tierd is built without BPF");
+	} else {
+		list_add(nt, sizeof(d->stats.sampler_not_taken), "bpf: sampling.source is damon");
+	}
+	if (c->sampling.source != CONF_SOURCE_BPF) {
+		struct sampler_damon_params dp;
+
+		sampler_damon_params_default(&dp);
+		dp.runtime_dir = d->runtime_dir;
+		dp.sample_us = c->sampling.damon_sample_us;
+		dp.aggr_us = c->sampling.damon_aggr_us;
+		dp.min_nr_regions = c->sampling.damon_min_regions;
+		dp.max_nr_regions = c->sampling.damon_max_regions;
+		if (dp.update_us < dp.aggr_us)
+			dp.update_us = dp.aggr_us;
+		dp.max_targets = DAMON_MAX_TARGETS;
+		/* Regions from the damon_aggregated tracepoint where BPF runs
+		 * (sampler_damon.c says why); the source falls back to sysfs. */
+		if (damon_feed_bpf_new(NULL, &dp.feed) < 0)
+			dp.feed = NULL;
+		r = sampler_damon_new(&dp, &m->cands[m->nr_cands]);
+		if (r < 0)
+			return r;
+		m->nr_cands++;
+	}
+	return 0;
+}
+
 static int mod_sample_start(struct tierd *d, void **ret_priv)
 {
 	const struct tierd_conf *c = d->conf;
 	struct pipeline *p = pipe_get(d);
 	struct mod_sample *m;
-	char why[512] = "";
+	char why[512] = "", skipped[512];
+	char *nt = d->stats.sampler_not_taken; /* for status */
 	int r;
 
 	if (!p)
@@ -207,36 +263,13 @@ static int mod_sample_start(struct tierd *d, void **ret_priv)
 		log_warn("Failed to create %s: %s", d->runtime_dir, strerror(errno));
 	/* libbpf's messages, for both sources' BPF programs. */
 	sampler_bpf_set_log(bpf_log);
-	if (c->sampling.source != CONF_SOURCE_DAMON) {
-		struct sampler_bpf_params bp;
-
-		sampler_bpf_params_default(&bp);
-		bp.cpu_budget_pct = c->sampling.cpu_budget_pct;
-		if (sampler_bpf_new(&bp, &m->cands[m->nr_cands]) == 0)
-			m->nr_cands++;
-	}
-	if (c->sampling.source != CONF_SOURCE_BPF) {
-		struct sampler_damon_params dp;
-
-		sampler_damon_params_default(&dp);
-		dp.runtime_dir = d->runtime_dir;
-		dp.sample_us = c->sampling.damon_sample_us;
-		dp.aggr_us = c->sampling.damon_aggr_us;
-		dp.min_nr_regions = c->sampling.damon_min_regions;
-		dp.max_nr_regions = c->sampling.damon_max_regions;
-		if (dp.update_us < dp.aggr_us)
-			dp.update_us = dp.aggr_us;
-		dp.max_targets = DAMON_MAX_TARGETS;
-		/* Regions from the damon_aggregated tracepoint where BPF runs
-		 * (sampler_damon.c says why); the source falls back to sysfs. */
-		if (damon_feed_bpf_new(NULL, &dp.feed) < 0)
-			dp.feed = NULL;
-		r = sampler_damon_new(&dp, &m->cands[m->nr_cands]);
-		if (r < 0)
-			return r;
-		m->nr_cands++;
-	}
-	r = sampler_pick(m->cands, m->nr_cands, why, sizeof(why));
+	r = add_candidates(d, m);
+	if (r < 0)
+		return r;
+	r = sampler_pick_skipped(m->cands, m->nr_cands, why, sizeof(why), skipped, sizeof(skipped));
+	list_add(nt, sizeof(d->stats.sampler_not_taken), skipped);
+	if (c->sampling.source == CONF_SOURCE_BPF)
+		list_add(nt, sizeof(d->stats.sampler_not_taken), "damon: sampling.source is bpf");
 	if (r < 0) {
 		snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
 			 "%.*s", (int)sizeof(d->stats.sampler_reason) - 1, why);

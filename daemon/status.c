@@ -44,6 +44,22 @@ static void nodes_of(const struct topo_tier *t, char *buf, size_t size)
 			 k ? "," : "", t->nodes[k]);
 }
 
+/* "sampler":{...}, the hotness source and why the others were not taken. */
+static void sampler_json(const struct tierd_stats *s, FILE *f)
+{
+	fputs("\"sampler\":{\"source\":", f);
+	json_str(f, s->sampler_source);
+	fputs(",\"reason\":", f);
+	json_str(f, s->sampler_reason);
+	fputs(",\"not_taken\":", f);
+	json_str(f, s->sampler_not_taken);
+	fprintf(f, ",\"cpu_seconds\":%.3f,\"cost_pct\":%.3f,\"cost_source\":",
+		s->sampler_cpu_seconds_total, s->sampler_cost_pct);
+	json_str(f, s->sampler_cost_source[0] ? s->sampler_cost_source : "none");
+	fprintf(f, ",\"peeks\":%llu,\"wakes\":%llu},", (unsigned long long)s->sampler_peeks_total,
+		(unsigned long long)s->sampler_wakes_total);
+}
+
 static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 {
 	const struct tierd_stats *s = &d->stats;
@@ -60,15 +76,7 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 		(unsigned long long)d->reloads_failed_total,
 		d->dry_run ? "true" : "false",
 		tierd_knobs_allowed(d) ? "true" : "false");
-	fputs("\"sampler\":{\"source\":", f);
-	json_str(f, s->sampler_source);
-	fputs(",\"reason\":", f);
-	json_str(f, s->sampler_reason);
-	fprintf(f, ",\"cpu_seconds\":%.3f,\"cost_pct\":%.3f,\"cost_source\":",
-		s->sampler_cpu_seconds_total, s->sampler_cost_pct);
-	json_str(f, s->sampler_cost_source[0] ? s->sampler_cost_source : "none");
-	fprintf(f, ",\"peeks\":%llu,\"wakes\":%llu},", (unsigned long long)s->sampler_peeks_total,
-		(unsigned long long)s->sampler_wakes_total);
+	sampler_json(s, f);
 	fprintf(f,
 		"\"tier_source\":\"%s\",\"kernel_tiers_flat\":%s,\"tiers\":[",
 		tier_sources[d->topo.tier_source],
@@ -177,6 +185,8 @@ void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 		fprintf(f, "knobs:    changed by an administrator, left to them: %s\n",
 			s->knobs_foreign);
 	fprintf(f, "sampling: %s (%s)\n", s->sampler_source, s->sampler_reason);
+	if (s->sampler_not_taken[0])
+		fprintf(f, "          not taken: %s\n", s->sampler_not_taken);
 	if (s->sampler_cost_source[0] && strcmp(s->sampler_cost_source, "none"))
 		fprintf(f, "          costs %.2f%% of a CPU (%s), %.1f s since start\n",
 			s->sampler_cost_pct, s->sampler_cost_source, s->sampler_cpu_seconds_total);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpulist.h"
 #include "fsutil.h"
@@ -68,20 +69,75 @@ int pmu_parse_event(const char *pmu_dir, const char *terms, struct pmu_event *ev
 	return 0;
 }
 
-static int read_type(const char *pmu_dir, uint32_t *ret)
+/* A decimal number from @pmu_dir/@name ("type", "caps/max_precise"). */
+static int read_uint(const char *pmu_dir, const char *name, unsigned long max,
+		     unsigned long *ret)
 {
 	char buf[32], *end;
 	unsigned long v;
 	int r;
 
-	r = fs_read_line(pmu_dir, "type", buf, sizeof(buf));
+	r = fs_read_line(pmu_dir, name, buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	v = strtoul(buf, &end, 10);
-	if (end == buf || *end || v > UINT32_MAX)
+	if (end == buf || *end || v > max)
 		return -EINVAL;
-	*ret = (uint32_t)v;
+	*ret = v;
 	return 0;
+}
+
+static int read_type(const char *pmu_dir, uint32_t *ret)
+{
+	unsigned long v;
+	int r = read_uint(pmu_dir, "type", UINT32_MAX, &v);
+
+	if (r == 0)
+		*ret = (uint32_t)v;
+	return r;
+}
+
+static bool pmu_has(const char *pmu_dir, const char *name)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/%s", pmu_dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * What the PEBS event's attributes depend on, beyond its terms: how precise
+ * the PMU can be (x86_pmu_max_precise() in caps/max_precise; 0 where PEBS is
+ * off, as in most VMs), whether its load-latency event needs the auxiliary
+ * event as group leader to report data sources, and on hybrid parts which
+ * CPUs the PMU exists on.
+ */
+static void pebs_caps(const char *pmu_dir, const char *name, struct pmu_event *ev)
+{
+	unsigned long v;
+
+	ev->kind = PMU_PEBS_LDLAT;
+	ev->max_precise = read_uint(pmu_dir, "caps/max_precise", 3, &v) == 0 ? (int)v : -1;
+	ev->precise_ip = ev->max_precise >= 0 ? ev->max_precise : 3;
+	ev->mem_loads_aux = pmu_has(pmu_dir, "events/mem-loads-aux");
+	if (pmu_has(pmu_dir, "cpus"))
+		snprintf(ev->cpus_path, sizeof(ev->cpus_path), "bus/event_source/devices/%s/cpus",
+			 name);
+}
+
+/* The optional ibs_op config bits this kernel and CPU offer (a format file
+ * each, visible only with the capability): perf_ibs_init() refuses the rest. */
+static void ibs_caps(const char *pmu_dir, struct pmu_event *ev)
+{
+	static const char *const optional[] = { "cnt_ctl", "l3missonly" };
+
+	ev->kind = PMU_IBS_OP;
+	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
+		struct pmu_event bit = { 0 };
+
+		if (pmu_parse_event(pmu_dir, optional[i], &bit) == 0)
+			ev->config_mask |= bit.config;
+	}
 }
 
 int pmu_find_mem_sampler(const char *sysfs_root, struct pmu_event *ret, char *why,
@@ -108,7 +164,7 @@ int pmu_find_mem_sampler(const char *sysfs_root, struct pmu_event *ret, char *wh
 			return r;
 		}
 		snprintf(ret->desc, sizeof(ret->desc), "PEBS %s/mem-loads/", intel[i]);
-		ret->precise_ip = 3;
+		pebs_caps(dir, intel[i], ret);
 		return 0;
 	}
 
@@ -117,6 +173,7 @@ int pmu_find_mem_sampler(const char *sysfs_root, struct pmu_event *ret, char *wh
 	r = read_type(dir, &ret->type);
 	if (r == 0) {
 		snprintf(ret->desc, sizeof(ret->desc), "AMD IBS op");
+		ibs_caps(dir, ret);
 		return 0;
 	}
 	if (r != -ENOENT) {

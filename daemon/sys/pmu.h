@@ -8,14 +8,26 @@
 #ifndef TIERD_SYS_PMU_H
 #define TIERD_SYS_PMU_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+enum pmu_kind {
+	PMU_PEBS_LDLAT,		/* Intel mem-loads: PEBS load latency */
+	PMU_IBS_OP,		/* AMD IBS op */
+};
+
 struct pmu_event {
 	char desc[64];		/* "PEBS cpu/mem-loads/", "AMD IBS op" */
+	enum pmu_kind kind;
 	uint32_t type;		/* perf_event_attr.type */
 	uint64_t config, config1, config2;
 	int precise_ip;		/* the highest to try; the loader steps down */
+	int max_precise;	/* PEBS: caps/max_precise; -1 when sysfs does not say */
+	bool mem_loads_aux;	/* PEBS: events/mem-loads-aux exists (SPR, hybrid) */
+	uint64_t config_mask;	/* IBS op: the optional config bits it has format files for */
+	char cpus_path[96];	/* hybrid: "bus/event_source/devices/cpu_core/cpus"; "" when
+				 * the PMU covers every CPU */
 };
 
 /*

@@ -20,10 +20,18 @@ static void why_append(char *why, size_t len, const char *fmt, ...)
 
 int sampler_pick(struct sampler *const *cands, size_t n, char *why, size_t why_len)
 {
+	return sampler_pick_skipped(cands, n, why, why_len, NULL, 0);
+}
+
+int sampler_pick_skipped(struct sampler *const *cands, size_t n, char *why, size_t why_len,
+			 char *skipped, size_t skipped_len)
+{
 	char reason[SAMPLER_WHY_MAX];
 
 	if (why_len)
 		why[0] = '\0';
+	if (skipped_len)
+		skipped[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		const char *name = cands[i]->ops->name;
 		int r;
@@ -41,6 +49,9 @@ int sampler_pick(struct sampler *const *cands, size_t n, char *why, size_t why_l
 		}
 		why_append(why, why_len, "%s: %s; ", name,
 			   reason[0] ? reason : strerror(-r));
+		if (skipped_len)
+			why_append(skipped, skipped_len, "%s%s: %s", skipped[0] ? "; " : "", name,
+				   reason[0] ? reason : strerror(-r));
 	}
 	why_append(why, why_len, "no hotness source can run");
 	return -ENODEV;

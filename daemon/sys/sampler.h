@@ -182,4 +182,12 @@ static inline void sampler_free(struct sampler *s)
  */
 int sampler_pick(struct sampler *const *cands, size_t n, char *why, size_t why_len);
 
+/*
+ * sampler_pick(), and @skipped gets the candidates not taken alone, one
+ * "name: why" each, joined by "; " ("" when the first was taken), for
+ * `tierctl status` to show after the running source's own line.
+ */
+int sampler_pick_skipped(struct sampler *const *cands, size_t n, char *why, size_t why_len,
+			 char *skipped, size_t skipped_len);
+
 #endif

@@ -24,6 +24,7 @@
 
 #include "cpulist.h"
 #include "fsutil.h"
+#include "pmu_attr.h"
 #include "sampler_bpf.h"
 
 #ifdef TIERD_HAVE_BPF_SKEL
@@ -75,13 +76,13 @@ static void libbpf_why(char *why, size_t len, const char *what, int err)
 	snprintf(why, len, "%s: %s", what, buf);
 }
 
-/* Online CPUs from "0-3,5,7-8" into @cpus, at most @max; returns how many. */
-static int online_cpus(const char *sysfs_root, int *cpus, int max)
+/* CPUs from a "0-3,5,7-8" file into @cpus; returns how many. */
+static int online_cpus(const char *sysfs_root, const char *path, int *cpus, int max)
 {
 	uint64_t bits[CPULIST_MAX_IDS / 64];
 	int n = 0, r;
 
-	r = cpulist_read(sysfs_root, "devices/system/cpu/online", bits, CPULIST_MAX_IDS, NULL);
+	r = cpulist_read(sysfs_root, path, bits, CPULIST_MAX_IDS, NULL);
 	if (r < 0)
 		return r;
 	for (int c = 0; c < CPULIST_MAX_IDS && n < max; c++)
@@ -93,9 +94,11 @@ static int online_cpus(const char *sysfs_root, int *cpus, int max)
 static int bpf_probe(struct sampler *s, char *why, size_t len)
 {
 	struct sampler_bpf *b = SB(s);
+	struct perf_event_attr attr;
+	int r;
 
 	if (access(b->btf_path, R_OK) < 0) {
-		int r = -errno;
+		r = -errno;
 
 		snprintf(why, len, "no kernel BTF at %s (%s): the program needs it for CO-RE "
 			 "(CONFIG_DEBUG_INFO_BTF=y)", b->btf_path, strerror(-r));
@@ -105,7 +108,11 @@ static int bpf_probe(struct sampler *s, char *why, size_t len)
 		snprintf(b->ev.desc, sizeof(b->ev.desc), "page faults of pid %d", b->p.fault_pid);
 		return 0;
 	}
-	return pmu_find_mem_sampler(b->sysfs_root, &b->ev, why, len);
+	r = pmu_find_mem_sampler(b->sysfs_root, &b->ev, why, len);
+	if (r < 0)
+		return r;
+	/* An event the kernel would refuse is a reason to fall back, said here. */
+	return pmu_attr_build(&b->ev, pmu_attr_period(&b->ev, b->p.period_init), &attr, why, len);
 }
 
 static int open_event(struct sampler_bpf *b, int cpu, int precise_ip)
@@ -128,13 +135,11 @@ static int open_event(struct sampler_bpf *b, int cpu, int precise_ip)
 		pid = b->p.fault_pid;
 		cpu = -1;
 	} else {
-		attr.type = b->ev.type;
-		attr.config = b->ev.config;
-		attr.config1 = b->ev.config1;
-		attr.config2 = b->ev.config2;
-		attr.sample_period = b->period;
-		attr.precise_ip = precise_ip;
-		attr.sample_type |= PERF_SAMPLE_DATA_SRC;
+		struct pmu_event ev = b->ev;
+
+		ev.precise_ip = precise_ip;
+		if (pmu_attr_build(&ev, b->period, &attr, NULL, 0) < 0)
+			return -EINVAL;	/* bpf_probe() said why */
 	}
 	fd = (int)syscall(__NR_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
@@ -176,10 +181,13 @@ static int attach_all(struct sampler_bpf *b, char *why, size_t len)
 		cpus[0] = -1;
 		n = 1;
 	} else {
-		n = online_cpus(b->sysfs_root, cpus, MAX_CPUS);
+		/* A hybrid part's PMU exists on its own CPUs only. */
+		const char *path = b->ev.cpus_path[0] ? b->ev.cpus_path : "devices/system/cpu/online";
+
+		n = online_cpus(b->sysfs_root, path, cpus, MAX_CPUS);
 		if (n <= 0) {
-			snprintf(why, len, "cannot read %s/devices/system/cpu/online: %s",
-				 b->sysfs_root, strerror(n < 0 ? -n : EINVAL));
+			snprintf(why, len, "cannot read %s/%s: %s", b->sysfs_root, path,
+				 strerror(n < 0 ? -n : EINVAL));
 			return n < 0 ? n : -EINVAL;
 		}
 	}
@@ -233,7 +241,6 @@ static int load_skel(struct sampler_bpf *b, char *why, size_t len)
 		return r;
 	}
 	b->skel->rodata->page_shift = HOT_PAGE_SHIFT;
-	b->skel->rodata->skip_cache_hits = b->p.skip_cache_hits;
 	bpf_map__set_max_entries(b->skel->maps.hot_counts, b->p.max_pages);
 	bpf_map__set_max_entries(b->skel->maps.hot_tgids, b->p.max_targets);
 	r = hotness_bpf__load(b->skel);
@@ -317,7 +324,8 @@ static int bpf_start(struct sampler *s, char *why, size_t len)
 	if (r == 0)
 		r = alloc_buffers(b, why, len);
 	if (r == 0) {
-		b->period = b->p.period_init;
+		b->period = b->p.fault_pid > 0 ? b->p.period_init :
+			    pmu_attr_period(&b->ev, b->p.period_init);
 		r = attach_all(b, why, len);
 	}
 	if (r < 0) {

@@ -26,7 +26,6 @@ struct sampler_bpf_params {
 	double cpu_budget_pct;	/* the most CPU the sampler may use, in % of one CPU
 				 * (tierd.yaml sampling.cpu_budget_pct) */
 	uint64_t period_init, period_min, period_max;	/* loads per sample */
-	bool skip_cache_hits;	/* drop loads the PMU says hit L1/LFB/L2/L3 */
 	bool fold_thp;		/* record pages of PMD THPs as one 2 MiB entry (thp.h) */
 };
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "pmu_attr.h"
 #include "sample_period.h"
 #include "sampler_bpf_int.h"
 
@@ -95,6 +96,8 @@ static void adapt_period(struct sampler_bpf *b, uint64_t samples, uint64_t now_n
 	if ((b->p.fault_pid > 0 && !b->p.fault_adapt) || !interval)
 		return;	/* the test event samples every fault by design */
 	next = sample_period_next(&sp, b->period, cost, interval, 1);
+	if (b->p.fault_pid <= 0)
+		next = pmu_attr_period(&b->ev, next);
 	if (next == b->period)
 		return;
 	for (int i = 0; i < b->nfds; i++)
