@@ -4,10 +4,9 @@
  *
  *   1. SIGTERM/SIGINT  -> leave the loop; STOPPING=1; restore kernel knobs
  *   2. SIGHUP          -> tierd_reload(): parse, validate, swap or keep
- *   3. timer           -> tierd_tick() every interval_ms (WATCHDOG=1 there)
- *   4. peek descriptor -> tierd_peek() while idle: the tick now if it says so
+ *   3. timer           -> manager_tick() every interval_ms (WATCHDOG=1 there)
+ *   4. peek descriptor -> manager_peek() while idle: the tick now if it says so
  *   5. control socket  -> ctl_server.c (tierctl)
- *   6. sources the pipeline modules add in their start()
  *
  * Start-up ends by locking tierd's memory (lock_memory()) and dropping
  * every capability but TIERD_CAPS (caps.h).
@@ -30,6 +29,7 @@
 #include "daemon.h"
 #include "fsutil.h"
 #include "log.h"
+#include "manager.h"
 #include "notify.h"
 #include "tierd-config.h"
 
@@ -78,6 +78,7 @@ static int check_config(const char *path)
 
 struct loop {
 	struct tierd *d;
+	struct manager *m;
 	uint64_t interval_usec;
 	sd_event_source *tick, *peek;
 	int peek_fd;		/* what peek watches, -1 none */
@@ -86,13 +87,13 @@ struct loop {
 
 static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata);
 
-/* Watch the descriptor tierd_peek_fd() names now: none while peeks are off
+/* Watch the descriptor manager_peek_fd() names now: none while peeks are off
  * (a reload may turn sampling.damon.idle_peek off), a new one when the
  * source started its feed again. */
 static void peek_watch(struct loop *l)
 {
 	uint32_t gen = 0;
-	int fd = tierd_peek_fd(l->d, &gen), r;
+	int fd = manager_peek_fd(l->m, &gen), r;
 
 	if (fd == l->peek_fd && (fd < 0 || gen == l->peek_gen))
 		return;
@@ -117,14 +118,14 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 	uint64_t now_usec, next;
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	tierd_tick(d, a.tv_sec * 1000000000ull + a.tv_nsec);
+	manager_tick(l->m, a.tv_sec * 1000000000ull + a.tv_nsec);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	d->last_tick_duration_ns =
 		(b.tv_sec - a.tv_sec) * 1000000000ull + b.tv_nsec - a.tv_nsec;
 
 	/* Fixed rate (slower while idle); after a stall, start again from
 	 * now rather than catch up. */
-	l->interval_usec = tierd_interval_ms(d) * USEC_PER_MSEC;
+	l->interval_usec = manager_interval_ms(l->m) * USEC_PER_MSEC;
 	next = usec + l->interval_usec;
 	sd_event_now(d->event, CLOCK_MONOTONIC, &now_usec);
 	if (next <= now_usec)
@@ -135,7 +136,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 }
 
 /* The source saw heat it did not know: a peek that finds it too while
- * tierd is idle moves the next tick to now.  tierd_peek() takes the
+ * tierd is idle moves the next tick to now.  manager_peek() takes the
  * readiness away whatever it decides. */
 static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
@@ -144,7 +145,7 @@ static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	uint64_t now_usec;
 
 	sd_event_now(d->event, CLOCK_MONOTONIC, &now_usec);
-	if (tierd_peek(d, now_usec * 1000) > 0) {
+	if (manager_peek(l->m, now_usec * 1000) > 0) {
 		sd_event_source_set_time(l->tick, now_usec);
 		sd_event_source_set_enabled(l->tick, SD_EVENT_ONESHOT);
 	}
@@ -268,8 +269,9 @@ static double since_fork_s(void)
 
 static int run(struct tierd *d)
 {
+	static struct manager mgr;
 	struct ctl_server *ctl = NULL;
-	struct loop l = { .d = d };
+	struct loop l = { .d = d, .m = &mgr };
 	sd_event_source *tick = NULL;
 	uint64_t wd_usec = 0;
 	struct timespec ts;
@@ -294,7 +296,10 @@ static int run(struct tierd *d)
 		log_debug("tierd started %.2f s after its fork (exec, loader, options)",
 			  since_fork_s());
 
-	r = tierd_init(d, tierd_modules);
+	r = tierd_init(d);
+	if (r < 0)
+		goto out;
+	r = manager_init(&mgr, d, NULL);
 	if (r < 0)
 		goto out;
 	r = ctl_server_start(d, &ctl);
@@ -348,7 +353,8 @@ static int run(struct tierd *d)
 		log_err("Event loop failed: %s", strerror(-r));
 out:
 	notify_stopping();
-	tierd_fini(d); /* restores every knob a module changed */
+	manager_fini(&mgr); /* restores every knob a stage changed */
+	tierd_fini(d);
 	ctl_server_stop(ctl);
 	sd_event_source_disable_unref(l.peek);
 	sd_event_source_unref(tick);
