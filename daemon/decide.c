@@ -20,8 +20,18 @@
  *
  * Sizes are fixed at start from the config: base pages per tick from the
  * promotion rate and interval (twice a tick's worth of moves, within
- * [MIN_CAND, MAX_CAND]), and candidates per tick at most MAX_CAND_ENTRIES
- * (gather.c says what they cost).
+ * [MIN_CAND, MAX_CAND]), and candidates per tick at most MAX_CAND_ENTRIES.
+ * The arrays a tick fills take about 117 bytes per candidate (the
+ * candidate, 56; its intent, 32; the policy's and the batcher's order and
+ * the batch plan's address, node, status and intent, 29): for 4 KiB pages,
+ * which are one candidate each, 128 Ki candidates would be 16 MiB, most of
+ * tierd's RSS next to a table of a million pages (20 MiB).
+ * MAX_CAND_ENTRIES = 32 Ki keeps them to 4 MiB; a tick then plans up to
+ * 128 MiB of base pages (a THP is one candidate for 512 pages, so
+ * THP-backed memory still gets the whole page budget), and a larger hot
+ * set of base pages takes more ticks, which follow at once while they move
+ * something (manager.h: backlog).  A 2 MiB range of base pages on one node
+ * is one candidate and one intent, and 512 entries of the plan only.
  */
 #include <errno.h>
 #include <stdio.h>

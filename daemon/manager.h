@@ -70,7 +70,7 @@ struct manager {
 	struct cand_procs *procs; /* sample -> gather */
 	struct cand_ranges *ranges; /* account -> gather (range memory) */
 	uint64_t fast_bytes[CONF_MAX_CGROUPS]; /* gather -> decide */
-	struct gather_out gathered; /* gather -> decide; .cand: max_cand */
+	struct cand_out gathered; /* gather -> decide; .cand: max_cand */
 	struct decide_out decided; /* decide -> batch; .intents */
 	const struct batch_plan *plan; /* batch -> migrate; NULL: nothing */
 	struct mig_run_result run; /* migrate -> account */

@@ -8,6 +8,7 @@
  *
  *   1 sample   sample.c   targets -> sampler -> hot table, tracked processes
  *   2 gather   gather.c   cgroup usage, candidates and the node each is on
+ *                         (selection: core/candidates.c)
  *   3 decide   decide.c   candidates -> core/policy -> intents
  *   4 batch    decide.c   intents -> core/batch -> plan
  *   5 migrate  move.c     plan -> move_pages(2) -> per-batch results
@@ -80,14 +81,6 @@ struct gather_in {
 	bool demote; /* keep a quarter of the candidates for the coldest */
 };
 
-struct gather_out {
-	struct policy_page *cand; /* the manager's, max_cand */
-	size_t nr_cand;
-	size_t slots; /* base pages queried, THPs counted once */
-	bool capped; /* the cap stopped it with table entries left */
-	uint64_t rule_used[POLICY_MAX_RULES]; /* bytes on GPU nodes per rule */
-};
-
 int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_cand,
 	       struct gather_stage **ret);
 void gather_free(struct gather_stage *g);
@@ -96,7 +89,7 @@ void gather_reload_apply(struct gather_stage *g, const struct tierd_conf *c);
 void gather_usage(struct gather_stage *g, const struct tierd_conf *c,
 		  const struct topology *topo, uint64_t *fast_bytes);
 void gather_step(struct gather_stage *g, const struct gather_in *in, uint64_t now_ns,
-		 struct gather_out *out);
+		 struct cand_out *out);
 
 /* ---- 3. decide, 4. batch ---- */
 
@@ -105,7 +98,7 @@ struct decide_stage;
 struct decide_in {
 	const struct tierd_conf *conf;
 	const struct topology *topo;
-	const struct gather_out *cands;
+	const struct cand_out *cands;
 	const uint64_t *fast_bytes; /* per configured cgroup */
 	uint64_t blocked_nodes; /* account_blocked_mask() */
 	uint64_t bytes_per_s; /* the last measured move_pages throughput */

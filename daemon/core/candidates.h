@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What the gather step keeps between ticks and looks things up in: the
- * tracked processes (which cgroup and GPU rule each belongs to) and the
- * range memory (what tierd last did to a 2 MiB range).  Pure: no I/O, no
- * clock; times come in.
+ * Candidate selection: which entries of the hotness table a tick weighs,
+ * and the node each is on.  The hottest entries for promotion, a reserve
+ * of the coldest when the policy may demote, ranges known to be on the
+ * fast (or lowest) tier skipped or rechecked through a sample of their
+ * pages, a 2 MiB range of base pages on one node taken as one candidate,
+ * all within a tick's page and candidate budgets.  What it keeps between
+ * ticks: the tracked processes (which cgroup and GPU rule each belongs
+ * to) and the range memory (what tierd last did to a 2 MiB range).
+ *
+ * Pure: the node queries and the THP lookups go through struct cand_io,
+ * which the daemon's gather step (gather.c) fills with move_pages(2) and
+ * sys/thp, and tests with fakes; no clock (times come in), no allocation
+ * after cand_select_new().
  */
 #ifndef TIERD_CORE_CANDIDATES_H
 #define TIERD_CORE_CANDIDATES_H
@@ -14,6 +23,8 @@
 #include <sys/types.h>
 
 #include "hotness.h"
+#include "policy.h"
+#include "topology.h"
 
 #define CAND_MAX_PROCS 1024
 #define CAND_RANGE_SLOTS (1u << 16) /* remembered 2 MiB ranges */
@@ -90,5 +101,45 @@ struct cand_range *cand_range(struct cand_ranges *r, pid_t pid, uint64_t addr);
 /* The slot of that range if it is the one remembered, else NULL. */
 const struct cand_range *cand_range_peek(const struct cand_ranges *r, pid_t pid,
 					 uint64_t addr);
+
+/* The I/O selection needs, from the caller. */
+struct cand_io {
+	/* Where @count pages of @pid are: node ids or negative errnos in
+	 * @status; a negative errno when the whole call failed. */
+	int (*query)(void *ctx, pid_t pid, size_t count, void **addrs, int *status);
+	/* 1 when the 2 MiB at @addr of @pid is a PMD THP; NULL: never. */
+	int (*is_thp)(void *ctx, pid_t pid, uint64_t addr);
+	void *ctx;
+};
+
+struct cand_in {
+	const struct topology *topo;
+	const struct hot_table *hot;
+	const struct cand_procs *procs;
+	struct cand_ranges *ranges; /* read, and marked with what queries saw */
+	bool demote; /* keep a quarter of the candidates for the coldest */
+	/* The rate buckets' sizes (0: no limit), globally and per cgroup
+	 * index: a range is one candidate only where 2 MiB fits them. */
+	uint64_t global_burst;
+	const uint64_t *cg_burst;
+};
+
+struct cand_out {
+	struct policy_page *cand; /* max_cand entries, the caller's */
+	size_t nr_cand;
+	size_t slots; /* base pages queried, THPs counted once */
+	bool capped; /* the cap stopped it with table entries left */
+	uint64_t rule_used[POLICY_MAX_RULES]; /* bytes on GPU nodes per rule */
+};
+
+struct cand_select;
+
+/* Scratch for up to @max_cand candidates a tick.  0 or -ENOMEM. */
+int cand_select_new(size_t max_cand, struct cand_select **ret);
+void cand_select_free(struct cand_select *m);
+
+/* This tick's candidates into @out, their nodes queried through @io. */
+void cand_select_run(struct cand_select *m, const struct cand_in *in, const struct cand_io *io,
+		     uint64_t now_ns, struct cand_out *out);
 
 #endif
