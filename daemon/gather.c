@@ -65,7 +65,7 @@ int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_
 	if (ops && ops->mig_ops)
 		mig_init(&m->query, ops->mig_ops, ops->mig_ctx, true);
 	else
-		mig_init(&m->query, &mig_real_ops, NULL, true);
+		mig_init(&m->query, &mig_real_ops, (void *)d->root, true);
 	m->thp = malloc(sizeof(*m->thp));
 	if (m->thp && (strcmp(d->root, "/") || thp_open(m->thp, "/proc") < 0)) {
 		free(m->thp);

@@ -96,7 +96,10 @@ int manager_init(struct manager *m, struct tierd *d, const struct manager_ops *o
 	m->gathered.cand = calloc(max_cand, sizeof(*m->gathered.cand));
 	m->decided.max_intents = max_cand + DECIDE_MAX_RETRIES;
 	m->decided.intents = calloc(m->decided.max_intents, sizeof(*m->decided.intents));
-	if (!m->procs || !m->ranges || !m->gathered.cand || !m->decided.intents) {
+	/* A plan has at most one batch per entry, one entry per intent's page
+	 * (batch_new()'s bound). */
+	m->calls = calloc(m->decided.max_intents, sizeof(*m->calls));
+	if (!m->procs || !m->ranges || !m->gathered.cand || !m->decided.intents || !m->calls) {
 		log_err("Failed to start the pipeline: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
@@ -189,35 +192,39 @@ static int step_migrate(struct manager *m, uint64_t now_ns)
 		.dry_run = m->d->dry_run,
 	};
 	struct mig_run_result *run = &m->run;
-	int r = move_step(m->move, &in, now_ns, run);
+	int r = move_step(m->move, &in, now_ns, m->calls, run);
 
 	if (r < 0)
 		return r;
+	return run->first_error && run->failed_calls == run->calls ? run->first_error : 0;
+}
+
+/* 6. account: what the calls did into the counters and the range memory;
+ * a backlog when the budget stopped the plan, or when the candidate cap
+ * did and the moves landed. */
+static int step_account(struct manager *m, uint64_t now_ns)
+{
+	struct tierd *d = m->d;
+	struct mig_run_result *run = &m->run;
+	struct account_in in = {
+		.conf = d->conf, .topo = &d->topo, .plan = m->plan,
+		.intents = m->decided.intents, .calls = m->calls, .run = run,
+		.dry_run = d->dry_run,
+	};
+
+	account_step(m->move, &in, m->ranges, &d->stats, now_ns);
+	if (!d->dry_run) {
+		m->moved_bytes_total += run->moved_bytes;
+		m->move_ns_total += run->elapsed_ns;
+	}
 	if (run->skipped_batches ||
 	    (m->gathered.capped && run->moved_bytes && !rate_held(&m->decided.stats)))
 		m->backlog = true;
 	/* -v only: what a tick moved, to see where the time goes. */
 	log_debug("migrate at %.3f s: %zu calls, %.1f MiB moved in %.3f s of move_pages (calls of %.3f-%.3f s, %.3f s from the first's start to the last's end), %zu batches left for later, %zu for want of room",
-		  (double)(now_ns - m->d->start_ns) / 1e9, run->calls, run->moved_bytes / 1048576.0,
+		  (double)(now_ns - d->start_ns) / 1e9, run->calls, run->moved_bytes / 1048576.0,
 		  run->elapsed_ns / 1e9, run->min_call_ns / 1e9, run->max_call_ns / 1e9,
 		  run->span_ns / 1e9, run->skipped_batches, run->room_skipped_batches);
-	return run->first_error && run->failed_calls == run->calls ? run->first_error : 0;
-}
-
-/* 6. account: the counters, and the range memory's move times. */
-static int step_account(struct manager *m, uint64_t now_ns)
-{
-	struct tierd *d = m->d;
-	struct account_in in = {
-		.conf = d->conf, .topo = &d->topo, .plan = m->plan,
-		.intents = m->decided.intents, .run = &m->run, .dry_run = d->dry_run,
-	};
-
-	account_step(m->move, &in, m->ranges, &d->stats, now_ns);
-	if (!d->dry_run) {
-		m->moved_bytes_total += m->run.moved_bytes;
-		m->move_ns_total += m->run.elapsed_ns;
-	}
 	return 0;
 }
 
@@ -422,6 +429,7 @@ void manager_fini(struct manager *m)
 	decide_free(m->decide);
 	gather_free(m->gather);
 	sample_free(m->sample);
+	free(m->calls);
 	free(m->decided.intents);
 	free(m->gathered.cand);
 	free(m->ranges);

@@ -73,6 +73,7 @@ struct manager {
 	struct cand_out gathered; /* gather -> decide; .cand: max_cand */
 	struct decide_out decided; /* decide -> batch; .intents */
 	const struct batch_plan *plan; /* batch -> migrate; NULL: nothing */
+	struct acct_call *calls; /* migrate -> account, one per batch */
 	struct mig_run_result run; /* migrate -> account */
 
 	/*

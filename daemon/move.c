@@ -24,7 +24,6 @@
 struct move_stage {
 	struct migrator mig;
 	struct account *acct;
-	struct account before; /* the totals before this tick's plan, not the queue */
 };
 
 int move_new(const struct tierd *d, const struct manager_ops *ops, struct move_stage **ret)
@@ -45,7 +44,7 @@ int move_new(const struct tierd *d, const struct manager_ops *ops, struct move_s
 	if (ops && ops->mig_ops)
 		r = mig_init(&m->mig, ops->mig_ops, ops->mig_ctx, d->dry_run);
 	else
-		r = mig_init(&m->mig, &mig_real_ops, NULL, d->dry_run);
+		r = mig_init(&m->mig, &mig_real_ops, (void *)d->root, d->dry_run);
 	if (r < 0 && r != -EPERM)
 		log_warn("Probing move_pages(2) for MPOL_MF_PROMOTE failed: %s",
 			 strerror(-r));
@@ -170,7 +169,7 @@ static void add_stats(struct tierd_stats *s, const struct tierd_conf *c,
 }
 
 int move_step(struct move_stage *m, const struct move_in *in, uint64_t now_ns,
-	      struct mig_run_result *ret)
+	      struct acct_call *calls, struct mig_run_result *ret)
 {
 	const struct topology *topo = in->topo;
 
@@ -187,17 +186,23 @@ int move_step(struct move_stage *m, const struct move_in *in, uint64_t now_ns,
 		policy_node_targets(topo, i, &lo, &hi);
 		m->mig.floor_bytes[id] = hi > 0 ? (uint64_t)hi : 0;
 	}
-	m->before = *m->acct;
-	return mig_run_plan(&m->mig, m->acct, topo, in->plan, in->intents, now_ns, ret);
+	return mig_run_plan(&m->mig, in->plan, account_nomem_nodes(m->acct, now_ns), calls, ret);
 }
 
 void account_step(struct move_stage *m, const struct account_in *in, struct cand_ranges *ranges,
 		  struct tierd_stats *st, uint64_t now_ns)
 {
-	const struct mig_run_result *run = in->run;
+	static struct account before; /* a snapshot of the totals, not the queue */
+	struct mig_run_result *run = in->run;
+	struct acct_result sum;
 
+	before = *m->acct;
+	account_plan(m->acct, in->topo, in->plan, in->intents, in->calls, now_ns, in->dry_run,
+		     &sum);
+	run->moved_bytes = sum.moved_bytes;
+	run->would_pages = sum.would_pages;
 	st->move_pages_calls_total += run->calls;
-	add_stats(st, in->conf, in->topo, m->acct, &m->before);
+	add_stats(st, in->conf, in->topo, m->acct, &before);
 	if (in->dry_run)
 		return;
 	remember_moves(in->topo, ranges, in->plan, in->intents, now_ns);

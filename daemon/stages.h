@@ -11,7 +11,7 @@
  *                         (selection: core/candidates.c)
  *   3 decide   decide.c   candidates -> core/policy -> intents
  *   4 batch    decide.c   intents -> core/batch -> plan
- *   5 migrate  move.c     plan -> move_pages(2) -> per-batch results
+ *   5 migrate  move.c     plan -> sys/migrate (move_pages(2)) -> per-batch results
  *   6 account  move.c     results -> core/account, stats, range memory
  *   - threads  threads.c  throughput and load -> copy threads (knobs)
  *   7 export   export.c   rates, textfile metrics, sd_notify
@@ -148,19 +148,22 @@ void move_free(struct move_stage *s);
 bool move_has_promote(const struct move_stage *s);
 /* The account, for decide's inputs (blocked nodes, retries, throughput). */
 struct account *move_account(struct move_stage *s);
+/* The plan's calls: each batch's outcome into @calls (nr_batches). */
 int move_step(struct move_stage *s, const struct move_in *in, uint64_t now_ns,
-	      struct mig_run_result *ret);
+	      struct acct_call *calls, struct mig_run_result *ret);
 
 struct account_in {
 	const struct tierd_conf *conf;
 	const struct topology *topo;
 	const struct batch_plan *plan;
 	const struct policy_intent *intents;
-	const struct mig_run_result *run;
+	const struct acct_call *calls; /* move_step()'s */
+	struct mig_run_result *run; /* move_step()'s; moved and would bytes added */
 	bool dry_run;
 };
 
-/* What the plan did into @st (counters), @ranges (move times). */
+/* The plan's outcome into core/account, @st (counters) and @ranges (move
+ * times). */
 void account_step(struct move_stage *s, const struct account_in *in, struct cand_ranges *ranges,
 		  struct tierd_stats *st, uint64_t now_ns);
 

@@ -217,6 +217,24 @@ struct pipeline {
 	uint64_t intents_total;
 };
 
+static struct acct_call calls[MAX_CAND];
+
+/* The migrator, then the account, as the manager's steps run them. */
+static int run_plan(struct migrator *m, struct account *a, const struct topology *topo,
+		    const struct batch_plan *plan, const struct policy_intent *its,
+		    uint64_t now, struct mig_run_result *run)
+{
+	struct acct_result sum;
+	int r = mig_run_plan(m, plan, account_nomem_nodes(a, now), calls, run);
+
+	if (r < 0)
+		return r;
+	account_plan(a, topo, plan, its, calls, now, m->dry_run, &sum);
+	run->moved_bytes = sum.moved_bytes;
+	run->would_pages = sum.would_pages;
+	return 0;
+}
+
 /* Fill candidates from the regions: a node query for every one. */
 static size_t fill_candidates(struct scenario *s)
 {
@@ -288,7 +306,7 @@ static size_t tick(struct scenario *s, struct pipeline *p, struct policy_stats *
 	EXPECT(r == 0, "policy_run: %d", r);
 	r = batch_build(p->batcher, intents, out.nr_intents, &plan);
 	EXPECT(r == 0, "batch_build: %d", r);
-	r = mig_run_plan(&p->mig, p->acct, &s->topo, plan, intents, in.now_ns, ret_run);
+	r = run_plan(&p->mig, p->acct, &s->topo, plan, intents, in.now_ns, ret_run);
 	EXPECT(r == 0, "mig_run_plan: %d", r);
 	*ret_stats = out.stats;
 	printf("tick: %zu candidates, T=%u C=%u, %zu intents (promote %lu B, demote %lu B), "
@@ -779,7 +797,7 @@ static unsigned int ct_round(struct ct_round *r, int to, const char *phase)
 	}
 	load_read_cpu_times("", &lt_a);
 	batch_build(r->b, intents, n, &plan);
-	mig_run_plan(r->m, r->a, r->topo, plan, intents, now_ns(), &run);
+	run_plan(r->m, r->a, r->topo, plan, intents, now_ns(), &run);
 	load_read_cpu_times("", &lt_b);
 	if (load_read_psi_cpu("", &l.psi_some_avg10_x100) < 0)
 		l.psi_some_avg10_x100 = 0;
