@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Lab driver for the decision and action path, without a sampler: the
- * scenario knows which pages are hot, so heat is synthetic, and everything
- * after it is tierd's own code: core/policy, core/batch, sys/migrate with
- * the real move_pages, core/account, sys/cgroup.  Where pages end up is read
- * back with a move_pages node query, never taken from tierd's counters.
+ * Lab driver for the decision and action path, without a hotness source:
+ * the scenario knows which pages are hot, so heat is synthetic (a sampler
+ * of its own, through struct manager_ops), and everything after it is
+ * tierd's own tick, manager_tick(), with its config written by the
+ * scenario: gather's node queries and cgroup usage, core/policy,
+ * core/batch, sys/migrate with the real move_pages, core/account.  Where
+ * pages end up is read back with a move_pages node query, never taken
+ * from tierd's counters.
  *
  *   policy_drive promote      hot set on node 1 -> node 0; cold set stays;
  *                             a dry run first moves nothing
@@ -41,10 +44,14 @@
 #include "batch.h"
 #include "cgroup.h"
 #include "copythreads.h"
+#include "daemon.h"
+#include "hotness.h"
 #include "knobs.h"
 #include "load.h"
+#include "manager.h"
 #include "migrate.h"
 #include "policy.h"
+#include "sampler.h"
 
 #define PG 4096ul
 #define THP_BYTES (2ul << 20)
@@ -66,30 +73,34 @@ static int failures;
 		}                                                             \
 	} while (0)
 
-/* A range of a process's memory with one synthetic heat. */
+/* A range of a process's memory with one synthetic heat, recorded at each
+ * tick's drain; heat 0: never sampled, unless the scenario samples cold
+ * regions (once, a minute in the past: old enough to demote). */
 struct region {
 	int pid;
 	uint64_t addr;
 	uint64_t bytes;
 	bool thp;
 	uint32_t heat;
-	int cgroup;	/* index into the scenario's cgroups, -1 */
-	int rule;
 };
 
+/* What the scenario puts in tierd.yaml, and its regions. */
 struct scenario {
-	struct topology topo;
-	struct policy_params pp;
+	struct topology topo; /* from libnuma: which nodes have CPUs */
+	unsigned int low_pct, high_pct; /* tier 0's watermarks */
+	uint32_t hot_threshold;
+	bool demote, sample_cold, dry_run;
+	int gpu_node; /* -1 none */
+	uint64_t gpu_max;
+	char gpu_allow[64];
 	struct region regions[MAX_REGIONS];
 	int nr_regions;
 	/* cgroups: paths under CGROOT, caps */
 	int nr_cgroups;
 	char cg_path[4][64];
 	uint64_t cg_cap[4];
-	bool dry_run;
 };
 
-static struct policy_page cand[MAX_CAND];
 static struct policy_intent intents[MAX_CAND];
 static void *qaddrs[MAX_CAND];
 static int qstatus[MAX_CAND];
@@ -135,16 +146,6 @@ static void topo_from_libnuma(struct topology *t, int gpu_node)
 		for (int j = 0; j < t->nr_nodes; j++)
 			t->distance[i][j] = numa_distance(t->nodes[i].id, t->nodes[j].id);
 	numa_free_cpumask(cpus);
-}
-
-static void topo_refresh_free(struct topology *t)
-{
-	for (int i = 0; i < t->nr_nodes; i++) {
-		long long free_b;
-
-		numa_node_size64(t->nodes[i].id, &free_b);
-		t->nodes[i].free_bytes = free_b;
-	}
 }
 
 /* Anonymous memory of this process placed on @node, touched, policy reset. */
@@ -208,153 +209,213 @@ static uint64_t thp_bytes_at(uint64_t addr)
 	return kb * 1024;
 }
 
-struct pipeline {
-	struct policy *policy;
-	struct batcher *batcher;
-	struct account *acct;
-	struct migrator mig;
-	struct bucket cg_rate[4];
-	uint64_t intents_total;
+/* ---- tierd's tick, with the scenario's heat ---- */
+
+struct synth {
+	struct sampler base;
+	const struct scenario *s;
+	bool started, cold_done;
+	uint64_t samples;
 };
 
-static struct acct_call calls[MAX_CAND];
-
-/* The migrator, then the account, as the manager's steps run them. */
-static int run_plan(struct migrator *m, struct account *a, const struct topology *topo,
-		    const struct batch_plan *plan, const struct policy_intent *its,
-		    uint64_t now, struct mig_run_result *run)
+static int synth_probe(struct sampler *x, char *why, size_t len)
 {
-	struct acct_result sum;
-	int r = mig_run_plan(m, plan, account_nomem_nodes(a, now), calls, run);
-
-	if (r < 0)
-		return r;
-	account_plan(a, topo, plan, its, calls, now, m->dry_run, &sum);
-	run->moved_bytes = sum.moved_bytes;
-	run->would_pages = sum.would_pages;
 	return 0;
 }
 
-/* Fill candidates from the regions: a node query for every one. */
-static size_t fill_candidates(struct scenario *s)
+static int synth_start(struct sampler *x, char *why, size_t len)
 {
-	size_t n = 0;
+	((struct synth *)x)->started = true;
+	return 0;
+}
+
+static int synth_set_targets(struct sampler *x, const pid_t *pids, size_t n)
+{
+	return 0;
+}
+
+/* Every region's heat into the table: one record per THP, or per page. */
+static int synth_drain(struct sampler *x, struct hot_table *t, uint64_t now)
+{
+	struct synth *sy = (struct synth *)x;
+	const struct scenario *s = sy->s;
+	uint64_t old = now > 60000000000ull ? now - 60000000000ull : 0;
 
 	for (int r = 0; r < s->nr_regions; r++) {
-		struct region *rg = &s->regions[r];
+		const struct region *rg = &s->regions[r];
 		uint64_t step = rg->thp ? THP_BYTES : PG;
-		size_t first = n;
+		bool cold = !rg->heat;
 
-		for (uint64_t o = 0; o < rg->bytes; o += step) {
-			struct policy_page *pg = &cand[n];
-
-			memset(pg, 0, sizeof(*pg));
-			pg->pid = rg->pid;
-			pg->addr = rg->addr + o;
-			pg->nr_pages = rg->thp ? 512 : 1;
-			pg->heat = rg->heat;
-			pg->cgroup = rg->cgroup;
-			pg->rule = rg->rule;
-			qaddrs[n] = (void *)(uintptr_t)pg->addr;
-			n++;
-		}
-		numa_move_pages(rg->pid, n - first, qaddrs + first, NULL, qstatus + first, 0);
-		for (size_t i = first; i < n; i++)
-			cand[i].node = qstatus[i];
+		if (cold && (!s->sample_cold || sy->cold_done))
+			continue;
+		for (uint64_t o = 0; o < rg->bytes; o += step)
+			hot_record(t, rg->pid, rg->addr + o, step, cold ? 1.0 : rg->heat,
+				   cold ? old : now);
+		sy->samples += rg->bytes / step;
 	}
-	return n;
+	sy->cold_done = true;
+	return 0;
 }
 
-/* One tick of decide + batch + migrate + account.  Returns the intents. */
-static size_t tick(struct scenario *s, struct pipeline *p, struct policy_stats *ret_stats,
-		   struct mig_run_result *ret_run)
+static void synth_stop(struct sampler *x)
 {
-	struct policy_cgroup cgs[4];
-	uint64_t rule_used[POLICY_MAX_RULES] = { 0 };
-	struct policy_input in = { .topo = &s->topo };
-	struct policy_output out = { .intents = intents, .max_intents = MAX_CAND };
-	const struct batch_plan *plan;
-	size_t n;
+	((struct synth *)x)->started = false;
+}
+
+static int synth_fd(struct sampler *x)
+{
+	return -1;
+}
+
+static void synth_describe(struct sampler *x, struct sampler_status *ret)
+{
+	struct synth *sy = (struct synth *)x;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->name = "synthetic";
+	ret->running = sy->started;
+	ret->samples = sy->samples;
+	snprintf(ret->why, sizeof(ret->why), "the scenario's heat");
+	ret->cost_source = "none";
+}
+
+static void synth_free(struct sampler *x)
+{
+}
+
+static const struct sampler_ops synth_ops = {
+	.name = "synthetic",
+	.probe = synth_probe,
+	.start = synth_start,
+	.set_targets = synth_set_targets,
+	.drain = synth_drain,
+	.stop = synth_stop,
+	.fd = synth_fd,
+	.describe = synth_describe,
+	.free = synth_free,
+};
+
+/* tierd with its manager, the scenario's config and heat. */
+struct drive {
+	struct tierd d;
+	struct manager m;
+	struct synth sy;
+	pid_t pids[MAX_REGIONS];
+	char dir[64];
+};
+
+/* The scenario as tierd.yaml: tier 0 the nodes with CPUs, tier 1 the rest. */
+static void write_conf(const struct scenario *s, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return;
+	fprintf(f, "interval_ms: 1000\ntiers:\n");
+	for (int t = 0; t < 2; t++) {
+		fprintf(f, "  - name: %s\n    nodes: [", t ? "slow" : "dram");
+		for (int i = 0, k = 0; i < s->topo.nr_nodes; i++)
+			if (s->topo.nodes[i].has_cpus == !t)
+				fprintf(f, "%s%d", k++ ? ", " : "", s->topo.nodes[i].id);
+		fprintf(f, "]\n");
+		if (!t)
+			fprintf(f, "    low_watermark_pct: %u\n    high_watermark_pct: %u\n",
+				s->low_pct, s->high_pct);
+	}
+	fprintf(f, "promotion: {hot_threshold: %u, max_rate_mb_per_s: 0}\n"
+		   "demotion: {enabled: %s, cold_age_s: 1}\n"
+		   "sampling: {half_life_ms: 3600000}\n"
+		   "copy_threads: {mode: off}\ndry_run: %s\n",
+		s->hot_threshold, s->demote ? "true" : "false", s->dry_run ? "true" : "false");
+	if (s->nr_cgroups)
+		fprintf(f, "cgroups:\n");
+	for (int c = 0; c < s->nr_cgroups; c++)
+		fprintf(f, "  - {path: %s, fast_tier_max_bytes: %llu}\n", s->cg_path[c],
+			(unsigned long long)s->cg_cap[c]);
+	if (s->gpu_node >= 0)
+		fprintf(f, "gpu_nodes:\n  - {node: %d, max_bytes: %llu, allow: [%s]}\n",
+			s->gpu_node, (unsigned long long)s->gpu_max, s->gpu_allow);
+	fclose(f);
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	return *(const pid_t *)a - *(const pid_t *)b;
+}
+
+/* tierd_init() and manager_init() as main() runs them, with the scenario's
+ * sampler and processes in manager_ops. */
+static int drive_start(struct drive *dr, const struct scenario *s)
+{
+	struct manager_ops ops = { .sampler = &dr->sy.base, .pids = dr->pids };
 	int r;
 
-	topo_refresh_free(&s->topo);
-	n = fill_candidates(s);
-	for (int c = 0; c < s->nr_cgroups; c++) {
-		struct cg_numa_stat st;
+	memset(dr, 0, sizeof(*dr));
+	snprintf(dr->dir, sizeof(dr->dir), "/tmp/policy_drive.XXXXXX");
+	if (!mkdtemp(dr->dir))
+		return -errno;
+	snprintf(dr->d.config_path, sizeof(dr->d.config_path), "%s/tierd.yaml", dr->dir);
+	snprintf(dr->d.runtime_dir, sizeof(dr->d.runtime_dir), "%s", dr->dir);
+	write_conf(s, dr->d.config_path);
+	dr->d.root = "/";
+	dr->d.no_knobs = true;
+	dr->sy = (struct synth){ .base.ops = &synth_ops, .s = s };
+	for (int r2 = 0; r2 < s->nr_regions; r2++) {
+		bool seen = false;
 
-		memset(&cgs[c], 0, sizeof(cgs[c]));
-		r = cg_read_numa_stat(CGROOT, s->cg_path[c], &st);
-		EXPECT(r == 0, "numa_stat of %s: %s", s->cg_path[c], strerror(-r));
-		cgs[c].fast_bytes = cg_fast_bytes(&st, &s->topo);
-		cgs[c].fast_max_bytes = s->cg_cap[c];
+		for (size_t i = 0; i < ops.nr_pids; i++)
+			seen |= dr->pids[i] == s->regions[r2].pid;
+		if (!seen)
+			dr->pids[ops.nr_pids++] = s->regions[r2].pid;
 	}
-	/* A rule's bytes on GPU nodes: exact, from the node query. */
-	for (size_t i = 0; i < n; i++) {
-		int idx = topo_node_index(&s->topo, cand[i].node);
+	qsort(dr->pids, ops.nr_pids, sizeof(pid_t), cmp_pid);
+	r = tierd_init(&dr->d);
+	if (r == 0)
+		r = manager_init(&dr->m, &dr->d, &ops);
+	EXPECT(r == 0, "tierd_init, manager_init: %s", strerror(-r));
+	return r;
+}
 
-		if (cand[i].rule >= 0 && idx >= 0 && s->topo.nodes[idx].gpu)
-			rule_used[cand[i].rule] += (uint64_t)cand[i].nr_pages * PG;
-	}
-	in.pages = cand;
-	in.nr_pages = n;
-	in.cgroups = cgs;
-	in.nr_cgroups = s->nr_cgroups;
-	in.rule_used_bytes = rule_used;
-	in.now_ns = now_ns();
-	in.blocked_nodes = account_blocked_mask(p->acct, &s->topo, in.now_ns);
-	r = policy_run(p->policy, &in, &out);
-	EXPECT(r == 0, "policy_run: %d", r);
-	r = batch_build(p->batcher, intents, out.nr_intents, &plan);
-	EXPECT(r == 0, "batch_build: %d", r);
-	r = run_plan(&p->mig, p->acct, &s->topo, plan, intents, in.now_ns, ret_run);
-	EXPECT(r == 0, "mig_run_plan: %d", r);
-	*ret_stats = out.stats;
+static void drive_stop(struct drive *dr)
+{
+	char path[128];
+
+	manager_fini(&dr->m);
+	tierd_fini(&dr->d);
+	snprintf(path, sizeof(path), "%s/tierd.yaml", dr->dir);
+	unlink(path);
+	rmdir(dr->dir);
+}
+
+/* One tick of tierd.  Returns the intents it decided. */
+static size_t tick(struct drive *dr)
+{
+	const struct policy_stats *st = &dr->m.decided.stats;
+	const struct mig_run_result *run = &dr->m.run;
+	int r = manager_tick(&dr->m, now_ns());
+
+	EXPECT(r == 0, "manager_tick: %s", strerror(-r));
 	printf("tick: %zu candidates, T=%u C=%u, %zu intents (promote %lu B, demote %lu B), "
 	       "%zu batches, %zu calls (%zu failed), moved %lu B in %lu us%s\n",
-	       n, out.stats.hot_threshold, out.stats.cold_threshold, out.nr_intents,
-	       out.stats.promote_bytes, out.stats.demote_bytes, plan->nr_batches, ret_run->calls,
-	       ret_run->failed_calls, ret_run->moved_bytes, ret_run->elapsed_ns / 1000,
-	       s->dry_run ? " (dry run)" : "");
-	p->intents_total += out.nr_intents;
-	return out.nr_intents;
+	       dr->m.gathered.nr_cand, st->hot_threshold, st->cold_threshold,
+	       dr->m.decided.nr_intents, st->promote_bytes, st->demote_bytes,
+	       dr->m.plan ? dr->m.plan->nr_batches : 0, run->calls, run->failed_calls,
+	       run->moved_bytes, run->elapsed_ns / 1000, dr->d.dry_run ? " (dry run)" : "");
+	return dr->m.decided.nr_intents;
 }
 
-static void pipeline_init(struct scenario *s, struct pipeline *p)
+static struct account *drive_account(struct drive *dr)
 {
-	struct batch_params bp;
-	struct acct_params ap;
-	int r;
-
-	memset(p, 0, sizeof(*p));
-	r = policy_new(&s->pp, MAX_CAND, 4, &p->policy);
-	EXPECT(r == 0, "policy_new %d", r);
-	batch_params_default(&bp, 0);
-	r = batch_new(&bp, MAX_CAND, &p->batcher);
-	EXPECT(r == 0, "batch_new %d", r);
-	acct_params_default(&ap);
-	r = account_new(&ap, 4, 1024, &p->acct);
-	EXPECT(r == 0, "account_new %d", r);
-	r = mig_init(&p->mig, &mig_real_ops, NULL, s->dry_run);
-	EXPECT(r == 0, "mig_init %d", r);
-	printf("kernel MPOL_MF_PROMOTE: %s\n", p->mig.has_promote ? "yes" : "no (plain move_pages)");
-}
-
-static void pipeline_fini(struct pipeline *p)
-{
-	policy_free(p->policy);
-	batch_free(p->batcher);
-	account_free(p->acct);
+	return move_account(dr->m.move);
 }
 
 /* Ticks until nothing is decided; returns the ticks run. */
-static int run_until_quiet(struct scenario *s, struct pipeline *p)
+static int run_until_quiet(struct drive *dr)
 {
-	struct policy_stats st;
-	struct mig_run_result run;
 	int t;
 
 	for (t = 1; t <= MAX_TICKS; t++)
-		if (tick(s, p, &st, &run) == 0)
+		if (tick(dr) == 0)
 			break;
 	return t;
 }
@@ -390,20 +451,27 @@ static void raw_compare(struct scenario *s, uint64_t tierd_bytes, uint64_t tierd
 	       tierd_ns ? (double)(t1 - t0) / tierd_ns : 0.0);
 }
 
+/* The scenario's defaults: no cgroups, no GPU rule, a fixed threshold. */
+static void scenario_init(struct scenario *s, int gpu_node)
+{
+	memset(s, 0, sizeof(*s));
+	topo_from_libnuma(&s->topo, gpu_node);
+	s->gpu_node = -1;
+	s->hot_threshold = 8;
+}
+
 static int scenario_promote(void)
 {
+	static struct drive dr;
 	struct scenario s;
-	struct pipeline p;
 	uint64_t hot_b = 32 * MiB, thp_b = 16 * MiB, cold_b = 16 * MiB;
 	char *hot, *thp, *cold;
 	long c[TOPO_MAX_NODES];
 	uint64_t expect_pages = (hot_b + thp_b) / PG;
 
-	memset(&s, 0, sizeof(s));
-	topo_from_libnuma(&s.topo, -1);
-	s.topo.tiers[0].low_watermark_pct = 2;
-	s.topo.tiers[0].high_watermark_pct = 4;
-	policy_params_default(&s.pp);
+	scenario_init(&s, -1);
+	s.low_pct = 2;
+	s.high_pct = 4;
 	hot = alloc_on(1, hot_b, false);
 	thp = alloc_on(1, thp_b, true);
 	cold = alloc_on(1, cold_b, false);
@@ -413,31 +481,28 @@ static int scenario_promote(void)
 	}
 	EXPECT(thp_bytes_at((uintptr_t)thp) >= thp_b, "THPs did not form: %lu B",
 	       thp_bytes_at((uintptr_t)thp));
-	s.regions[0] = (struct region){ getpid(), (uintptr_t)hot, hot_b, false, 100, -1, -1 };
-	s.regions[1] = (struct region){ getpid(), (uintptr_t)thp, thp_b, true, 100, -1, -1 };
-	s.regions[2] = (struct region){ getpid(), (uintptr_t)cold, cold_b, false, 0, -1, -1 };
+	s.regions[0] = (struct region){ getpid(), (uintptr_t)hot, hot_b, false, 100 };
+	s.regions[1] = (struct region){ getpid(), (uintptr_t)thp, thp_b, true, 100 };
+	s.regions[2] = (struct region){ getpid(), (uintptr_t)cold, cold_b, false, 0 };
 	s.nr_regions = 3;
 
 	/* A dry run decides the same and moves nothing. */
 	s.dry_run = true;
-	pipeline_init(&s, &p);
-	{
-		struct policy_stats st;
-		struct mig_run_result run;
-
-		tick(&s, &p, &st, &run);
-		EXPECT(run.would_pages == expect_pages, "dry run would move %lu pages, expected %lu",
-		       run.would_pages, expect_pages);
-		EXPECT(p.acct->would[POLICY_PROMOTE].bytes == hot_b + thp_b,
-		       "dry run counted %lu B", p.acct->would[POLICY_PROMOTE].bytes);
-	}
+	if (drive_start(&dr, &s) < 0)
+		return 1;
+	tick(&dr);
+	EXPECT(dr.m.run.would_pages == expect_pages, "dry run would move %lu pages, expected %lu",
+	       dr.m.run.would_pages, expect_pages);
+	EXPECT(drive_account(&dr)->would[POLICY_PROMOTE].bytes == hot_b + thp_b,
+	       "dry run counted %lu B", drive_account(&dr)->would[POLICY_PROMOTE].bytes);
 	count_nodes(getpid(), (uintptr_t)hot, hot_b, c);
 	EXPECT(c[1] == (long)(hot_b / PG), "after the dry run %ld pages on node 1", c[1]);
-	pipeline_fini(&p);
+	drive_stop(&dr);
 
 	s.dry_run = false;
-	pipeline_init(&s, &p);
-	run_until_quiet(&s, &p);
+	if (drive_start(&dr, &s) < 0)
+		return 1;
+	run_until_quiet(&dr);
 	count_nodes(getpid(), (uintptr_t)hot, hot_b, c);
 	EXPECT(c[0] == (long)(hot_b / PG), "hot base pages on node 0: %ld of %lu", c[0], hot_b / PG);
 	count_nodes(getpid(), (uintptr_t)thp, thp_b, c);
@@ -448,21 +513,22 @@ static int scenario_promote(void)
 	count_nodes(getpid(), (uintptr_t)cold, cold_b, c);
 	EXPECT(c[1] == (long)(cold_b / PG), "cold pages still on node 1: %ld of %lu", c[1],
 	       cold_b / PG);
-	EXPECT(p.acct->class_pages[ACCT_MOVED] == expect_pages, "accounted %lu moved, expected %lu",
-	       p.acct->class_pages[ACCT_MOVED], expect_pages);
-	EXPECT(p.acct->node_in[0][POLICY_PROMOTE].bytes == hot_b + thp_b, "node 0 took %lu B",
-	       p.acct->node_in[0][POLICY_PROMOTE].bytes);
+	EXPECT(drive_account(&dr)->class_pages[ACCT_MOVED] == expect_pages,
+	       "accounted %lu moved, expected %lu", drive_account(&dr)->class_pages[ACCT_MOVED],
+	       expect_pages);
+	EXPECT(drive_account(&dr)->node_in[0][POLICY_PROMOTE].bytes == hot_b + thp_b, "node 0 took %lu B",
+	       drive_account(&dr)->node_in[0][POLICY_PROMOTE].bytes);
 	/* Contents survived. */
 	for (uint64_t o = 0; o < hot_b; o += PG)
 		if (hot[o] != ((char)(o / PG) | 1)) {
 			EXPECT(0, "byte at offset %lu changed", o);
 			break;
 		}
-	printf("promote: %lu B in %lu us of move_pages: %.1f MB/s\n", p.acct->moved_bytes,
-	       p.acct->move_ns / 1000,
-	       p.acct->move_ns ? p.acct->moved_bytes * 1e3 / p.acct->move_ns : 0.0);
-	raw_compare(&s, p.acct->moved_bytes, p.acct->move_ns);
-	pipeline_fini(&p);
+	printf("promote: %lu B in %lu us of move_pages: %.1f MB/s\n", drive_account(&dr)->moved_bytes,
+	       drive_account(&dr)->move_ns / 1000,
+	       drive_account(&dr)->move_ns ? drive_account(&dr)->moved_bytes * 1e3 / drive_account(&dr)->move_ns : 0.0);
+	raw_compare(&s, drive_account(&dr)->moved_bytes, drive_account(&dr)->move_ns);
+	drive_stop(&dr);
 	return failures ? 1 : 0;
 }
 
@@ -489,43 +555,61 @@ static void print_node0_meminfo(const char *when)
 	fclose(f);
 }
 
+/*
+ * The ticks of a drive until nothing is decided, their demotions summed:
+ * a tick's candidates are bounded (the cold pass queries 64 MiB of base
+ * pages a tick), so a large need takes a few.
+ */
+static uint64_t demote_until_quiet(struct drive *dr, uint64_t *ret_wmark)
+{
+	uint64_t bytes = 0;
+
+	*ret_wmark = 0;
+	for (int t = 1; t <= MAX_TICKS; t++) {
+		size_t n = tick(dr);
+
+		bytes += dr->m.decided.stats.demote_bytes;
+		*ret_wmark += dr->m.decided.stats.intents[POLICY_R_WMARK];
+		if (!n)
+			break;
+	}
+	return bytes;
+}
+
 static int scenario_demote(void)
 {
+	static struct drive dr;
 	struct scenario s;
-	struct pipeline p;
-	uint64_t cold_b = 384 * MiB, hot_b = 64 * MiB, low, high, free0, total, need;
+	uint64_t cold_b = 384 * MiB, hot_b = 64 * MiB, low, high, free0, total, need, demoted;
+	uint64_t wmark;
 	char *cold, *hot;
 	long c[TOPO_MAX_NODES];
 	unsigned int low_pct;
 	long long f;
 
-	memset(&s, 0, sizeof(s));
+	scenario_init(&s, -1);
+	s.low_pct = 2;
+	s.high_pct = 4;
+	s.hot_threshold = 100;
+	s.demote = true;
+	s.sample_cold = true;
 	cold = alloc_on(0, cold_b, false);
 	hot = alloc_on(0, hot_b, false);
 	if (!cold || !hot) {
 		fprintf(stderr, "cannot allocate on node 0: %s\n", strerror(errno));
 		return 1;
 	}
-	policy_params_default(&s.pp);
-	s.pp.hot_threshold = 100;
-	s.regions[0] = (struct region){ getpid(), (uintptr_t)cold, cold_b, false, 0, -1, -1 };
-	s.regions[1] = (struct region){ getpid(), (uintptr_t)hot, hot_b, false, 200, -1, -1 };
+	s.regions[0] = (struct region){ getpid(), (uintptr_t)cold, cold_b, false, 0 };
+	s.regions[1] = (struct region){ getpid(), (uintptr_t)hot, hot_b, false, 200 };
 	s.nr_regions = 2;
-	topo_from_libnuma(&s.topo, -1);
-	/* A dry-run tick first, so this driver's own arrays are touched
-	 * before node 0's free memory is measured (the daemon sizes and
-	 * touches its arrays at start in the same way). */
+	/* A dry-run tick first, so tierd's arrays are touched before node 0's
+	 * free memory is measured. */
 	s.dry_run = true;
-	pipeline_init(&s, &p);
-	{
-		struct policy_stats st;
-		struct mig_run_result run;
-
-		tick(&s, &p, &st, &run);
-	}
-	pipeline_fini(&p);
+	if (drive_start(&dr, &s) < 0)
+		return 1;
+	tick(&dr);
+	drive_stop(&dr);
 	s.dry_run = false;
-	topo_from_libnuma(&s.topo, -1);
 	total = s.topo.nodes[0].total_bytes;
 	numa_node_size64(0, &f);
 	free0 = f;
@@ -535,8 +619,6 @@ static int scenario_demote(void)
 	/* High well above low: pages freed by migration first go to the
 	 * per-CPU page lists, which MemFree does not count (up to ~90 MiB
 	 * seen here), so the check below needs that much margin. */
-	s.topo.tiers[0].low_watermark_pct = low_pct;
-	s.topo.tiers[0].high_watermark_pct = low_pct + 8;
 	low = total * low_pct / 100;
 	high = total * (low_pct + 8) / 100;
 	need = high - free0;
@@ -546,21 +628,19 @@ static int scenario_demote(void)
 		fprintf(stderr, "node 0 has too little memory for this scenario\n");
 		return 77;
 	}
-	pipeline_init(&s, &p);
+	if (drive_start(&dr, &s) < 0)
+		return 1;
+	/* Past what tierd.yaml may say (50%): set on the running topology. */
+	dr.d.topo.tiers[0].low_watermark_pct = low_pct;
+	dr.d.topo.tiers[0].high_watermark_pct = low_pct + 8;
 	print_node0_meminfo("before");
-	{
-		struct policy_stats st;
-		struct mig_run_result run;
-
-		tick(&s, &p, &st, &run);
-		print_node0_meminfo("after");
-		EXPECT(st.intents[POLICY_R_WMARK] > 0, "no watermark demotion");
-		EXPECT(st.demote_bytes + 32 * MiB >= need && st.demote_bytes <= need + 64 * MiB,
-		       "demoted %lu B for a need of about %lu B", st.demote_bytes, need);
-		EXPECT(p.acct->node_in[1][POLICY_DEMOTE].bytes == st.demote_bytes,
-		       "node 1 took %lu B of %lu B", p.acct->node_in[1][POLICY_DEMOTE].bytes,
-		       st.demote_bytes);
-	}
+	demoted = demote_until_quiet(&dr, &wmark);
+	print_node0_meminfo("after");
+	EXPECT(wmark > 0, "no watermark demotion");
+	EXPECT(demoted + 32 * MiB >= need && demoted <= need + 64 * MiB,
+	       "demoted %lu B for a need of about %lu B", demoted, need);
+	EXPECT(drive_account(&dr)->node_in[1][POLICY_DEMOTE].bytes == demoted, "node 1 took %lu B of %lu B",
+	       drive_account(&dr)->node_in[1][POLICY_DEMOTE].bytes, demoted);
 	sleep(2);
 	print_node0_meminfo("2 s later");
 	numa_node_size64(0, &f);
@@ -568,11 +648,11 @@ static int scenario_demote(void)
 	count_nodes(getpid(), (uintptr_t)hot, hot_b, c);
 	EXPECT(c[0] == (long)(hot_b / PG), "hot pages on node 0: %ld of %lu", c[0], hot_b / PG);
 	count_nodes(getpid(), (uintptr_t)cold, cold_b, c);
-	EXPECT((uint64_t)c[1] * PG == p.acct->node_in[1][POLICY_DEMOTE].bytes,
+	EXPECT((uint64_t)c[1] * PG == drive_account(&dr)->node_in[1][POLICY_DEMOTE].bytes,
 	       "cold pages on node 1: %ld, accounted %lu B", c[1],
-	       p.acct->node_in[1][POLICY_DEMOTE].bytes);
+	       drive_account(&dr)->node_in[1][POLICY_DEMOTE].bytes);
 	printf("demote: %ld cold pages (%ld MiB) moved to node 1\n", c[1], c[1] * PG >> 20);
-	pipeline_fini(&p);
+	drive_stop(&dr);
 	return failures ? 1 : 0;
 }
 
@@ -644,23 +724,21 @@ static long memcg_slack_pages(void)
 
 static int scenario_cgroup_cap(void)
 {
+	static struct drive dr;
 	struct scenario s;
-	struct pipeline p;
 	uint64_t each = 32 * MiB, a_addr, b_addr, cap_extra = 8 * MiB;
 	int a_hold, b_hold;
 	pid_t a, b;
 	long c[TOPO_MAX_NODES];
 	struct cg_numa_stat st;
 
-	memset(&s, 0, sizeof(s));
+	scenario_init(&s, -1);
 	a = spawn_in_cgroup("/tierd-capped", each, &a_addr, &a_hold);
 	b = spawn_in_cgroup("/tierd-free", each, &b_addr, &b_hold);
 	if (a < 0 || b < 0) {
 		fprintf(stderr, "cannot start the cgroup children\n");
 		return 1;
 	}
-	topo_from_libnuma(&s.topo, -1);
-	policy_params_default(&s.pp);
 	s.nr_cgroups = 2;
 	strcpy(s.cg_path[0], "/tierd-capped");
 	strcpy(s.cg_path[1], "/tierd-free");
@@ -668,11 +746,12 @@ static int scenario_cgroup_cap(void)
 	/* What it holds on node 0 now, plus 8 MiB. */
 	s.cg_cap[0] = cg_fast_bytes(&st, &s.topo) + cap_extra;
 	s.cg_cap[1] = 0;
-	s.regions[0] = (struct region){ a, a_addr, each, false, 100, 0, -1 };
-	s.regions[1] = (struct region){ b, b_addr, each, false, 100, 1, -1 };
+	s.regions[0] = (struct region){ a, a_addr, each, false, 100 };
+	s.regions[1] = (struct region){ b, b_addr, each, false, 100 };
 	s.nr_regions = 2;
-	pipeline_init(&s, &p);
-	run_until_quiet(&s, &p);
+	if (drive_start(&dr, &s) < 0)
+		return 1;
+	run_until_quiet(&dr);
 
 	count_nodes(a, a_addr, each, c);
 	printf("capped cgroup: %ld pages on node 0 (cap allows %lu more than it had)\n", c[0],
@@ -687,7 +766,7 @@ static int scenario_cgroup_cap(void)
 	count_nodes(b, b_addr, each, c);
 	EXPECT(c[0] == (long)(each / PG), "uncapped cgroup: %ld of %lu pages on node 0", c[0],
 	       each / PG);
-	pipeline_fini(&p);
+	drive_stop(&dr);
 	reap(a, a_hold, "/tierd-capped");
 	reap(b, b_hold, "/tierd-free");
 	return failures ? 1 : 0;
@@ -695,8 +774,8 @@ static int scenario_cgroup_cap(void)
 
 static int scenario_gpu(void)
 {
+	static struct drive dr;
 	struct scenario s;
-	struct pipeline p;
 	uint64_t each = 32 * MiB, g_addr, o_addr, cap = 16 * MiB;
 	int g_hold, o_hold;
 	pid_t g, o;
@@ -706,38 +785,25 @@ static int scenario_gpu(void)
 		fprintf(stderr, "no node 2: run under tests/lab/vm --gpu\n");
 		return 77;
 	}
-	memset(&s, 0, sizeof(s));
+	scenario_init(&s, 2);
 	g = spawn_in_cgroup("/tierd-gpu", each, &g_addr, &g_hold);
 	o = spawn_in_cgroup("/tierd-other", each, &o_addr, &o_hold);
 	if (g < 0 || o < 0) {
 		fprintf(stderr, "cannot start the cgroup children\n");
 		return 1;
 	}
-	topo_from_libnuma(&s.topo, 2);
-	policy_params_default(&s.pp);
-	s.pp.nr_rules = 1;
-	s.pp.rules[0].node = 2;
-	s.pp.rules[0].max_bytes = cap;
-	s.pp.rules[0].nr_allow = 1;
-	strcpy(s.pp.rules[0].allow[0], "/tierd-gpu");
+	s.gpu_node = 2;
+	s.gpu_max = cap;
+	strcpy(s.gpu_allow, "/tierd-gpu");
 	s.nr_cgroups = 2;
 	strcpy(s.cg_path[0], "/tierd-gpu");
 	strcpy(s.cg_path[1], "/tierd-other");
-	{
-		char path[256];
-		int rg, ro;
-
-		cg_path_of_pid("/proc", g, path, sizeof(path));
-		rg = policy_rule_match(&s.pp, path, NULL);
-		cg_path_of_pid("/proc", o, path, sizeof(path));
-		ro = policy_rule_match(&s.pp, path, NULL);
-		EXPECT(rg == 0 && ro == -1, "rule match: %d %d", rg, ro);
-		s.regions[0] = (struct region){ g, g_addr, each, false, 100, 0, rg };
-		s.regions[1] = (struct region){ o, o_addr, each, false, 100, 1, ro };
-	}
+	s.regions[0] = (struct region){ g, g_addr, each, false, 100 };
+	s.regions[1] = (struct region){ o, o_addr, each, false, 100 };
 	s.nr_regions = 2;
-	pipeline_init(&s, &p);
-	run_until_quiet(&s, &p);
+	if (drive_start(&dr, &s) < 0)
+		return 1;
+	run_until_quiet(&dr);
 
 	count_nodes(g, g_addr, each, c);
 	printf("allowed cgroup: node 0 %ld, node 1 %ld, node 2 %ld pages\n", c[0], c[1], c[2]);
@@ -748,10 +814,23 @@ static int scenario_gpu(void)
 	printf("other cgroup: node 0 %ld, node 1 %ld, node 2 %ld pages\n", c[0], c[1], c[2]);
 	EXPECT(c[2] == 0, "other cgroup has %ld pages on the GPU node", c[2]);
 	EXPECT(c[0] == (long)(each / PG), "other cgroup on node 0: %ld", c[0]);
-	pipeline_fini(&p);
+	drive_stop(&dr);
 	reap(g, g_hold, "/tierd-gpu");
 	reap(o, o_hold, "/tierd-other");
 	return failures ? 1 : 0;
+}
+
+static struct acct_call calls[MAX_CAND];
+
+/* The migrator, then the account, as the manager's steps 5 and 6 do. */
+static void run_plan(struct migrator *m, struct account *a, const struct topology *topo,
+		     const struct batch_plan *plan, uint64_t now, struct mig_run_result *run)
+{
+	struct acct_result sum;
+
+	mig_run_plan(m, plan, account_nomem_nodes(a, now), calls, run);
+	account_plan(a, topo, plan, intents, calls, now, m->dry_run, &sum);
+	run->moved_bytes = sum.moved_bytes;
 }
 
 /* One controller round: move the whole buffer to @to through tierd's
@@ -797,7 +876,7 @@ static unsigned int ct_round(struct ct_round *r, int to, const char *phase)
 	}
 	load_read_cpu_times("", &lt_a);
 	batch_build(r->b, intents, n, &plan);
-	run_plan(r->m, r->a, r->topo, plan, intents, now_ns(), &run);
+	run_plan(r->m, r->a, r->topo, plan, now_ns(), &run);
 	load_read_cpu_times("", &lt_b);
 	if (load_read_psi_cpu("", &l.psi_some_avg10_x100) < 0)
 		l.psi_some_avg10_x100 = 0;
