@@ -213,7 +213,7 @@ static const char *load_error(int r)
  * bounded work the workloads wait on: the pages it moves are theirs.  At a
  * low priority it gets a fair share at best next to busy workload threads,
  * and its copy crawls: in the lab (three workload threads on two vCPUs) a
- * 256 MiB hot set reached DRAM 11.5 s after tierd started at nice 0, and
+ * 256 MiB hot set reaches DRAM 11.5 s after tierd starts at nice 0, and
  * 5.8 s after it at nice -10.  So is tierd's start: exec, the policy and
  * the stages' start (the kdamond, the BPF feed) come before the first
  * tick, and at nice 5 next to that workload they take about 0.3 s longer

@@ -85,7 +85,7 @@ struct account *move_account(struct move_stage *m)
  * to a lowest-tier node is known low (the cold passes skip it rather than
  * query it next tick, see known_low() in gather.c), and one with a
  * page promoted is no longer.  A range with a page that did not move is
- * queried again as before.
+ * queried again.
  */
 static void remember_moves(const struct topology *topo, struct cand_ranges *ranges,
 			   const struct batch_plan *pl, const struct policy_intent *intents,

@@ -115,8 +115,8 @@ static int hot_setup(struct sample_stage *m, const struct tierd_conf *c,
 	if (!len)
 		return -EINVAL;
 	/* Fresh anonymous memory is zero: clearing the default table's 20 MiB
-	 * took 0.56 s of the lab guest's start-up under TCG, before the first
-	 * tick (tierd -v), and made all of it resident at once. */
+	 * would cost the lab guest's start-up half a second under TCG, before
+	 * the first tick, and make all of it resident at once. */
 	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		return -ENOMEM;
