@@ -54,17 +54,14 @@ void topo_from_libnuma(struct topology *t, int gpu_node)
 void *alloc_on(int node, uint64_t bytes, bool thp)
 {
 	unsigned long mask = 1ul << node;
-	uint64_t len = bytes + (thp ? THP_BYTES : 0);
+	uint64_t len = bytes + THP_BYTES;
 	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
-	if (thp) {
-		p = (char *)(((uintptr_t)p + THP_BYTES - 1) & ~(THP_BYTES - 1));
-		madvise(p, bytes, MADV_HUGEPAGE);
-	} else {
-		madvise(p, bytes, MADV_NOHUGEPAGE);
-	}
+	/* 2 MiB aligned either way: heat comes in 2 MiB ranges (synth_drain()) */
+	p = (char *)(((uintptr_t)p + THP_BYTES - 1) & ~(THP_BYTES - 1));
+	madvise(p, bytes, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	if (mbind(p, bytes, MPOL_BIND, &mask, sizeof(mask) * 8, 0) < 0)
 		return NULL;
 	for (uint64_t o = 0; o < bytes; o += PG)
@@ -130,7 +127,11 @@ static int synth_set_targets(struct sampler *x, const pid_t *pids, size_t n)
 	return 0;
 }
 
-/* Every region's heat into the table: one record per THP, or per page. */
+/*
+ * Every region's heat into the table, one record per 2 MiB range where the
+ * region is aligned to them (as the DAMON source reports its regions;
+ * gather queries a range of base pages page by page), else per page.
+ */
 static int synth_drain(struct sampler *x, struct hot_table *t, uint64_t now)
 {
 	struct synth *sy = (struct synth *)x;
@@ -139,7 +140,7 @@ static int synth_drain(struct sampler *x, struct hot_table *t, uint64_t now)
 
 	for (int r = 0; r < s->nr_regions; r++) {
 		const struct region *rg = &s->regions[r];
-		uint64_t step = rg->thp ? THP_BYTES : PG;
+		uint64_t step = (rg->addr | rg->bytes) % THP_BYTES ? PG : THP_BYTES;
 		bool cold = !rg->heat;
 
 		if (cold && (!s->sample_cold || sy->cold_done))
