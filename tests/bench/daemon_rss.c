@@ -191,6 +191,55 @@ static uint32_t sketch_used(const struct sketch *k)
 	return n;
 }
 
+/* tierd's config, in @dir: a table of @max entries, the copy threads off. */
+static int setup(struct tierd *d, const char *root, const char *path, const char *dir,
+		 unsigned long max)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "interval_ms: 1000\n"
+		   "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
+		   "sampling: {half_life_ms: 10000, max_tracked_pages: %lu}\n"
+		   "copy_threads: {mode: off}\n", max);
+	fclose(f);
+	d->root = root;
+	snprintf(d->config_path, sizeof(d->config_path), "%s", path);
+	snprintf(d->runtime_dir, sizeof(d->runtime_dir), "%s", dir);
+	d->no_knobs = true;
+	return 0;
+}
+
+/* @ticks ticks of the manager, RSS and CPU after each. */
+static void run_ticks(struct manager *mgr, const struct sketch *sk, int ticks)
+{
+	struct hot_stats st = { 0 };
+	uint64_t c0, c_steady = 0;
+	int r;
+
+	for (int k = 1; k <= ticks; k++) {
+		c0 = bench_cpu_ns();
+		r = manager_tick(mgr, (uint64_t)k * SEC);
+		if (r < 0)
+			fprintf(stderr, "daemon_rss: tick %d: %s\n", k, strerror(-r));
+		if (sk->cells)
+			damon_known_fill(sk->cells, sk->n, damon_known_unit(DAMON_SAMPLES),
+					 sample_table(mgr->sample), (uint64_t)(k + 1) * SEC, pids,
+					 NPIDS, 1.0);
+		if (k > ticks / 2)
+			c_steady += bench_cpu_ns() - c0;
+		hot_get_stats(sample_table(mgr->sample), &st);
+		printf("tick %2d: %7llu entries, %8llu evictions, RSS %.1f MiB, peak %.1f MiB, "
+		       "%.0f ms CPU\n", k, (unsigned long long)st.entries,
+		       (unsigned long long)st.evictions, bench_status_kib("VmRSS") / 1024.0,
+		       bench_status_kib("VmHWM") / 1024.0, (bench_cpu_ns() - c0) / 1e6);
+	}
+	printf("table %.1f MiB of it; %.0f ms CPU per tick in the second half (of which "
+	       "recording %u synthetic samples is most)\n", st.mem_bytes / 1048576.0,
+	       c_steady / 1e6 / (ticks - ticks / 2), SAMPLES_PER_TICK);
+}
+
 int main(int argc, char **argv)
 {
 	static char tmpdir[] = "/tmp/daemon_rss.XXXXXX";
@@ -213,9 +262,6 @@ int main(int argc, char **argv)
 		.mig_ops = &fake_mig_ops,
 	};
 	char root[4096], path[256];
-	struct hot_stats st = { 0 };
-	uint64_t c0, c_steady = 0;
-	FILE *f;
 	int r;
 
 	if (argc < 2 || ticks < 2 ||
@@ -243,20 +289,10 @@ int main(int argc, char **argv)
 	}
 	snprintf(root, sizeof(root), "%s/topology/dram-cxl", argv[1]);
 	snprintf(path, sizeof(path), "%s/tierd.yaml", tmpdir);
-	f = fopen(path, "w");
-	if (!f) {
+	if (setup(&d, root, path, tmpdir, max) < 0) {
 		perror("daemon_rss: config");
 		return 1;
 	}
-	fprintf(f, "interval_ms: 1000\n"
-		   "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
-		   "sampling: {half_life_ms: 10000, max_tracked_pages: %lu}\n"
-		   "copy_threads: {mode: off}\n", max);
-	fclose(f);
-	d.root = root;
-	snprintf(d.config_path, sizeof(d.config_path), "%s", path);
-	snprintf(d.runtime_dir, sizeof(d.runtime_dir), "%s", tmpdir);
-	d.no_knobs = true;
 	printf("peak RSS before tierd_init: %.1f MiB\n", bench_status_kib("VmHWM") / 1024.0);
 	r = tierd_init(&d);
 	if (r == 0)
@@ -267,25 +303,7 @@ int main(int argc, char **argv)
 	}
 	printf("peak RSS after tierd_init (max_tracked_pages %lu): %.1f MiB\n", max,
 	       bench_status_kib("VmHWM") / 1024.0);
-	for (int k = 1; k <= ticks; k++) {
-		c0 = bench_cpu_ns();
-		r = manager_tick(&mgr, (uint64_t)k * SEC);
-		if (r < 0)
-			fprintf(stderr, "daemon_rss: tick %d: %s\n", k, strerror(-r));
-		if (sk.cells)
-			damon_known_fill(sk.cells, sk.n, damon_known_unit(DAMON_SAMPLES), sample_table(mgr.sample),
-					 (uint64_t)(k + 1) * SEC, pids, NPIDS, 1.0);
-		if (k > ticks / 2)
-			c_steady += bench_cpu_ns() - c0;
-		hot_get_stats(sample_table(mgr.sample), &st);
-		printf("tick %2d: %7llu entries, %8llu evictions, RSS %.1f MiB, peak %.1f MiB, "
-		       "%.0f ms CPU\n", k, (unsigned long long)st.entries,
-		       (unsigned long long)st.evictions, bench_status_kib("VmRSS") / 1024.0,
-		       bench_status_kib("VmHWM") / 1024.0, (bench_cpu_ns() - c0) / 1e6);
-	}
-	printf("table %.1f MiB of it; %.0f ms CPU per tick in the second half (of which "
-	       "recording %u synthetic samples is most)\n", st.mem_bytes / 1048576.0,
-	       c_steady / 1e6 / (ticks - ticks / 2), SAMPLES_PER_TICK);
+	run_ticks(&mgr, &sk, ticks);
 	if (sk.cells)
 		printf("sketch %.1f MiB of it, %u of its %u cells written by the last fill\n",
 		       sk.len / 1048576.0, sketch_used(&sk), sk.n);
