@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The daemon's life: start, tick, reload, stop.  The event loop (main.c)
- * calls in; the pipeline modules (modules.c) are called out to.
+ * The daemon's config and topology: load at start, reload, the priority a
+ * tick runs at.  The pipeline itself is the manager's (manager.c).
  */
 #include <errno.h>
 #include <grp.h>
@@ -17,9 +17,8 @@
 #include "daemon.h"
 #include "fsutil.h"
 #include "log.h"
-#include "metrics.h"
+#include "manager.h"
 #include "notify.h"
-#include "pipeline.h"
 #include "status.h"
 #include "sys/topology.h"
 
@@ -209,26 +208,17 @@ static const char *load_error(int r)
 		       strerror(-r);
 }
 
-static uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clock, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Ticks at a higher priority than tierd's rest between them.  A tick is
  * bounded work the workloads wait on: the pages it moves are theirs.  At a
  * low priority it gets a fair share at best next to busy workload threads,
  * and its copy crawls: in the lab (three workload threads on two vCPUs) a
- * 256 MiB hot set reached DRAM 11.5 s after tierd started at nice 0, and
+ * 256 MiB hot set reaches DRAM 11.5 s after tierd starts at nice 0, and
  * 5.8 s after it at nice -10.  So is tierd's start: exec, the policy and
- * the modules' start (the kdamond, the BPF feed) come before the first
- * tick, and at nice 5 next to that workload they took about 0.3 s longer:
- * time to 90% 2.12-2.36 s (median 2.22) started at -5 against 2.19-3.08 s
- * (2.54) at 5, every one of eight alternated pairs faster, in two boots.
+ * the stages' start (the kdamond, the BPF feed) come before the first
+ * tick, and at nice 5 next to that workload they take about 0.3 s longer
+ * (time to 90% of the hot set promoted: median 2.22 s started at -5,
+ * 2.54 s at 5).
  *
  * So the nice tierd is started at (the unit's Nice=-5) is its ticks', and
  * between ticks, where it sleeps or answers tierctl, it rests
@@ -259,8 +249,7 @@ static int rest_nice(const struct tierd *d)
 	return rest > 19 ? 19 : rest;
 }
 
-/* Between ticks: down to the rest. */
-static void rest_priority(const struct tierd *d)
+void tierd_rest_priority(const struct tierd *d)
 {
 	int rest = rest_nice(d);
 
@@ -268,8 +257,7 @@ static void rest_priority(const struct tierd *d)
 		setpriority(PRIO_PROCESS, 0, rest);
 }
 
-/* For a tick: back up to the start's nice. */
-static void tick_priority(struct tierd *d)
+void tierd_tick_priority(struct tierd *d)
 {
 	int rest = rest_nice(d);
 
@@ -285,36 +273,7 @@ static void tick_priority(struct tierd *d)
 	d->tick_nice_error = errno;
 }
 
-static int start_modules(struct tierd *d, const struct tierd_module *const *modules)
-{
-	int r;
-
-	for (const struct tierd_module *const *m = modules; *m; m++) {
-		int i = d->nr_modules;
-
-		if (i == TIERD_MAX_MODULES)
-			return -E2BIG;
-		d->modules[d->nr_modules++] = *m;
-		if ((*m)->start) {
-			uint64_t t0 = clock_ns(CLOCK_MONOTONIC), t1;
-
-			r = (*m)->start(d, &d->module_priv[i]);
-			if (r < 0) {
-				log_err("Failed to start %s: %s", (*m)->name,
-					strerror(-r));
-				return r;
-			}
-			/* -v: what delays the first tick */
-			t1 = clock_ns(CLOCK_MONOTONIC);
-			log_debug("%s started in %.3f s, %.3f s after tierd", (*m)->name,
-				  (t1 - t0) / 1e9, (t1 - d->start_ns) / 1e9);
-		}
-		d->module_started[i] = true;
-	}
-	return 0;
-}
-
-int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
+int tierd_init(struct tierd *d)
 {
 	char *errors = NULL, why[1024];
 	int r;
@@ -358,212 +317,19 @@ int tierd_init(struct tierd *d, const struct tierd_module *const *modules)
 	snprintf(d->stats.sampler_source, sizeof(d->stats.sampler_source),
 		 "none");
 	snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
-		 "no sampler module is built in");
+		 "no hotness source started");
 	log_topology(d);
-	/* The modules' start is what the first tick waits for: bounded work
-	 * at the tick's priority, the one tierd started at (tick_priority()). */
-	r = start_modules(d, modules);
-	rest_priority(d);
-	return r;
+	return 0;
 }
 
-static void update_rates(struct tierd *d, uint64_t now_ns)
+void tierd_refresh_topology(struct tierd *d)
 {
-	double dt = (double)(now_ns - d->last_tick_ns) / NSEC_PER_SEC;
+	int r = topo_refresh_memory(d->root, &d->topo);
 
-	if (!d->last_tick_ns || dt <= 0)
-		goto out;
-	for (int t = 0; t < TOPO_MAX_TIERS; t++) {
-		d->stats.tier[t].promote_bytes_per_s =
-			(d->stats.tier[t].promoted_bytes_total -
-			 d->prev_stats.tier[t].promoted_bytes_total) /
-			dt;
-		d->stats.tier[t].demote_bytes_per_s =
-			(d->stats.tier[t].demoted_bytes_total -
-			 d->prev_stats.tier[t].demoted_bytes_total) /
-			dt;
-	}
-out:
-	d->prev_stats = d->stats;
-}
-
-static void write_textfile(struct tierd *d, uint64_t now_ns)
-{
-	static int last_error;
-	struct metrics *m;
-	char *text = NULL;
-	size_t len;
-	int r;
-
-	if (!d->conf->metrics.textfile_dir[0] ||
-	    (d->last_textfile_ns &&
-	     now_ns - d->last_textfile_ns <
-		     d->conf->metrics.textfile_interval_ms * 1000000ull))
-		return;
-	d->last_textfile_ns = now_ns;
-	m = metrics_new();
-	if (!m)
-		return;
-	tierd_metrics(d, m);
-	r = metrics_render(m, &text, &len);
-	if (r == 0)
-		r = fs_write_atomic(d->conf->metrics.textfile_dir, "tierd.prom",
-				    text, len, 0644);
-	if (r < 0 && r != last_error)
-		log_warn("Failed to write %s/tierd.prom: %s",
-			 d->conf->metrics.textfile_dir, strerror(-r));
-	last_error = r < 0 ? r : 0;
-	free(text);
-	metrics_free(m);
-}
-
-uint32_t tierd_interval_ms(const struct tierd *d)
-{
-	uint32_t ms = d->conf->interval_ms, idle = d->conf->idle_interval_ms;
-
-	if (d->pipe && d->pipe->backlog)
-		return 0; /* the next tick at once (pipeline.h) */
-	for (uint32_t i = 0; i < d->idle_ticks && ms < idle; i++)
-		ms = ms > idle / 2 ? idle : 2 * ms;
-	return ms;
-}
-
-int tierd_peek_fd(struct tierd *d, uint32_t *gen)
-{
-	if (!d->conf->sampling.damon_idle_peek)
-		return -1;
-	for (int i = 0; i < d->nr_modules; i++) {
-		const struct tierd_module *mod = d->modules[i];
-		int fd;
-
-		if (!mod->peek_fd || !d->module_started[i])
-			continue;
-		fd = mod->peek_fd(d, d->module_priv[i], gen);
-		if (fd >= 0)
-			return fd;
-	}
-	return -1;
-}
-
-static void peek_arm(struct tierd *d, bool on, uint64_t until_ns)
-{
-	for (int i = 0; i < d->nr_modules; i++) {
-		const struct tierd_module *mod = d->modules[i];
-
-		if (mod->peek_arm && d->module_started[i])
-			mod->peek_arm(d, d->module_priv[i], on, until_ns);
-	}
-}
-
-int tierd_peek(struct tierd *d, uint64_t now_ns)
-{
-	bool wake = false;
-
-	if (!d->conf->sampling.damon_idle_peek || !d->idle_ticks || d->wake_pending ||
-	    d->last_tick_woken) {
-		/* A wake that crossed a disarm: drop it until the next tick. */
-		peek_arm(d, false, 0);
-		return 0;
-	}
-	d->stats.sampler_peeks_total++;
-	for (int i = 0; i < d->nr_modules; i++) {
-		const struct tierd_module *mod = d->modules[i];
-		int r;
-
-		if (!mod->peek)
-			continue;
-		r = mod->peek(d, d->module_priv[i], now_ns);
-		if (r < 0)
-			log_debug("%s: peek: %s", mod->name, strerror(-r));
-		if (r > 0)
-			wake = true;
-	}
-	if (!wake)
-		return 0;
-	d->wake_pending = true;
-	d->stats.sampler_wakes_total++;
-	return 1;
-}
-
-/* Idle: what is hot is where it belongs.  The table holds heat, and this
- * tick planned no move or at most 1% of the pages it found hot: DAMON's
- * regions straddle the edges of a hot set, so a converged tick still plans
- * a few hundred edge pages now and then (measured in the lab: 402 of 49734),
- * and that must not keep the sampling at full pace.  An empty table (a
- * sampler that has seen nothing yet) is not idle: the first heat must not
- * wait. */
-static bool tick_idle(const struct pipeline *p)
-{
-	if (!p || !p->hot || !p->hot->nused)
-		return false;
-	if (!p->plan || !p->plan->nr_batches)
-		return true;
-	return p->plan->pages * 100 <= p->candidates_pages;
-}
-
-int tierd_tick(struct tierd *d, uint64_t now_ns)
-{
-	uint64_t t0, c0, step_ns[TIERD_MAX_MODULES];
-	char status[256], steps[256];
-	int r, ret = 0;
-	size_t len = 0;
-
-	d->last_tick_woken = d->wake_pending;
-	d->wake_pending = false;
-	tick_priority(d);
-	memcpy(step_ns, d->module_tick_ns, sizeof(step_ns));
-	r = topo_refresh_memory(d->root, &d->topo);
 	if (r < 0 && r != d->topo_error)
 		log_warn("Failed to refresh node memory under %s: %s", d->root,
 			 strerror(-r));
 	d->topo_error = r;
-	for (int i = 0; i < d->nr_modules; i++) {
-		const struct tierd_module *mod = d->modules[i];
-
-		if (!mod->tick)
-			continue;
-		t0 = clock_ns(CLOCK_MONOTONIC);
-		c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-		r = mod->tick(d, d->module_priv[i], now_ns);
-		d->module_tick_cpu_ns[i] += clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
-		d->module_tick_ns[i] += clock_ns(CLOCK_MONOTONIC) - t0;
-		if (r < 0 && r != d->module_last_error[i])
-			log_warn("%s: %s (logged once until it changes)",
-				 mod->name, strerror(-r));
-		if (r < 0)
-			ret = r;
-		d->module_last_error[i] = r < 0 ? r : 0;
-	}
-	rest_priority(d);
-	if (log_enabled(LOG_DEBUG)) { /* -v: where each tick's time goes */
-		steps[0] = '\0';
-		for (int i = 0; i < d->nr_modules && len < sizeof(steps); i++)
-			len += (size_t)snprintf(steps + len, sizeof(steps) - len, " %s %.3f s",
-						d->modules[i]->name,
-						(d->module_tick_ns[i] - step_ns[i]) / 1e9);
-		log_debug("tick at %.3f s:%s", (now_ns - d->start_ns) / 1e9, steps);
-	}
-	update_rates(d, now_ns);
-	if (tick_idle(d->pipe))
-		d->idle_ticks++;
-	else
-		d->idle_ticks = 0;
-	d->ticks_total++;
-	d->last_tick_ns = now_ns;
-	/* Armed while idle, except after a woken tick: a false alarm waits
-	 * for the next regular one. */
-	peek_arm(d, d->conf->sampling.damon_idle_peek && d->idle_ticks && !d->last_tick_woken,
-		 now_ns + (uint64_t)tierd_interval_ms(d) * 1000000);
-	write_textfile(d, now_ns);
-	tierd_status_line(d, status, sizeof(status));
-	if (!d->ready) {
-		notify_ready(status);
-		d->ready = true;
-	} else {
-		notify_status(status);
-	}
-	notify_watchdog();
-	return ret;
 }
 
 /* Carry cgroup counters over to the new list, matched by path. */
@@ -614,19 +380,10 @@ int tierd_reload(struct tierd *d, char *why, size_t why_size)
 	r = apply_to_machine(next, &topo, &gid, why, why_size);
 	if (r < 0)
 		goto refuse;
-	for (int i = 0; i < d->nr_modules; i++) {
-		const struct tierd_module *mod = d->modules[i];
-		char mwhy[256] = "";
-
-		if (!mod->reload_check)
-			continue;
-		r = mod->reload_check(d, d->module_priv[i], next, mwhy,
-				      sizeof(mwhy));
-		if (r < 0) {
-			snprintf(why, why_size, "%s: %s: %s\n", d->config_path,
-				 mod->name, mwhy[0] ? mwhy : strerror(-r));
+	if (d->mgr) {
+		r = manager_reload_check(d->mgr, next, why, why_size);
+		if (r < 0)
 			goto refuse;
-		}
 	}
 	remap_cgroups(d, next);
 	free(d->conf);
@@ -635,9 +392,8 @@ int tierd_reload(struct tierd *d, char *why, size_t why_size)
 	d->control_gid = gid;
 	d->dry_run_override = false;
 	recompute_dry_run(d);
-	for (int i = 0; i < d->nr_modules; i++)
-		if (d->modules[i]->reload_apply)
-			d->modules[i]->reload_apply(d, d->module_priv[i]);
+	if (d->mgr)
+		manager_reload_apply(d->mgr);
 	d->reloads_ok_total++;
 	log_info("Reloaded %s", d->config_path);
 	log_topology(d);
@@ -663,15 +419,6 @@ void tierd_set_dry_run(struct tierd *d, bool on)
 
 void tierd_fini(struct tierd *d)
 {
-	for (int i = d->nr_modules - 1; i >= 0; i--)
-		if (d->module_started[i] && d->modules[i]->restore_knobs)
-			d->modules[i]->restore_knobs(d, d->module_priv[i]);
-	for (int i = d->nr_modules - 1; i >= 0; i--)
-		if (d->module_started[i] && d->modules[i]->stop)
-			d->modules[i]->stop(d, d->module_priv[i]);
-	d->nr_modules = 0;
-	free(d->pipe);
-	d->pipe = NULL;
 	free(d->conf);
 	d->conf = NULL;
 }

@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * tierd's state as metric samples (families in metrics.c), then each
- * module's own.
+ * Step 7, export: rates from the counters, tierd's state as metric samples
+ * (families in metrics.c) for the textfile and tierctl, and sd_notify's
+ * STATUS=, READY=1 after the first tick and WATCHDOG=1.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "daemon.h"
+#include "fsutil.h"
+#include "log.h"
+#include "manager.h"
 #include "metrics.h"
+#include "notify.h"
+#include "stages.h"
 #include "tierd-config.h"
 
 #define NSEC_PER_SEC 1000000000.0
@@ -14,22 +22,10 @@
 static const char *const errc_names[NR_ERRC] = { "busy", "nomem", "gone",
 						 "denied", "other" };
 
-void tierd_metrics(struct tierd *d, struct metrics *m)
+/* Per tier and per node: memory, free memory, bytes moved in. */
+static void topology_metrics(const struct topology *t, const struct tierd_stats *s,
+			     struct metrics *m)
 {
-	const struct tierd_stats *s = &d->stats;
-	const struct topology *t = &d->topo;
-
-	metrics_add(m, MET_BUILD_INFO, 1, "version", TIERD_VERSION, NULL);
-	metrics_add(m, MET_START_TIME, d->start_realtime_ns / NSEC_PER_SEC,
-		    NULL);
-	metrics_add(m, MET_TICKS, d->ticks_total, NULL);
-	metrics_add(m, MET_TICK_DURATION,
-		    d->last_tick_duration_ns / NSEC_PER_SEC, NULL);
-	metrics_add(m, MET_RELOADS, d->reloads_ok_total, "result", "ok", NULL);
-	metrics_add(m, MET_RELOADS, d->reloads_failed_total, "result", "error",
-		    NULL);
-	metrics_add(m, MET_DRY_RUN, d->dry_run, NULL);
-	metrics_add(m, MET_KERNEL_TIERS_FLAT, t->kernel_tiers_flat, NULL);
 	for (int i = 0; i < t->nr_tiers; i++) {
 		const char *name = t->tiers[i].name;
 		uint64_t total = 0, free_b = 0;
@@ -63,6 +59,25 @@ void tierd_metrics(struct tierd *d, struct metrics *m)
 		metrics_add(m, MET_NODE_DEMOTED, s->node[n].demoted_bytes_total,
 			    "node", id, NULL);
 	}
+}
+
+void tierd_metrics(struct tierd *d, struct metrics *m)
+{
+	const struct tierd_stats *s = &d->stats;
+	const struct topology *t = &d->topo;
+
+	metrics_add(m, MET_BUILD_INFO, 1, "version", TIERD_VERSION, NULL);
+	metrics_add(m, MET_START_TIME, d->start_realtime_ns / NSEC_PER_SEC,
+		    NULL);
+	metrics_add(m, MET_TICKS, d->ticks_total, NULL);
+	metrics_add(m, MET_TICK_DURATION,
+		    d->last_tick_duration_ns / NSEC_PER_SEC, NULL);
+	metrics_add(m, MET_RELOADS, d->reloads_ok_total, "result", "ok", NULL);
+	metrics_add(m, MET_RELOADS, d->reloads_failed_total, "result", "error",
+		    NULL);
+	metrics_add(m, MET_DRY_RUN, d->dry_run, NULL);
+	metrics_add(m, MET_KERNEL_TIERS_FLAT, t->kernel_tiers_flat, NULL);
+	topology_metrics(t, s, m);
 	for (int e = 0; e < NR_ERRC; e++)
 		metrics_add(m, MET_MIGRATE_ERRORS, s->migrate_errors_total[e],
 			    "class", errc_names[e], NULL);
@@ -91,24 +106,85 @@ void tierd_metrics(struct tierd *d, struct metrics *m)
 	metrics_add(m, MET_MIGRATE_BYTES, s->migrate_bytes_total, NULL);
 	metrics_add(m, MET_MIGRATE_SECONDS, s->migrate_ns_total / NSEC_PER_SEC,
 		    NULL);
-	for (int i = 0; i < d->nr_modules; i++) {
-		const char *step = d->modules[i]->name;
+	for (int i = 0; d->mgr && i < MGR_NR_STEPS; i++) {
+		const char *step = manager_step_name(i);
 
-		if (!d->modules[i]->tick)
-			continue;
-		metrics_add(m, MET_STEP_SECONDS,
-			    d->module_tick_ns[i] / NSEC_PER_SEC, "step", step,
-			    NULL);
-		metrics_add(m, MET_STEP_CPU_SECONDS,
-			    d->module_tick_cpu_ns[i] / NSEC_PER_SEC, "step",
+		metrics_add(m, MET_STEP_SECONDS, d->mgr->step_ns[i] / NSEC_PER_SEC, "step",
 			    step, NULL);
+		metrics_add(m, MET_STEP_CPU_SECONDS, d->mgr->step_cpu_ns[i] / NSEC_PER_SEC,
+			    "step", step, NULL);
 	}
 	metrics_add(m, MET_DECISION_HOT_THRESHOLD, s->decision.hot_threshold, NULL);
 	for (int h = 0; h < POLICY_H_NR; h++)
 		metrics_add(m, MET_DECISION_HELD, s->decision.held[h], "reason",
 			    policy_hold_name(h), NULL);
 	metrics_add(m, MET_DECISION_UNMET, s->decision.unmet_bytes, NULL);
-	for (int i = 0; i < d->nr_modules; i++)
-		if (d->modules[i]->metrics)
-			d->modules[i]->metrics(d, d->module_priv[i], m);
+}
+
+static void update_rates(struct tierd *d, uint64_t now_ns)
+{
+	double dt = (double)(now_ns - d->last_tick_ns) / NSEC_PER_SEC;
+
+	if (!d->last_tick_ns || dt <= 0)
+		goto out;
+	for (int t = 0; t < TOPO_MAX_TIERS; t++) {
+		d->stats.tier[t].promote_bytes_per_s =
+			(d->stats.tier[t].promoted_bytes_total -
+			 d->prev_stats.tier[t].promoted_bytes_total) /
+			dt;
+		d->stats.tier[t].demote_bytes_per_s =
+			(d->stats.tier[t].demoted_bytes_total -
+			 d->prev_stats.tier[t].demoted_bytes_total) /
+			dt;
+	}
+out:
+	d->prev_stats = d->stats;
+}
+
+static void write_textfile(struct tierd *d, uint64_t now_ns)
+{
+	static int last_error;
+	struct metrics *m;
+	char *text = NULL;
+	size_t len;
+	int r;
+
+	if (!d->conf->metrics.textfile_dir[0] ||
+	    (d->last_textfile_ns &&
+	     now_ns - d->last_textfile_ns <
+		     d->conf->metrics.textfile_interval_ms * 1000000ull))
+		return;
+	d->last_textfile_ns = now_ns;
+	m = metrics_new();
+	if (!m)
+		return;
+	tierd_metrics(d, m);
+	r = metrics_render(m, &text, &len);
+	if (r == 0)
+		r = fs_write_atomic(d->conf->metrics.textfile_dir, "tierd.prom",
+				    text, len, 0644);
+	if (r < 0 && r != last_error)
+		log_warn("Failed to write %s/tierd.prom: %s",
+			 d->conf->metrics.textfile_dir, strerror(-r));
+	last_error = r < 0 ? r : 0;
+	free(text);
+	metrics_free(m);
+}
+
+void export_step(struct tierd *d, uint64_t now_ns)
+{
+	char status[256];
+
+	update_rates(d, now_ns);
+	d->ticks_total++;
+	d->last_tick_ns = now_ns;
+	write_textfile(d, now_ns);
+	tierd_status_line(d, status, sizeof(status));
+	if (!d->ready) {
+		notify_ready(status);
+		d->ready = true;
+	} else {
+		notify_status(status);
+	}
+	notify_watchdog();
 }

@@ -1,27 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * tierd: options, then one sd-event loop that owns everything:
- *
- *   1. SIGTERM/SIGINT  -> leave the loop; STOPPING=1; restore kernel knobs
- *   2. SIGHUP          -> tierd_reload(): parse, validate, swap or keep
- *   3. timer           -> tierd_tick() every interval_ms (WATCHDOG=1 there)
- *   4. peek descriptor -> tierd_peek() while idle: the tick now if it says so
- *   5. control socket  -> ctl_server.c (tierctl)
- *   6. sources the pipeline modules add in their start()
+ * tierd: options, --check-config, then run(): the config and the manager
+ * (daemon.c, manager.c), the control socket (ctl_server.c, tierctl), and
+ * the sd-event loop that owns them all (loop.c).
  *
  * Start-up ends by locking tierd's memory (lock_memory()) and dropping
  * every capability but TIERD_CAPS (caps.h).
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/mman.h>
-#include <systemd/sd-daemon.h>
-#include <systemd/sd-event.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,13 +22,11 @@
 #include "daemon.h"
 #include "fsutil.h"
 #include "log.h"
+#include "loop.h"
+#include "manager.h"
 #include "notify.h"
 #include "sys/topology.h"
 #include "tierd-config.h"
-
-#define USEC_PER_MSEC 1000ull
-/* sd-event's default timer slack is 250 ms: too coarse for interval_ms. */
-#define TICK_ACCURACY_USEC 1000ull
 
 static void usage(FILE *f)
 {
@@ -106,96 +95,6 @@ static int check_config(const char *path, const char *root, bool offline)
 		return 1;
 	printf("configuration OK\n");
 	return 0;
-}
-
-struct loop {
-	struct tierd *d;
-	uint64_t interval_usec;
-	sd_event_source *tick, *peek;
-	int peek_fd;		/* what peek watches, -1 none */
-	uint32_t peek_gen;
-};
-
-static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata);
-
-/* Watch the descriptor tierd_peek_fd() names now: none while peeks are off
- * (a reload may turn sampling.damon.idle_peek off), a new one when the
- * source started its feed again. */
-static void peek_watch(struct loop *l)
-{
-	uint32_t gen = 0;
-	int fd = tierd_peek_fd(l->d, &gen), r;
-
-	if (fd == l->peek_fd && (fd < 0 || gen == l->peek_gen))
-		return;
-	l->peek = sd_event_source_disable_unref(l->peek);
-	l->peek_fd = fd;
-	l->peek_gen = gen;
-	if (fd < 0)
-		return;
-	r = sd_event_add_io(l->d->event, &l->peek, fd, EPOLLIN, on_peek, l);
-	if (r < 0) {
-		log_warn("Failed to watch the hotness source for new heat: %s; idle ticks come on time only",
-			 strerror(-r));
-		l->peek = NULL;
-	}
-}
-
-static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct loop *l = userdata;
-	struct tierd *d = l->d;
-	struct timespec a, b;
-	uint64_t now_usec, next;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	tierd_tick(d, a.tv_sec * 1000000000ull + a.tv_nsec);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	d->last_tick_duration_ns =
-		(b.tv_sec - a.tv_sec) * 1000000000ull + b.tv_nsec - a.tv_nsec;
-
-	/* Fixed rate (slower while idle); after a stall, start again from
-	 * now rather than catch up. */
-	l->interval_usec = tierd_interval_ms(d) * USEC_PER_MSEC;
-	next = usec + l->interval_usec;
-	sd_event_now(d->event, CLOCK_MONOTONIC, &now_usec);
-	if (next <= now_usec)
-		next = now_usec + l->interval_usec;
-	sd_event_source_set_time(s, next);
-	peek_watch(l);
-	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-}
-
-/* The source saw heat it did not know: a peek that finds it too while
- * tierd is idle moves the next tick to now.  tierd_peek() takes the
- * readiness away whatever it decides. */
-static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	struct loop *l = userdata;
-	struct tierd *d = l->d;
-	uint64_t now_usec;
-
-	sd_event_now(d->event, CLOCK_MONOTONIC, &now_usec);
-	if (tierd_peek(d, now_usec * 1000) > 0) {
-		sd_event_source_set_time(l->tick, now_usec);
-		sd_event_source_set_enabled(l->tick, SD_EVENT_ONESHOT);
-	}
-	return 0;
-}
-
-static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
-		     void *userdata)
-{
-	struct tierd *d = userdata;
-	char why[4096];
-
-	if (si->ssi_signo == SIGHUP) {
-		log_info("SIGHUP: reloading %s", d->config_path);
-		tierd_reload(d, why, sizeof(why)); /* logs its own errors */
-		return 0;
-	}
-	log_info("%s: stopping", strsignal(si->ssi_signo));
-	return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
 static const char *pick_runtime_dir(const char *opt)
@@ -300,24 +199,15 @@ static double since_fork_s(void)
 
 static int run(struct tierd *d)
 {
+	static struct manager mgr;
 	struct ctl_server *ctl = NULL;
-	struct loop l = { .d = d };
-	sd_event_source *tick = NULL;
-	uint64_t wd_usec = 0;
+	struct loop l;
 	struct timespec ts;
-	sigset_t ss;
 	int r;
 
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGINT);
-	sigaddset(&ss, SIGHUP);
-	sigprocmask(SIG_BLOCK, &ss, NULL);
-	r = sd_event_default(&d->event);
-	if (r < 0) {
-		log_err("Failed to create the event loop: %s", strerror(-r));
+	r = loop_open(&l, d, &mgr);
+	if (r < 0)
 		return r;
-	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	d->start_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -326,7 +216,10 @@ static int run(struct tierd *d)
 		log_debug("tierd started %.2f s after its fork (exec, loader, options)",
 			  since_fork_s());
 
-	r = tierd_init(d, tierd_modules);
+	r = tierd_init(d);
+	if (r < 0)
+		goto out;
+	r = manager_init(&mgr, d, NULL);
 	if (r < 0)
 		goto out;
 	r = ctl_server_start(d, &ctl);
@@ -341,31 +234,9 @@ static int run(struct tierd *d)
 					strerror(-r));
 		goto out;
 	}
-	if (sd_watchdog_enabled(0, &wd_usec) > 0) {
-		uint32_t ms = d->conf->interval_ms > d->conf->idle_interval_ms ?
-				      d->conf->interval_ms :
-				      d->conf->idle_interval_ms;
-
-		if (ms * USEC_PER_MSEC * 2 > wd_usec)
-			log_warn("interval_ms or idle_interval_ms %u is more than half of WatchdogSec: systemd may kill tierd",
-				 ms);
-	}
-	r = sd_event_add_signal(d->event, NULL, SIGTERM, on_signal, d);
-	if (r >= 0)
-		r = sd_event_add_signal(d->event, NULL, SIGINT, on_signal, d);
-	if (r >= 0)
-		r = sd_event_add_signal(d->event, NULL, SIGHUP, on_signal, d);
-	/* The first tick at once: READY=1 follows it. */
-	if (r >= 0)
-		r = sd_event_add_time_relative(d->event, &tick, CLOCK_MONOTONIC,
-					       0, TICK_ACCURACY_USEC, on_tick,
-					       &l);
-	l.tick = tick;
-	l.peek_fd = -1;	/* each tick's peek_watch() */
-	if (r < 0) {
-		log_err("Failed to set up the event loop: %s", strerror(-r));
+	r = loop_arm(&l);
+	if (r < 0)
 		goto out;
-	}
 	lock_memory();
 	r = drop_capabilities(d);
 	if (r < 0)
@@ -375,16 +246,13 @@ static int run(struct tierd *d)
 		TIERD_VERSION, d->config_path, d->runtime_dir,
 		d->no_knobs ? ", kernel knobs off limits" : "",
 		d->dry_run ? ", dry run" : "");
-	r = sd_event_loop(d->event);
-	if (r < 0)
-		log_err("Event loop failed: %s", strerror(-r));
+	r = loop_run(&l);
 out:
 	notify_stopping();
-	tierd_fini(d); /* restores every knob a module changed */
+	manager_fini(&mgr); /* restores every knob a stage changed */
+	tierd_fini(d);
 	ctl_server_stop(ctl);
-	sd_event_source_disable_unref(l.peek);
-	sd_event_source_unref(tick);
-	d->event = sd_event_unref(d->event);
+	loop_close(&l);
 	return r;
 }
 

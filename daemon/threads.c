@@ -1,4 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The copy-thread step: the kernel knobs tierd owns (sys/knobs.c) and the
+ * copy-thread controller (core/copythreads.c).
+ *
+ * start: recover knobs a crashed run left behind; detect NUMA balancing and
+ *        reclaim-time demotion and, with kernel.numa_balancing: takeover,
+ *        turn NUMA balancing off (restored on exit); say once when the
+ *        kernel lacks the copy knobs.
+ * step:  PSI cpu pressure and the idle CPUs of the nodes that have CPUs in,
+ *        migration throughput since the last tick (migrate_bytes_total and
+ *        migrate_ns_total, which the account step adds to) in; the
+ *        controller's thread count out to vm.migrate_copy_*; an
+ *        administrator's change to one of them makes tierd leave them alone.
+ * restore: every knob still holding tierd's value gets its original.
+ * No knob is written under --no-knobs or in a dry run.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +24,7 @@
 #include "knobs.h"
 #include "load.h"
 #include "log.h"
-#include "threads.h"
+#include "stages.h"
 
 struct threads {
 	struct knobs ks;
@@ -43,7 +59,7 @@ static void ct_params_from_conf(const struct tierd_conf *c, struct ct_params *p)
 }
 
 /* The CPUs of every node that has them: where copy workers can run. */
-static void cpus_of_topology(struct tierd *d, struct threads *t)
+static void cpus_of_topology(const struct tierd *d, struct threads *t)
 {
 	uint64_t m[LOAD_MASK_WORDS];
 
@@ -66,10 +82,10 @@ static void cpus_of_topology(struct tierd *d, struct threads *t)
  * the status.  NUMA balancing is checked on every tick, not only while the
  * copy-thread controller runs.
  */
-static void check_foreign(struct tierd *d, struct threads *t)
+static void check_foreign(struct threads *t, struct tierd_stats *st)
 {
-	char *buf = d->stats.knobs_foreign;
-	size_t size = sizeof(d->stats.knobs_foreign);
+	char *buf = st->knobs_foreign;
+	size_t size = sizeof(st->knobs_foreign);
 
 	if (knobs_check(&t->ks, KNOB_NUMA_BALANCING) == 1) {
 		long v = -1;
@@ -90,7 +106,7 @@ static void check_foreign(struct tierd *d, struct threads *t)
 				 buf[0] ? "," : "", knob_name(k));
 }
 
-static int apply_decision(struct tierd *d, struct threads *t, const struct ct_decision *dec)
+static int apply_decision(struct threads *t, struct tierd_stats *st, const struct ct_decision *dec)
 {
 	int r;
 
@@ -99,13 +115,13 @@ static int apply_decision(struct tierd *d, struct threads *t, const struct ct_de
 	r = knobs_apply_copy(&t->ks, dec->mt, dec->threads, dec->pull);
 	if (r == -EBUSY) {
 		t->active = false;
-		d->stats.copy_threads = 0;
-		check_foreign(d, t);
+		st->copy_threads = 0;
+		check_foreign(t, st);
 		return 0;
 	}
 	if (r < 0)
 		return r;
-	d->stats.copy_threads = dec->threads;
+	st->copy_threads = dec->threads;
 	if (dec->changed)
 		log_debug("Copy threads: %u (%s)", dec->threads, ct_why_name(dec->why));
 	return 0;
@@ -113,11 +129,11 @@ static int apply_decision(struct tierd *d, struct threads *t, const struct ct_de
 
 /*
  * Threads from the start: the first tick's migration, which moves the most
- * after a start, runs before this module's first tick, and a controller
- * that waited for two CPU-time snapshots left that migration to the
+ * after a start, runs before this step's first tick, and a controller that
+ * waited for two CPU-time snapshots would leave that migration to the
  * kernel's default (no threads).  The snapshot taken here is the first one.
  */
-static int threads_first(struct tierd *d, struct threads *t)
+static int threads_first(const struct tierd *d, struct threads *t, struct tierd_stats *st)
 {
 	struct ct_load l = { 0 };
 	struct ct_decision dec;
@@ -129,10 +145,10 @@ static int threads_first(struct tierd *d, struct threads *t)
 	t->have_times = true;
 	l.dst_cpus = l.dst_idle = t->nr_cpus;
 	ct_start(&t->ct, &t->params, &l, &dec);
-	return apply_decision(d, t, &dec);
+	return apply_decision(t, st, &dec);
 }
 
-static int threads_start(struct tierd *d, void **ret_priv)
+int threads_new(const struct tierd *d, struct tierd_stats *st, struct threads **ret)
 {
 	struct threads *t = calloc(1, sizeof(*t));
 	struct knob_coexist_status cs;
@@ -140,6 +156,7 @@ static int threads_start(struct tierd *d, void **ret_priv)
 	long v;
 	int r;
 
+	*ret = NULL;
 	if (!t)
 		return -ENOMEM;
 	r = knobs_open(&t->ks, &knob_file_ops, NULL, knob_root(d), d->runtime_dir);
@@ -177,30 +194,30 @@ static int threads_start(struct tierd *d, void **ret_priv)
 	t->active = knobs_have_copy(&t->ks) && t->params.mode != CT_OFF;
 	if (!knobs_have_copy(&t->ks))
 		log_notice("This kernel has no vm.migrate_copy_* knobs: copy-thread controller off");
-	t->last_bytes = d->stats.migrate_bytes_total;
-	t->last_ns = d->stats.migrate_ns_total;
+	t->last_bytes = st->migrate_bytes_total;
+	t->last_ns = st->migrate_ns_total;
 	if (t->active) {
-		r = threads_first(d, t);
+		r = threads_first(d, t, st);
 		if (r < 0)
 			log_warn("Failed to set the copy threads at start: %s (the first tick tries again)",
 				 strerror(-r));
 	}
-	*ret_priv = t;
+	*ret = t;
 	return 0;
 }
 
-static int threads_tick(struct tierd *d, void *priv, uint64_t now_ns)
+int threads_step(struct threads *t, const struct tierd *d, struct tierd_stats *st,
+		 uint64_t now_ns)
 {
-	struct threads *t = priv;
 	struct load_cpu_times *prev, *cur;
 	struct ct_load l = { 0 };
 	struct ct_sample sm;
 	struct ct_decision dec;
 	int r;
 
-	check_foreign(d, t);
+	check_foreign(t, st);
 	if (!t->active) {
-		d->stats.copy_threads = 0;
+		st->copy_threads = 0;
 		return 0;
 	}
 	t->cur ^= 1;
@@ -219,17 +236,16 @@ static int threads_tick(struct tierd *d, void *priv, uint64_t now_ns)
 	 * pull.  Where no node has CPUs listed, the controller stays low. */
 	l.dst_cpus = t->nr_cpus;
 	l.dst_idle = load_idle_cpus(prev, cur, t->cpu_mask, t->params.busy_cpu_pct);
-	sm.bytes = d->stats.migrate_bytes_total - t->last_bytes;
-	sm.ns = d->stats.migrate_ns_total - t->last_ns;
-	t->last_bytes = d->stats.migrate_bytes_total;
-	t->last_ns = d->stats.migrate_ns_total;
+	sm.bytes = st->migrate_bytes_total - t->last_bytes;
+	sm.ns = st->migrate_ns_total - t->last_ns;
+	t->last_bytes = st->migrate_bytes_total;
+	t->last_ns = st->migrate_ns_total;
 	ct_step(&t->ct, &t->params, &l, &sm, now_ns, &dec);
-	return apply_decision(d, t, &dec);
+	return apply_decision(t, st, &dec);
 }
 
-static void threads_reload_apply(struct tierd *d, void *priv)
+void threads_reload_apply(struct threads *t, const struct tierd *d)
 {
-	struct threads *t = priv;
 	struct ct_params p;
 
 	ct_params_from_conf(d->conf, &p);
@@ -241,28 +257,22 @@ static void threads_reload_apply(struct tierd *d, void *priv)
 	cpus_of_topology(d, t);
 }
 
-static void threads_restore_knobs(struct tierd *d, void *priv)
+void threads_restore_knobs(struct threads *t, const char *runtime_dir)
 {
-	struct threads *t = priv;
-	int r = knobs_restore(&t->ks);
+	int r;
+
+	if (!t)
+		return;
+	r = knobs_restore(&t->ks);
 
 	if (r < 0)
 		log_warn("Failed to restore kernel knobs: %s (left in %s/knobs.state for the next start)",
-			 strerror(-r), d->runtime_dir);
+			 strerror(-r), runtime_dir);
 	else if (r > 0)
 		log_info("Restored %d kernel knob(s)", r);
 }
 
-static void threads_stop(struct tierd *d, void *priv)
+void threads_free(struct threads *t)
 {
-	free(priv);
+	free(t);
 }
-
-const struct tierd_module threads_module = {
-	.name = "threads",
-	.start = threads_start,
-	.reload_apply = threads_reload_apply,
-	.tick = threads_tick,
-	.restore_knobs = threads_restore_knobs,
-	.stop = threads_stop,
-};

@@ -276,3 +276,44 @@ size_t account_take_retries(struct account *a, uint64_t now_ns, struct policy_in
 	a->nr_retry = keep;
 	return n;
 }
+
+static void result_add(struct acct_result *sum, const struct acct_result *r)
+{
+	for (int c = 0; c < ACCT_NR; c++)
+		sum->class_pages[c] += r->class_pages[c];
+	sum->moved_pages += r->moved_pages;
+	sum->moved_bytes += r->moved_bytes;
+	sum->would_pages += r->would_pages;
+	if (r->bytes_per_s)
+		sum->bytes_per_s = r->bytes_per_s;
+}
+
+void account_plan(struct account *a, const struct topology *topo, const struct batch_plan *pl,
+		  const struct policy_intent *intents, const struct acct_call *calls,
+		  uint64_t now_ns, bool dry_run, struct acct_result *ret)
+{
+	struct acct_result sum, r;
+
+	memset(&sum, 0, sizeof(sum));
+	for (size_t k = 0; k < pl->nr_batches; k++) {
+		if (calls[k].state == ACCT_CALL_SKIPPED)
+			continue;
+		if (calls[k].state == ACCT_CALL_FAILED)
+			account_call_failed(a, pl, k, intents, calls[k].err, now_ns, &r);
+		else
+			account_batch(a, topo, pl, k, intents, calls[k].ns, now_ns, dry_run, &r);
+		result_add(&sum, &r);
+	}
+	if (ret)
+		*ret = sum;
+}
+
+uint64_t account_nomem_nodes(const struct account *a, uint64_t now_ns)
+{
+	uint64_t mask = 0;
+
+	for (int id = 0; id < TOPO_MAX_NODES && id < 64; id++)
+		if (a->nomem_until_ns[id] > now_ns)
+			mask |= 1ull << id;
+	return mask;
+}

@@ -119,6 +119,33 @@ void account_call_failed(struct account *a, const struct batch_plan *pl, size_t 
 			 const struct policy_intent *intents, int err, uint64_t now_ns,
 			 struct acct_result *ret);
 
+/* What the migrator did with one batch of a plan (sys/migrate.c fills an
+ * array of them, one per batch, for account_plan()). */
+enum acct_call_state {
+	ACCT_CALL_SKIPPED, /* not started: its pages wait for a later tick */
+	ACCT_CALL_DONE, /* move_pages returned; the plan's status[] says the rest */
+	ACCT_CALL_FAILED, /* the whole call failed with err */
+};
+
+struct acct_call {
+	uint8_t state; /* enum acct_call_state */
+	int err; /* negative errno of a failed call */
+	uint64_t ns; /* how long the call took */
+};
+
+/*
+ * Account every batch of @pl from what the migrator reports of it in
+ * @calls (account_batch(), account_call_failed(); skipped batches are not
+ * accounted).  @ret (may be NULL): the sums of the batches' results.
+ */
+void account_plan(struct account *a, const struct topology *topo, const struct batch_plan *pl,
+		  const struct policy_intent *intents, const struct acct_call *calls,
+		  uint64_t now_ns, bool dry_run, struct acct_result *ret);
+
+/* Node ids (bit i = node id i) in -ENOMEM back-off at @now_ns: the
+ * migrator starts no batch to them. */
+uint64_t account_nomem_nodes(const struct account *a, uint64_t now_ns);
+
 /* Node indexes (bit i = topo->nodes[i]) that take no pages at @now_ns;
  * policy_input.blocked_nodes. */
 uint64_t account_blocked_mask(const struct account *a, const struct topology *topo,

@@ -11,21 +11,11 @@
  * rate buckets live with the caller (struct policy_cgroup.rate,
  * policy_input.global_rate), so they survive a reload.
  *
- * One tick of the daemon, in order (tests/lab/policy_drive.c does this
- * against the real kernel):
- *  1. per cgroup: fast_bytes = cg_fast_bytes() of cg_read_numa_stat();
- *  2. candidates from core/hotness, with room kept for the coldest when
- *     policy_may_demote(); their nodes from mig_query() (a move_pages node
- *     query); cgroup index per pid from cg_path_of_pid(), GPU rule from
- *     policy_rule_match() (both once per process); per rule: the bytes its
- *     processes hold on GPU nodes;
- *  3. blocked_nodes = account_blocked_mask();
- *  4. policy_run(), then append account_take_retries() to the intents,
- *     then batch_build() and mig_run_plan() (which accounts every page);
- *  5. for each plan entry whose status is its intent's to_node, write
- *     last_promote_ns / last_demote_ns back to the hotness table;
- *  6. feed mig_run_result's moved_bytes and elapsed_ns to ct_step() and
- *     write its decision with knobs_apply_copy().
+ * How the daemon drives the policy, tick by tick, is daemon/manager.c's
+ * manager_tick(): gather's candidates and cgroup usage in, then
+ * policy_run(), account_take_retries(), batch_build(), the migrator and
+ * the account step.  The lab's policy driver and the benchmarks run that
+ * same tick.
  */
 #ifndef TIERD_CORE_POLICY_H
 #define TIERD_CORE_POLICY_H

@@ -12,19 +12,26 @@
 
 #define PF_EXITING 0x00000004	/* include/linux/sched.h */
 
+/* The real ops' context: the root directory, "/" for NULL. */
+static const char *root_of(void *ctx)
+{
+	return ctx ? (const char *)ctx : "/";
+}
+
 /*
  * Has @pid exited?  Gone from /proc, a zombie or dead, or past the point
  * of exit where its memory is let go (PF_EXITING in the stat flags).
  */
-static bool pid_exited(int pid)
+static bool pid_exited(const char *root, int pid)
 {
-	char id[16], buf[1024], state;
+	char id[16], proc[4096], buf[1024], state;
 	unsigned long flags;
 	const char *p;
 	int r;
 
 	snprintf(id, sizeof(id), "%d", pid);
-	r = fs_read_pid_stat("/proc", id, buf, sizeof(buf), &p);
+	snprintf(proc, sizeof(proc), "%s/proc", strcmp(root, "/") ? root : "");
+	r = fs_read_pid_stat(proc, id, buf, sizeof(buf), &p);
 	if (r < 0)
 		return r == -ENOENT || r == -ESRCH;
 	if (sscanf(p, "%c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
@@ -43,7 +50,7 @@ static int real_move_pages(void *ctx, int pid, unsigned long count, void **addrs
 	/* A process that exited but is not reaped yet has no mm, and the
 	 * kernel answers EINVAL (find_mm_struct()): for tierd it is gone,
 	 * as with ESRCH once it is reaped. */
-	if (r == -EINVAL && pid > 0 && count && pid_exited(pid))
+	if (r == -EINVAL && pid > 0 && count && pid_exited(root_of(ctx), pid))
 		return -ESRCH;
 	return (int)r;
 }
@@ -58,7 +65,7 @@ static uint64_t real_now_ns(void *ctx)
 
 static int real_node_free(void *ctx, int node, uint64_t *ret_bytes)
 {
-	return topo_node_free("/", node, ret_bytes);
+	return topo_node_free(root_of(ctx), node, ret_bytes);
 }
 
 const struct mig_ops mig_real_ops = {
@@ -127,27 +134,63 @@ static size_t mig_skip(const struct batch_plan *pl, size_t from, size_t to)
 	return to - from;
 }
 
-int mig_run_plan(struct migrator *m, struct account *a, const struct topology *topo,
-		 const struct batch_plan *pl, const struct policy_intent *intents, uint64_t now_ns,
-		 struct mig_run_result *ret)
+/* Is batch @k's node in -ENOMEM back-off?  Marked with @mark. */
+static bool node_nomem(uint64_t *nodes, const struct batch *b, bool mark)
+{
+	if (b->node < 0 || b->node >= 64)
+		return false;
+	if (mark)
+		*nodes |= 1ull << b->node;
+	return *nodes & 1ull << b->node;
+}
+
+/* Did batch @k answer -ENOMEM for a page, or for the whole call? */
+static bool said_nomem(const struct batch_plan *pl, size_t k, int r)
+{
+	const struct batch *b = &pl->batches[k];
+
+	if (r == -ENOMEM)
+		return true;
+	for (size_t i = b->first; r >= 0 && i < b->first + b->count; i++)
+		if (pl->status[i] == -ENOMEM)
+			return true;
+	return false;
+}
+
+/* A call that returned: its time into @ret's; *@timed once one is. */
+static void time_call(struct mig_run_result *ret, uint64_t t0, uint64_t t1, uint64_t *first_t0,
+		      bool *timed)
+{
+	uint64_t call_ns = t1 - t0;
+
+	if (!*timed)
+		*first_t0 = t0;
+	if (!*timed || call_ns < ret->min_call_ns)
+		ret->min_call_ns = call_ns;
+	*timed = true;
+	if (call_ns > ret->max_call_ns)
+		ret->max_call_ns = call_ns;
+	ret->elapsed_ns += call_ns;
+	ret->span_ns = t1 - *first_t0;
+}
+
+int mig_run_plan(struct migrator *m, const struct batch_plan *pl, uint64_t nomem_nodes,
+		 struct acct_call *calls, struct mig_run_result *ret)
 {
 	uint64_t start = m->ops->now_ns(m->ctx), first_t0 = 0;
 	bool timed = false; /* a call counted in ret's call times */
 
 	memset(ret, 0, sizeof(*ret));
+	memset(calls, 0, pl->nr_batches * sizeof(*calls));
 	for (size_t k = 0; k < pl->nr_batches; k++) {
 		const struct batch *b = &pl->batches[k];
 		void **addrs = pl->addrs + b->first;
 		int *status = pl->status + b->first;
-		struct acct_result res;
 		uint64_t t0, t1;
 		int flags = MPOL_MF_MOVE, r;
 
-		/* A node that said ENOMEM earlier in this plan is in back-off:
-		 * its other batches would only fail again, each after the
-		 * kernel's direct reclaim.  They are left for a later tick. */
-		if (!m->dry_run && b->node >= 0 && b->node < TOPO_MAX_NODES &&
-		    a->nomem_until_ns[b->node] > now_ns) {
+		/* Its other batches are left for a later tick. */
+		if (!m->dry_run && node_nomem(&nomem_nodes, b, false)) {
 			ret->nomem_skipped_batches += mig_skip(pl, k, k + 1);
 			continue;
 		}
@@ -170,29 +213,18 @@ int mig_run_plan(struct migrator *m, struct account *a, const struct topology *t
 					       pl->nodes + b->first, status, flags);
 		t1 = m->ops->now_ns(m->ctx);
 		ret->calls++;
+		calls[k] = (struct acct_call){ .state = r < 0 ? ACCT_CALL_FAILED : ACCT_CALL_DONE,
+					       .err = r < 0 ? r : 0, .ns = t1 - t0 };
+		if (said_nomem(pl, k, r))
+			node_nomem(&nomem_nodes, b, true);
 		if (r < 0) {
 			ret->failed_calls++;
 			if (!ret->first_error)
 				ret->first_error = r;
-			account_call_failed(a, pl, k, intents, r, now_ns, &res);
 			continue;
 		}
-		account_batch(a, topo, pl, k, intents, t1 - t0, now_ns, m->dry_run, &res);
-		ret->moved_bytes += res.moved_bytes;
-		ret->would_pages += res.would_pages;
-		if (!m->dry_run) {
-			uint64_t call_ns = t1 - t0;
-
-			if (!timed)
-				first_t0 = t0;
-			if (!timed || call_ns < ret->min_call_ns)
-				ret->min_call_ns = call_ns;
-			if (call_ns > ret->max_call_ns)
-				ret->max_call_ns = call_ns;
-			timed = true;
-			ret->elapsed_ns += call_ns;
-			ret->span_ns = t1 - first_t0;
-		}
+		if (!m->dry_run)
+			time_call(ret, t0, t1, &first_t0, &timed);
 	}
 	return 0;
 }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The migrator: one move_pages(2) call per batch of a plan (core/batch),
- * every per-page status handed to core/account, each call timed.
+ * each call timed; what each batch did comes back per batch (struct
+ * acct_call) and per page (the plan's status array), for core/account to
+ * count (account_plan()): the migrator moves, it does not account.
  *
  * Behind an ops table: mig_real_ops calls libnuma's numa_move_pages() and
- * reads CLOCK_MONOTONIC; tests/fakes/fake_migrate.c scripts statuses.
+ * reads CLOCK_MONOTONIC, with the root directory of /proc and /sys as its
+ * context (NULL: "/"); tests/fakes/fake_migrate.c scripts statuses.
  *
  * Promotions use MPOL_MF_PROMOTE (the patched kernel's batch misplaced-folio
  * path) when mig_init() found the kernel accepts it; otherwise plain
@@ -39,6 +42,8 @@ struct mig_ops {
 	int (*node_free)(void *ctx, int node, uint64_t *ret_bytes);
 };
 
+/* The real move_pages(2); its ctx is the root directory (a const char *,
+ * NULL for "/") where /proc and /sys are read. */
 extern const struct mig_ops mig_real_ops;
 
 struct migrator {
@@ -68,33 +73,37 @@ int mig_query(struct migrator *m, int pid, size_t count, void **addrs, int *stat
 
 struct mig_run_result {
 	size_t calls;
-	size_t failed_calls;	/* whole call failed; pages accounted with that errno */
-	size_t nomem_skipped_batches;	/* to a node that said ENOMEM earlier in the plan */
-	uint64_t moved_bytes;	/* reached their target */
+	size_t failed_calls;	/* whole call failed; its pages take that errno */
+	size_t nomem_skipped_batches;	/* to a node in ENOMEM back-off */
+	/* Reached their target, and would move in a dry run: what
+	 * account_plan() found in the statuses (the caller fills these). */
+	uint64_t moved_bytes;
+	uint64_t would_pages;
 	uint64_t elapsed_ns;	/* summed over calls */
 	/* Of the calls that did not fail (not in a dry run): the shortest,
 	 * the longest, and the first one's start to the last one's end,
 	 * accounting between them included (tierd -v). */
 	uint64_t min_call_ns, max_call_ns, span_ns;
-	uint64_t would_pages;	/* dry run */
 	int first_error;	/* first whole-call errno (negative), 0 if none */
 	size_t skipped_batches;	/* not started: budget_ns ran out */
 	size_t room_skipped_batches;	/* not started: the node is at its floor */
 };
 
 /*
- * Carry out the batches of @pl in order and account each through @a; once
- * m->budget_ns has passed, start no more (their status entries become
- * -ECANCELED, their count is in @ret).  A batch whose target node has, just
- * before it would start, less free memory than m->floor_bytes and the
- * batch's bytes is not started either (room_skipped_batches).  @now_ns is the tick's time, for
- * back-off and retry scheduling.
- * Returns 0; per-call failures are accounted, counted in @ret and the
- * first one kept there.  Once a node is in -ENOMEM back-off, the plan's
- * remaining batches to it are skipped (not accounted).
+ * Carry out the batches of @pl in order, each one's outcome into
+ * @calls[k] (nr_batches entries) and its pages' into the plan's status
+ * array.  Once m->budget_ns has passed, start no more (their status
+ * entries become -ECANCELED, their count is in @ret).  A batch whose
+ * target node has, just before it would start, less free memory than
+ * m->floor_bytes and the batch's bytes is not started either
+ * (room_skipped_batches).  Nor is one to a node in -ENOMEM back-off: in
+ * @nomem_nodes (bit i: node id i) at the start, or one that answered
+ * -ENOMEM earlier in this plan, which would only fail again, each after
+ * the kernel's direct reclaim.
+ * Returns 0; per-call failures are in @calls, counted in @ret and the
+ * first one kept there.
  */
-int mig_run_plan(struct migrator *m, struct account *a, const struct topology *topo,
-		 const struct batch_plan *pl, const struct policy_intent *intents, uint64_t now_ns,
-		 struct mig_run_result *ret);
+int mig_run_plan(struct migrator *m, const struct batch_plan *pl, uint64_t nomem_nodes,
+		 struct acct_call *calls, struct mig_run_result *ret);
 
 #endif

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Peak RSS of tierd's pipeline with a full hotness table, on the host and
- * without touching the kernel: the daemon's own modules (sample, decide,
- * migrate, threads) built from the same library as tierd, tierd_init() and
- * tierd_tick() as main() runs them, with a config whose
+ * without touching the kernel: the daemon's own manager and stages built
+ * from the same library as tierd, tierd_init(), manager_init() and
+ * manager_tick() as main() runs them, with a config whose
  * sampling.max_tracked_pages is 1048576, a sampler that floods the table
  * (fake, in place of BPF or DAMON), move_pages(2) answered by a fake that
  * says every page is on the slow node and every move succeeds, and
@@ -35,12 +35,10 @@
 #include "bench.h"
 #include "daemon.h"
 #include "hotness.h"
+#include "manager.h"
 #include "migrate.h"
-#include "modules.h"
-#include "pipeline.h"
 #include "sampler.h"
 #include "sys/sampler_damon.h"
-#include "threads.h"
 
 #define SEC 1000000000ull
 #define NPIDS 8
@@ -49,10 +47,6 @@
 #define SAMPLES_PER_TICK 262144u
 #define BASE 0x7f0000000000ull
 #define DAMON_SAMPLES 20	/* samples an aggregation at tierd's DAMON defaults */
-
-static const struct tierd_module *const modules[] = {
-	&sample_module, &decide_module, &migrate_module, &threads_module, NULL,
-};
 
 static const pid_t pids[NPIDS] = { 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008 };
 
@@ -197,10 +191,60 @@ static uint32_t sketch_used(const struct sketch *k)
 	return n;
 }
 
+/* tierd's config, in @dir: a table of @max entries, the copy threads off. */
+static int setup(struct tierd *d, const char *root, const char *path, const char *dir,
+		 unsigned long max)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "interval_ms: 1000\n"
+		   "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
+		   "sampling: {half_life_ms: 10000, max_tracked_pages: %lu}\n"
+		   "copy_threads: {mode: off}\n", max);
+	fclose(f);
+	d->root = root;
+	snprintf(d->config_path, sizeof(d->config_path), "%s", path);
+	snprintf(d->runtime_dir, sizeof(d->runtime_dir), "%s", dir);
+	d->no_knobs = true;
+	return 0;
+}
+
+/* @ticks ticks of the manager, RSS and CPU after each. */
+static void run_ticks(struct manager *mgr, const struct sketch *sk, int ticks)
+{
+	struct hot_stats st = { 0 };
+	uint64_t c0, c_steady = 0;
+	int r;
+
+	for (int k = 1; k <= ticks; k++) {
+		c0 = bench_cpu_ns();
+		r = manager_tick(mgr, (uint64_t)k * SEC);
+		if (r < 0)
+			fprintf(stderr, "daemon_rss: tick %d: %s\n", k, strerror(-r));
+		if (sk->cells)
+			damon_known_fill(sk->cells, sk->n, damon_known_unit(DAMON_SAMPLES),
+					 sample_table(mgr->sample), (uint64_t)(k + 1) * SEC, pids,
+					 NPIDS, 1.0);
+		if (k > ticks / 2)
+			c_steady += bench_cpu_ns() - c0;
+		hot_get_stats(sample_table(mgr->sample), &st);
+		printf("tick %2d: %7llu entries, %8llu evictions, RSS %.1f MiB, peak %.1f MiB, "
+		       "%.0f ms CPU\n", k, (unsigned long long)st.entries,
+		       (unsigned long long)st.evictions, bench_status_kib("VmRSS") / 1024.0,
+		       bench_status_kib("VmHWM") / 1024.0, (bench_cpu_ns() - c0) / 1e6);
+	}
+	printf("table %.1f MiB of it; %.0f ms CPU per tick in the second half (of which "
+	       "recording %u synthetic samples is most)\n", st.mem_bytes / 1048576.0,
+	       c_steady / 1e6 / (ticks - ticks / 2), SAMPLES_PER_TICK);
+}
+
 int main(int argc, char **argv)
 {
 	static char tmpdir[] = "/tmp/daemon_rss.XXXXXX";
 	static struct tierd d;
+	static struct manager mgr;
 	static struct flood fl = {
 		.base.ops = &flood_ops,
 		.rng = 0x9e3779b97f4a7c15ull,
@@ -211,16 +255,13 @@ int main(int argc, char **argv)
 	int ticks = argc > 3 ? atoi(argv[3]) : 20;
 	const char *source = argc > 4 ? argv[4] : "flood";
 	struct sketch sk = { 0 };
-	struct pipe_fakes fk = {
+	struct manager_ops fk = {
 		.sampler = &fl.base,
 		.pids = pids,
 		.nr_pids = NPIDS,
 		.mig_ops = &fake_mig_ops,
 	};
 	char root[4096], path[256];
-	struct hot_stats st = { 0 };
-	uint64_t c0, c_steady = 0;
-	FILE *f;
 	int r;
 
 	if (argc < 2 || ticks < 2 ||
@@ -248,55 +289,25 @@ int main(int argc, char **argv)
 	}
 	snprintf(root, sizeof(root), "%s/topology/dram-cxl", argv[1]);
 	snprintf(path, sizeof(path), "%s/tierd.yaml", tmpdir);
-	f = fopen(path, "w");
-	if (!f) {
+	if (setup(&d, root, path, tmpdir, max) < 0) {
 		perror("daemon_rss: config");
 		return 1;
 	}
-	fprintf(f, "interval_ms: 1000\n"
-		   "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
-		   "sampling: {half_life_ms: 10000, max_tracked_pages: %lu}\n"
-		   "copy_threads: {mode: off}\n", max);
-	fclose(f);
-	d.root = root;
-	snprintf(d.config_path, sizeof(d.config_path), "%s", path);
-	snprintf(d.runtime_dir, sizeof(d.runtime_dir), "%s", tmpdir);
-	d.no_knobs = true;
-	if (!pipe_get(&d)) {
-		fprintf(stderr, "daemon_rss: out of memory\n");
-		return 1;
-	}
-	d.pipe->fake = &fk;
 	printf("peak RSS before tierd_init: %.1f MiB\n", bench_status_kib("VmHWM") / 1024.0);
-	r = tierd_init(&d, modules);
+	r = tierd_init(&d);
+	if (r == 0)
+		r = manager_init(&mgr, &d, &fk);
 	if (r < 0) {
 		fprintf(stderr, "daemon_rss: tierd_init: %s\n", strerror(-r));
 		return 1;
 	}
 	printf("peak RSS after tierd_init (max_tracked_pages %lu): %.1f MiB\n", max,
 	       bench_status_kib("VmHWM") / 1024.0);
-	for (int k = 1; k <= ticks; k++) {
-		c0 = bench_cpu_ns();
-		r = tierd_tick(&d, (uint64_t)k * SEC);
-		if (r < 0)
-			fprintf(stderr, "daemon_rss: tick %d: %s\n", k, strerror(-r));
-		if (sk.cells)
-			damon_known_fill(sk.cells, sk.n, damon_known_unit(DAMON_SAMPLES), d.pipe->hot,
-					 (uint64_t)(k + 1) * SEC, pids, NPIDS, 1.0);
-		if (k > ticks / 2)
-			c_steady += bench_cpu_ns() - c0;
-		hot_get_stats(d.pipe->hot, &st);
-		printf("tick %2d: %7llu entries, %8llu evictions, RSS %.1f MiB, peak %.1f MiB, "
-		       "%.0f ms CPU\n", k, (unsigned long long)st.entries,
-		       (unsigned long long)st.evictions, bench_status_kib("VmRSS") / 1024.0,
-		       bench_status_kib("VmHWM") / 1024.0, (bench_cpu_ns() - c0) / 1e6);
-	}
-	printf("table %.1f MiB of it; %.0f ms CPU per tick in the second half (of which "
-	       "recording %u synthetic samples is most)\n", st.mem_bytes / 1048576.0,
-	       c_steady / 1e6 / (ticks - ticks / 2), SAMPLES_PER_TICK);
+	run_ticks(&mgr, &sk, ticks);
 	if (sk.cells)
 		printf("sketch %.1f MiB of it, %u of its %u cells written by the last fill\n",
 		       sk.len / 1048576.0, sketch_used(&sk), sk.n);
+	manager_fini(&mgr);
 	tierd_fini(&d);
 	if (sk.cells)
 		munmap(sk.cells, sk.len);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Migrator + account against a scripted fake move_pages. */
+/* Migrator, then account, against a scripted fake move_pages. */
 #include <errno.h>
 #include <numaif.h>
 
@@ -61,6 +61,24 @@ static void setup_run(int nr_cgroups)
 	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
 }
 
+/* The migrator, then the account, as the manager's migrate and account
+ * steps run them. */
+static int run_plan(struct migrator *m, struct account *acct, const struct batch_plan *p,
+		    const struct policy_intent *intents, uint64_t now_ns,
+		    struct mig_run_result *res)
+{
+	static struct acct_call calls[64];
+	struct acct_result sum;
+	int r = mig_run_plan(m, p, account_nomem_nodes(acct, now_ns), calls, res);
+
+	if (r < 0)
+		return r;
+	account_plan(acct, &topo, p, intents, calls, now_ns, m->dry_run, &sum);
+	res->moved_bytes = sum.moved_bytes;
+	res->would_pages = sum.would_pages;
+	return 0;
+}
+
 static void teardown_run(void)
 {
 	batch_free(b);
@@ -98,7 +116,7 @@ static void test_statuses(void)
 	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
 	CHECK(m.has_promote);
 	setup_run(2);
-	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 100 * SEC, &res), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, 100 * SEC, &res), 0);
 
 	CHECK_EQ_INT(f.nr_calls, 2);
 	CHECK_EQ_INT(f.calls[0].flags, MPOL_MF_MOVE);
@@ -154,7 +172,7 @@ static void test_statuses(void)
 	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
 	CHECK(!m.has_promote);
 	/* (After node 1's back-off: a batch to a node in back-off is skipped.) */
-	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 106 * SEC, &res), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, 106 * SEC, &res), 0);
 	CHECK_EQ_INT(f.nr_calls, 2);
 	CHECK_EQ_INT(f.calls[1].flags, MPOL_MF_MOVE);
 	/* A probe failing otherwise is returned. */
@@ -192,7 +210,7 @@ static void test_budget(void)
 	m.budget_ns = 3 * SEC / 2;
 	setup_run(2);
 	CHECK_EQ_INT(pl->nr_batches, 3);
-	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 100 * SEC, &res), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, 100 * SEC, &res), 0);
 	/* Started at 0 s and 1 s; at 2 s the budget of 1.5 s is spent. */
 	CHECK_EQ_INT(f.nr_calls, 2);
 	CHECK_EQ_INT(res.calls, 2);
@@ -226,7 +244,7 @@ static void test_call_times(void)
 		}
 		CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, dry), 0);
 		setup_run(2);
-		CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 100 * SEC, &res), 0);
+		CHECK_EQ_INT(run_plan(&m, a, pl, in, 100 * SEC, &res), 0);
 		CHECK_EQ_INT(res.calls, 3);
 		CHECK_EQ_U64(res.min_call_ns, dry ? 0 : SEC / 10);
 		CHECK_EQ_U64(res.max_call_ns, dry ? 0 : 19 * SEC / 10);
@@ -257,7 +275,7 @@ static void test_room_floor(void)
 	f.free[0] = 102 * PG;
 	setup_run(2);
 	CHECK_EQ_INT(pl->nr_batches, 3);
-	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 100 * SEC, &res), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, 100 * SEC, &res), 0);
 	CHECK_EQ_INT(f.nr_calls, 2);
 	CHECK_EQ_INT(f.free_reads, 3);
 	CHECK_EQ_INT(res.room_skipped_batches, 1);
@@ -269,7 +287,7 @@ static void test_room_floor(void)
 	/* Unreadable: as planned. */
 	f.free_err = -EIO;
 	f.nr_calls = 0;
-	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 101 * SEC, &res), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, 101 * SEC, &res), 0);
 	CHECK_EQ_INT(f.nr_calls, 3);
 	CHECK_EQ_INT(res.room_skipped_batches, 0);
 	/* No floor for the node; a dry run. */
@@ -277,12 +295,12 @@ static void test_room_floor(void)
 	f.free[0] = 0;
 	f.nr_calls = 0;
 	m.floor_bytes[0] = 0;
-	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 102 * SEC, &res), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, 102 * SEC, &res), 0);
 	CHECK_EQ_INT(res.calls, 3);
 	m.floor_bytes[0] = 100 * PG;
 	m.dry_run = true;
 	f.nr_calls = 0;
-	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, 103 * SEC, &res), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, 103 * SEC, &res), 0);
 	CHECK_EQ_INT(res.calls, 3);
 	CHECK_EQ_INT(res.room_skipped_batches, 0);
 	teardown_run();
@@ -391,7 +409,7 @@ static void test_call_failed_and_dry_run(void)
 	f.nr_steps = 1;
 	f.steps[0].call_err = -ESRCH;
 	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
-	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, SEC, &res), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(res.calls, 2);
 	CHECK_EQ_INT(res.failed_calls, 1);
 	CHECK_EQ_INT(res.first_error, -ESRCH);
@@ -406,7 +424,7 @@ static void test_call_failed_and_dry_run(void)
 	f = (struct fake_mig){ .probe_result = -EINVAL, .nr_steps = 1 };
 	f.steps[0].call_err = -ENOMEM;
 	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
-	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, SEC, &res), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(f.nr_calls, 1);
 	CHECK_EQ_INT(res.calls, 1);
 	CHECK_EQ_INT(res.nomem_skipped_batches, 1);
@@ -419,7 +437,7 @@ static void test_call_failed_and_dry_run(void)
 	CHECK_EQ_INT(account_new(&ap, 0, 8, &a), 0);
 	f = (struct fake_mig){ .probe_result = -EINVAL, .query_node = 1 };
 	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, true), 0);
-	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, SEC, &res), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(f.nr_calls, 2);
 	CHECK_EQ_INT(f.calls[0].nodes[0], -2);
 	CHECK_EQ_INT(f.calls[0].flags, 0);
@@ -432,7 +450,7 @@ static void test_call_failed_and_dry_run(void)
 	/* A page already on its target would not move. */
 	f.query_node = 0;
 	f.nr_calls = 0;
-	CHECK_EQ_INT(mig_run_plan(&m, a, &topo, pl, in, SEC, &res), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_U64(res.would_pages, 0);
 
 	CHECK_EQ_INT(acct_classify(-EAGAIN, 0), ACCT_BUSY);

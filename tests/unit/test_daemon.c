@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The daemon body without its event loop: modules called in order at each
- * hook, rates from their counters, reloads that keep the old policy on every
- * kind of error (parse, machine, module), knobs restored in reverse order,
- * the metrics exposition and the textfile.  Topology from a fixture tree.
+ * The daemon body without its event loop: the config and topology at start,
+ * the manager's tick with a scripted sampler (its error logged once and
+ * returned, the tick going on), rates from the counters, reloads that keep
+ * the old policy on every kind of error (parse, machine, a stage), the
+ * metrics exposition and the textfile, the idle interval and the priority
+ * ticks run at.  Topology from a fixture tree.
  *
  *   test_daemon FIXTURES_DIR
  */
@@ -14,8 +16,10 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "hotness.h"
+#include "manager.h"
 #include "metrics.h"
-#include "pipeline.h"
+#include "sampler_fake.h"
 #include "status.h"
 #include "test.h"
 
@@ -32,84 +36,45 @@ static void called(const char *what)
 		 what);
 }
 
-static int a_start(struct tierd *d, void **ret_priv)
-{
-	static int priv = 42;
+/*
+ * The fake sampler, wrapped: its start and drain say they were called and
+ * note the nice they ran at; a drain fails with drain_ret.
+ */
+static struct sampler_fake sf;
+static struct sampler_ops wrapped;
+static int drain_ret;
+static int start_nice; /* the thread's nice while the sampler started */
+static int drain_nice; /* and during the last drain, in a tick */
 
-	*ret_priv = &priv;
-	called("A.start");
+static int wrapped_start(struct sampler *s, char *why, size_t len)
+{
+	start_nice = getpriority(PRIO_PROCESS, 0);
+	called("start");
+	sf.started = true;
 	return 0;
 }
 
-static int a_tick(struct tierd *d, void *priv, uint64_t now_ns)
+static int wrapped_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 {
-	CHECK_EQ_INT(*(int *)priv, 42);
-	called("A.tick");
-	/* Stands for the migrator: 1 MiB into tier 0 per tick. */
-	d->stats.tier[0].promoted_bytes_total += 1 << 20;
-	d->stats.node[0].promoted_bytes_total += 1 << 20;
-	return 0;
+	drain_nice = getpriority(PRIO_PROCESS, 0);
+	called("drain");
+	return drain_ret;
 }
 
-static void a_apply(struct tierd *d, void *priv)
+static const struct manager_ops *wrapped_fake(void)
 {
-	called("A.apply");
-}
+	static const pid_t none[1];
+	static struct manager_ops ops;
 
-static void a_restore(struct tierd *d, void *priv)
-{
-	called("A.restore");
+	sampler_fake_init(&sf, "fake");
+	wrapped = *sf.base.ops;
+	wrapped.start = wrapped_start;
+	wrapped.drain = wrapped_drain;
+	sf.base.ops = &wrapped;
+	/* No process tracked: no walk of this machine's /proc. */
+	ops = (struct manager_ops){ .sampler = &sf.base, .pids = none };
+	return &ops;
 }
-
-static void a_stop(struct tierd *d, void *priv)
-{
-	called("A.stop");
-}
-
-static int b_check(struct tierd *d, void *priv, const struct tierd_conf *next,
-		   char *why, size_t size)
-{
-	called("B.check");
-	if (next->promotion.batch_pages == 999) {
-		snprintf(why, size,
-			 "batch_pages 999 is not a multiple of the huge page");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int b_tick(struct tierd *d, void *priv, uint64_t now_ns)
-{
-	called("B.tick");
-	return -EIO; /* logged once, the tick goes on */
-}
-
-static void b_restore(struct tierd *d, void *priv)
-{
-	called("B.restore");
-}
-
-static void b_metrics(struct tierd *d, void *priv, struct metrics *m)
-{
-	metrics_add(m, MET_COPY_THREADS, 3, "by", "b\"q\\", NULL);
-}
-
-static const struct tierd_module mod_a = {
-	.name = "A",
-	.start = a_start,
-	.tick = a_tick,
-	.reload_apply = a_apply,
-	.restore_knobs = a_restore,
-	.stop = a_stop,
-};
-static const struct tierd_module mod_b = {
-	.name = "B",
-	.reload_check = b_check,
-	.tick = b_tick,
-	.restore_knobs = b_restore,
-	.metrics = b_metrics,
-};
-static const struct tierd_module *const modules[] = { &mod_a, &mod_b, NULL };
 
 static void write_conf(const char *text)
 {
@@ -126,6 +91,8 @@ static char *render(struct tierd *d)
 	size_t len;
 
 	tierd_metrics(d, m);
+	/* Label values are escaped. */
+	metrics_add(m, MET_COPY_THREADS, 3, "by", "b\"q\\", NULL);
 	CHECK_EQ_INT(metrics_render(m, &text, &len), 0);
 	CHECK_EQ_U64(strlen(text), len);
 	metrics_free(m);
@@ -147,6 +114,7 @@ static char *render_status(struct tierd *d, bool json)
 static void test_lifecycle(void)
 {
 	const char *fixtures = fixtures_dir;
+	static struct manager mgr;
 	static struct tierd d;
 	char root[4096], why[4096], want[1024], *text, prom[512];
 
@@ -161,17 +129,27 @@ static void test_lifecycle(void)
 		 tmpdir);
 	write_conf(want);
 
-	CHECK_EQ_INT(tierd_init(&d, modules), 0);
-	CHECK_EQ_STR(calls, "A.start ");
+	CHECK_EQ_INT(tierd_init(&d), 0);
+	CHECK_EQ_STR(d.stats.sampler_source, "none");
+	CHECK_EQ_INT(manager_init(&mgr, &d, wrapped_fake()), 0);
+	CHECK_EQ_STR(calls, "start ");
 	CHECK_EQ_INT(d.topo.nr_tiers, 2);
 	CHECK(d.topo.kernel_tiers_flat);
 	CHECK(!tierd_knobs_allowed(&d));
-	CHECK_EQ_STR(d.stats.sampler_source, "none");
+	CHECK_EQ_STR(d.stats.sampler_source, "fake");
 
+	/* A step's error is the tick's, and the tick goes on.  1 MiB into
+	 * tier 0 before each, as the account step would add. */
 	calls[0] = '\0';
-	CHECK_EQ_INT(tierd_tick(&d, 10 * SEC), -EIO);
-	CHECK_EQ_INT(tierd_tick(&d, 12 * SEC), -EIO);
-	CHECK_EQ_STR(calls, "A.tick B.tick A.tick B.tick ");
+	drain_ret = -EIO;
+	d.stats.tier[0].promoted_bytes_total += 1 << 20;
+	d.stats.node[0].promoted_bytes_total += 1 << 20;
+	CHECK_EQ_INT(manager_tick(&mgr, 10 * SEC), -EIO);
+	d.stats.tier[0].promoted_bytes_total += 1 << 20;
+	d.stats.node[0].promoted_bytes_total += 1 << 20;
+	CHECK_EQ_INT(manager_tick(&mgr, 12 * SEC), -EIO);
+	CHECK_EQ_STR(calls, "drain drain ");
+	drain_ret = 0;
 	CHECK_EQ_U64(d.ticks_total, 2);
 	/* 1 MiB in the 2 s between the ticks. */
 	CHECK(d.stats.tier[0].promote_bytes_per_s == 524288.0);
@@ -192,7 +170,7 @@ static void test_lifecycle(void)
 			fclose(f);
 	}
 
-	/* What the last decision held back, as mod_decide leaves it. */
+	/* What the last decision held back, as the decide step leaves it. */
 	d.stats.decision.hot_threshold = 4;
 	d.stats.decision.cold_threshold = 2;
 	d.stats.decision.held[POLICY_H_REFILL] = 300;
@@ -257,25 +235,23 @@ static void test_lifecycle(void)
 	CHECK_EQ_STR(why, want);
 	CHECK_EQ_INT(d.topo.nr_tiers, 2);
 
-	/* Refused by a module. */
-	write_conf("promotion: {batch_pages: 999}\n");
+	/* Refused by a stage: the sampling source is chosen at start. */
+	write_conf("sampling: {source: bpf}\npromotion: {batch_pages: 1024}\n");
 	CHECK_EQ_INT(tierd_reload(&d, why, sizeof(why)), -EINVAL);
 	snprintf(want, sizeof(want),
-		 "%s: B: batch_pages 999 is not a multiple of the huge page\n",
+		 "%s: sample: sampling.source, max_tracked_pages, half_life_ms and damon take effect on restart\n",
 		 conf_path);
 	CHECK_EQ_STR(why, want);
 	CHECK_EQ_INT(d.conf->promotion.batch_pages, 4096);
-	CHECK_EQ_STR(calls, "B.check ");
 	CHECK_EQ_U64(d.reloads_failed_total, 3);
 
-	/* Accepted: swapped, modules told, cgroup counters follow their path. */
+	/* Accepted: swapped, cgroup counters follow their path. */
 	calls[0] = '\0';
 	tierd_set_dry_run(&d, true);
 	CHECK(d.dry_run);
 	write_conf("interval_ms: 250\ntiers:\n  - {name: all, nodes: [0, 1]}\n"
 		   "cgroups:\n  - path: /b\n");
 	CHECK_EQ_INT(tierd_reload(&d, why, sizeof(why)), 0);
-	CHECK_EQ_STR(calls, "B.check A.apply ");
 	CHECK_EQ_INT(d.conf->interval_ms, 250);
 	CHECK_EQ_INT(d.topo.nr_tiers, 1);
 	CHECK_EQ_STR(d.topo.tiers[0].name, "all");
@@ -283,9 +259,14 @@ static void test_lifecycle(void)
 	CHECK(!d.dry_run); /* a reload goes back to the file's dry_run */
 	CHECK_EQ_U64(d.reloads_ok_total, 1);
 
-	calls[0] = '\0';
+	/* The stages take the new config: one tier now, nothing to decide. */
+	CHECK_EQ_INT(manager_tick(&mgr, 13 * SEC), 0);
+	CHECK_EQ_STR(calls, "drain ");
+	CHECK_EQ_INT(manager_interval_ms(&mgr), 250);
+
+	manager_fini(&mgr);
+	CHECK(!d.mgr);
 	tierd_fini(&d);
-	CHECK_EQ_STR(calls, "B.restore A.restore A.stop ");
 	CHECK(!d.conf);
 	unlink(prom);
 }
@@ -300,18 +281,14 @@ static void test_missing_default(void)
 	d.root = root;
 	snprintf(d.config_path, sizeof(d.config_path), "%s/none.yaml", tmpdir);
 	/* Named on the command line: a missing file is an error. */
-	CHECK_EQ_INT(tierd_init(&d,
-				(const struct tierd_module *const[]){ NULL }),
-		     -ENOENT);
+	CHECK_EQ_INT(tierd_init(&d), -ENOENT);
 	tierd_fini(&d);
 	/* The default path: missing means defaults. */
 	memset(&d, 0, sizeof(d));
 	d.root = root;
 	d.config_is_default = true;
 	snprintf(d.config_path, sizeof(d.config_path), "%s/none.yaml", tmpdir);
-	CHECK_EQ_INT(tierd_init(&d,
-				(const struct tierd_module *const[]){ NULL }),
-		     0);
+	CHECK_EQ_INT(tierd_init(&d), 0);
 	CHECK_EQ_INT(d.conf->interval_ms, 1000);
 	CHECK_EQ_INT(d.topo.nr_tiers, 1);
 	tierd_fini(&d);
@@ -330,7 +307,7 @@ static void test_missing_node_at_start(void)
 	d.no_knobs = true;
 	write_conf("tiers:\n  - name: fast\n    nodes: [0]\n  - name: slow\n    nodes: [7, 1]\n"
 		   "  - name: gone\n    nodes: [9]\ngpu_nodes:\n  - node: 5\n");
-	CHECK_EQ_INT(tierd_init(&d, (const struct tierd_module *const[]){ NULL }), 0);
+	CHECK_EQ_INT(tierd_init(&d), 0);
 	CHECK_EQ_INT(d.topo.nr_tiers, 2);
 	CHECK_EQ_INT(d.conf->nr_tiers, 2);
 	CHECK_EQ_STR(d.topo.tiers[1].name, "slow");
@@ -350,13 +327,6 @@ static void test_missing_node_at_start(void)
  * hot, while the table holds heat doubles the interval, up to
  * idle_interval_ms; a bigger plan or an empty table goes back to
  * interval_ms. */
-static struct hot_table idle_hot;
-static struct batch_plan idle_plan;
-/* Per tick: 'e' empty table, 'i' nothing planned, 's' 10 of 1000 hot pages
- * planned (idle), 'm' 11 of 1000 (a move). */
-static const char *idle_script;
-static int idle_start_nice; /* the thread's nice while the module started */
-static int idle_tick_nice; /* and during the last tick */
 
 /* The nice between ticks: tick_nice_boost (default 10) below the one tierd
  * started at where this process may go back up (root), else that one. */
@@ -367,38 +337,19 @@ static int rest_nice(int start)
 	return start + 10 > 19 ? 19 : start + 10;
 }
 
-static int idle_start(struct tierd *d, void **ret_priv)
-{
-	idle_start_nice = getpriority(PRIO_PROCESS, 0);
-	d->pipe = calloc(1, sizeof(*d->pipe)); /* tierd_fini() frees it */
-	return d->pipe ? 0 : -ENOMEM;
-}
-
-static int idle_tick(struct tierd *d, void *priv, uint64_t now_ns)
-{
-	char c = *idle_script++;
-
-	idle_tick_nice = getpriority(PRIO_PROCESS, 0);
-	idle_hot.nused = c == 'e' ? 0 : 100;
-	idle_plan.nr_batches = c == 'm' || c == 's';
-	idle_plan.pages = c == 'm' ? 11 : c == 's' ? 10 : 0;
-	d->pipe->candidates_pages = 1000;
-	d->pipe->hot = &idle_hot;
-	d->pipe->plan = &idle_plan;
-	return 0;
-}
-
-static const struct tierd_module idle_module = {
-	.name = "idle", .start = idle_start, .tick = idle_tick,
-};
-
 static void test_idle_interval(void)
 {
-	/* After each tick of "eiisiimie": */
+	/* After each tick of "eiisiimie": 'e' empty table, 'i' nothing
+	 * planned, 's' 10 of 1000 hot pages planned (idle), 'm' 11 of 1000
+	 * (a move). */
+	static const char script[] = "eiisiimie";
 	static const uint32_t want[] = { 500, 1000, 2000, 3000, 3000, 3000, 500,
 					 1000, 500 };
-	char root[4096];
+	static struct manager mgr;
 	static struct tierd d;
+	struct hot_table hot = { 0 };
+	struct batch_plan plan = { 0 };
+	char root[4096];
 	FILE *f = fopen(conf_path, "w");
 	int start;
 
@@ -407,34 +358,43 @@ static void test_idle_interval(void)
 	fclose(f);
 	snprintf(root, sizeof(root), "%s/topology/single", fixtures_dir);
 	d.root = root;
+	d.no_knobs = true;
 	snprintf(d.config_path, sizeof(d.config_path), "%s", conf_path);
+	snprintf(d.runtime_dir, sizeof(d.runtime_dir), "%s", tmpdir);
 	errno = 0;
 	start = getpriority(PRIO_PROCESS, 0);
 	CHECK_EQ_INT(errno, 0);
-	CHECK_EQ_INT(tierd_init(&d, (const struct tierd_module *const[]){
-					    &idle_module, NULL }),
-		     0);
-	CHECK_EQ_INT(tierd_interval_ms(&d), 500);
-	/* The modules start at the nice tierd started at, its ticks' (the
+	CHECK_EQ_INT(tierd_init(&d), 0);
+	CHECK_EQ_INT(manager_init(&mgr, &d, wrapped_fake()), 0);
+	CHECK_EQ_INT(manager_interval_ms(&mgr), 500);
+	/* The stages start at the nice tierd started at, its ticks' (the
 	 * first tick waits on them), and it rests lower after. */
-	CHECK_EQ_INT(idle_start_nice, start);
+	CHECK_EQ_INT(start_nice, start);
 	CHECK_EQ_INT(getpriority(PRIO_PROCESS, 0), rest_nice(start));
-	idle_script = "eiisiimie";
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		tierd_tick(&d, (i + 1) * SEC);
-		CHECK_EQ_INT(tierd_interval_ms(&d), want[i]);
+		char c = script[i];
+
+		hot.nused = c == 'e' ? 0 : 100;
+		plan.nr_batches = c == 'm' || c == 's';
+		plan.pages = c == 'm' ? 11 : c == 's' ? 10 : 0;
+		mgr.idle_ticks = manager_tick_idle(&hot, &plan, 1000) ? mgr.idle_ticks + 1 : 0;
+		CHECK_EQ_INT(manager_interval_ms(&mgr), want[i]);
 	}
+	/* A tick of the manager: an empty table is not idle. */
+	CHECK_EQ_INT(manager_tick(&mgr, 10 * SEC), 0);
+	CHECK_EQ_INT(mgr.idle_ticks, 0);
 	/* Ticks run back at the start's nice, and the thread rests
 	 * tick_nice_boost (default 10) levels lower after each. */
-	CHECK_EQ_INT(idle_tick_nice, start);
+	CHECK_EQ_INT(drain_nice, start);
 	CHECK_EQ_INT(d.stats.tick_nice, start);
 	CHECK_EQ_INT(getpriority(PRIO_PROCESS, 0), rest_nice(start));
 	/* Put back, for what runs after in this process. */
 	setpriority(PRIO_PROCESS, 0, start);
 	/* At or below interval_ms: fixed. */
 	d.conf->idle_interval_ms = 200;
-	d.idle_ticks = 5;
-	CHECK_EQ_INT(tierd_interval_ms(&d), 500);
+	mgr.idle_ticks = 5;
+	CHECK_EQ_INT(manager_interval_ms(&mgr), 500);
+	manager_fini(&mgr);
 	tierd_fini(&d);
 }
 

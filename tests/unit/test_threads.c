@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The threads module (daemon/threads.c) against a copy of
+ * The copy-thread step (daemon/threads.c) against a copy of
  * tests/fixtures/threads (argv[1]): load in, vm.migrate_copy_* out,
  * restored at exit, an administrator's change respected, nothing written
  * under --no-knobs, nothing done without the knobs.
@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "stages.h"
 #include "test.h"
-#include "threads.h"
 
 #define SEC 1000000000ull
 
@@ -131,10 +131,10 @@ static const char *fixtures;
 static void test_controller_writes_knobs(void)
 {
 	struct tierd d;
-	void *priv;
+	struct threads *t;
 
 	setup(&d, fixtures, "threads");
-	CHECK_EQ_INT(threads_module.start(&d, &priv), 0);
+	CHECK_EQ_INT(threads_new(&d, &d.stats, &t), 0);
 	/* coexist by default: NUMA balancing left as found. */
 	CHECK_EQ_STR(get("/proc/sys/kernel/numa_balancing"), "2\n");
 	/* From the start, before the first migration: multi-threaded copy
@@ -146,97 +146,97 @@ static void test_controller_writes_knobs(void)
 	CHECK_EQ_INT(d.stats.copy_threads, 4);
 	/* Idle: held. */
 	advance_cpus(10);
-	CHECK_EQ_INT(threads_module.tick(&d, priv, 1 * SEC), 0);
+	CHECK_EQ_INT(threads_step(t, &d, &d.stats, 1 * SEC), 0);
 	CHECK_EQ_STR(get(THREADS), "4\n");
 	CHECK_EQ_INT(d.stats.copy_threads, 4);
 	advance_cpus(10);
-	CHECK_EQ_INT(threads_module.tick(&d, priv, 2 * SEC), 0);
+	CHECK_EQ_INT(threads_step(t, &d, &d.stats, 2 * SEC), 0);
 	CHECK_EQ_STR(get(THREADS), "4\n");
 	/* CPU pressure (PSI 90%), CPUs half busy: halved. */
 	advance_cpus(50);
 	psi("90.00");
-	CHECK_EQ_INT(threads_module.tick(&d, priv, 3 * SEC), 0);
+	CHECK_EQ_INT(threads_step(t, &d, &d.stats, 3 * SEC), 0);
 	CHECK_EQ_STR(get(THREADS), "2");
 	CHECK_EQ_INT(d.stats.copy_threads, 2);
 	/* No CPU below busy_cpu_pct (75): one thread. */
 	advance_cpus(100);
-	CHECK_EQ_INT(threads_module.tick(&d, priv, 3 * SEC + SEC / 2), 0);
+	CHECK_EQ_INT(threads_step(t, &d, &d.stats, 3 * SEC + SEC / 2), 0);
 	CHECK_EQ_STR(get(THREADS), "1");
 	/* Load gone: back to 4. */
 	advance_cpus(5);
 	psi("0.20");
-	CHECK_EQ_INT(threads_module.tick(&d, priv, 4 * SEC), 0);
+	CHECK_EQ_INT(threads_step(t, &d, &d.stats, 4 * SEC), 0);
 	CHECK_EQ_STR(get(THREADS), "4");
 	/* An administrator sets 6: tierd leaves the copy knobs alone. */
 	put(THREADS, "6\n");
 	advance_cpus(5);
-	CHECK_EQ_INT(threads_module.tick(&d, priv, 5 * SEC), 0);
+	CHECK_EQ_INT(threads_step(t, &d, &d.stats, 5 * SEC), 0);
 	CHECK_EQ_STR(get(THREADS), "6\n");
 	CHECK_EQ_INT(d.stats.copy_threads, 0);
 	CHECK_EQ_STR(d.stats.knobs_foreign, "vm.migrate_copy_threads");
 	advance_cpus(100);
 	psi("90.00");
-	CHECK_EQ_INT(threads_module.tick(&d, priv, 6 * SEC), 0);
+	CHECK_EQ_INT(threads_step(t, &d, &d.stats, 6 * SEC), 0);
 	CHECK_EQ_STR(get(THREADS), "6\n");
 	/* Exit: tierd's values back to the originals; the admin's stays. */
-	threads_module.restore_knobs(&d, priv);
+	threads_restore_knobs(t, d.runtime_dir);
 	CHECK_EQ_STR(get(MT), "0");
 	CHECK_EQ_STR(get(PULL), "0");
 	CHECK_EQ_STR(get(THREADS), "6\n");
 	CHECK_EQ_STR(get("/run/knobs.state"), "(missing)");
-	threads_module.stop(&d, priv);
+	threads_free(t);
 }
 
 static void test_takeover_no_knobs_and_crash(void)
 {
 	struct tierd d;
-	void *priv;
+	struct threads *t;
 
 	/* --no-knobs: nothing written, even with takeover. */
 	setup(&d, fixtures, "threads");
 	d.no_knobs = true;
 	conf.kernel.numa_balancing = CONF_NUMAB_TAKEOVER;
-	CHECK_EQ_INT(threads_module.start(&d, &priv), 0);
-	threads_module.tick(&d, priv, 1 * SEC);
+	CHECK_EQ_INT(threads_new(&d, &d.stats, &t), 0);
+	threads_step(t, &d, &d.stats, 1 * SEC);
 	advance_cpus(10);
-	threads_module.tick(&d, priv, 2 * SEC);
+	threads_step(t, &d, &d.stats, 2 * SEC);
 	CHECK_EQ_STR(get(MT), "0\n");
 	CHECK_EQ_STR(get("/proc/sys/kernel/numa_balancing"), "2\n");
-	threads_module.restore_knobs(&d, priv);
-	threads_module.stop(&d, priv);
+	threads_restore_knobs(t, d.runtime_dir);
+	threads_free(t);
 
 	/* takeover: NUMA balancing off; the run "crashes" (no restore);
 	 * the next start puts it back from the state file. */
 	d.no_knobs = false;
-	CHECK_EQ_INT(threads_module.start(&d, &priv), 0);
+	CHECK_EQ_INT(threads_new(&d, &d.stats, &t), 0);
 	CHECK_EQ_STR(get("/proc/sys/kernel/numa_balancing"), "0");
-	threads_module.stop(&d, priv);
+	threads_free(t);
 	conf.kernel.numa_balancing = CONF_NUMAB_COEXIST;
-	CHECK_EQ_INT(threads_module.start(&d, &priv), 0);
+	CHECK_EQ_INT(threads_new(&d, &d.stats, &t), 0);
 	CHECK_EQ_STR(get("/proc/sys/kernel/numa_balancing"), "2");
 	/* What the state file lists now is this run's copy knobs only. */
 	CHECK(strstr(get("/run/knobs.state"), "numa_balancing") == NULL);
 	CHECK(strstr(get("/run/knobs.state"), "vm.migrate_copy_mt 0 1") != NULL);
-	threads_module.restore_knobs(&d, priv);
+	threads_restore_knobs(t, d.runtime_dir);
 	CHECK_EQ_STR(get(MT), "0");
 	CHECK_EQ_STR(get("/run/knobs.state"), "(missing)");
-	threads_module.stop(&d, priv);
+	threads_free(t);
 }
 
 static void test_vanilla(void)
 {
 	struct tierd d;
-	void *priv;
+	struct threads *t;
 
 	setup(&d, fixtures, "threads");
 	remove(strcat(strcpy((char[PATH_MAX * 2]){ 0 }, tree), MT));
-	CHECK_EQ_INT(threads_module.start(&d, &priv), 0);
-	threads_module.tick(&d, priv, 1 * SEC);
+	CHECK_EQ_INT(threads_new(&d, &d.stats, &t), 0);
+	threads_step(t, &d, &d.stats, 1 * SEC);
 	advance_cpus(10);
-	CHECK_EQ_INT(threads_module.tick(&d, priv, 2 * SEC), 0);
+	CHECK_EQ_INT(threads_step(t, &d, &d.stats, 2 * SEC), 0);
 	CHECK_EQ_INT(d.stats.copy_threads, 0);
 	CHECK_EQ_STR(get(THREADS), "4\n");
-	threads_module.stop(&d, priv);
+	threads_free(t);
 }
 
 /* Vanilla kernel (controller off), takeover: an administrator turns NUMA
@@ -245,24 +245,24 @@ static void test_vanilla(void)
 static void test_admin_numa_balancing(void)
 {
 	struct tierd d;
-	void *priv;
+	struct threads *t;
 
 	setup(&d, fixtures, "threads");
 	remove(strcat(strcpy((char[PATH_MAX * 2]){ 0 }, tree), MT));
 	conf.kernel.numa_balancing = CONF_NUMAB_TAKEOVER;
-	CHECK_EQ_INT(threads_module.start(&d, &priv), 0);
+	CHECK_EQ_INT(threads_new(&d, &d.stats, &t), 0);
 	CHECK_EQ_STR(get("/proc/sys/kernel/numa_balancing"), "0");
-	CHECK_EQ_INT(threads_module.tick(&d, priv, 1 * SEC), 0);
+	CHECK_EQ_INT(threads_step(t, &d, &d.stats, 1 * SEC), 0);
 	CHECK_EQ_STR(d.stats.knobs_foreign, "");
 	put("/proc/sys/kernel/numa_balancing", "1\n");
-	CHECK_EQ_INT(threads_module.tick(&d, priv, 2 * SEC), 0);
+	CHECK_EQ_INT(threads_step(t, &d, &d.stats, 2 * SEC), 0);
 	CHECK_EQ_STR(d.stats.knobs_foreign, "kernel.numa_balancing");
-	CHECK_EQ_INT(threads_module.tick(&d, priv, 3 * SEC), 0);
+	CHECK_EQ_INT(threads_step(t, &d, &d.stats, 3 * SEC), 0);
 	CHECK_EQ_STR(get("/proc/sys/kernel/numa_balancing"), "1\n");
-	threads_module.restore_knobs(&d, priv);
+	threads_restore_knobs(t, d.runtime_dir);
 	CHECK_EQ_STR(get("/proc/sys/kernel/numa_balancing"), "1\n");
 	CHECK_EQ_STR(get("/run/knobs.state"), "(missing)");
-	threads_module.stop(&d, priv);
+	threads_free(t);
 	conf.kernel.numa_balancing = CONF_NUMAB_COEXIST;
 }
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Pipeline step 1, sample: which processes are tracked (sys/targets), the
- * hotness source that watches them (sys/sampler_bpf or sys/sampler_damon,
- * the first that runs), and the bounded table their heat goes into
+ * Step 1, sample: which processes are tracked (sys/targets), the hotness
+ * source that watches them (sys/sampler_bpf or sys/sampler_damon, the
+ * first that runs), and the bounded table their heat goes into
  * (core/hotness).  Also which configured cgroup each tracked process is in,
- * for the decide step.
+ * for the gather step.
  *
  * A source changes kernel state (perf events, a kdamond), so none starts
  * with --no-knobs or on a fixture tree (--root); status says so.
@@ -20,10 +20,11 @@
 #include "cgroup.h"
 #include "daemon.h"
 #include "log.h"
-#include "pipeline.h"
+#include "manager.h"
 #include "sampler.h"
 #include "sampler_bpf.h"
 #include "sampler_damon.h"
+#include "stages.h"
 #include "targets.h"
 
 #define NSEC_PER_MSEC 1000000ull
@@ -36,7 +37,7 @@
  * must not wake tierd each time. */
 #define WAKE_SHARE 8
 
-struct mod_sample {
+struct sample_stage {
 	struct sampler *cands[2];
 	size_t nr_cands;
 	struct sampler *s; /* the one running, NULL when none */
@@ -55,7 +56,9 @@ struct mod_sample {
 	unsigned int backlog_ticks; /* ticks in a row with a backlog */
 	uint32_t generation; /* the source's, when it was last logged */
 	unsigned int pace; /* what the sampler was last set to (1: full) */
-	uint64_t moved_at_pace; /* d->pipe->moved_bytes_total then */
+	uint64_t moved_at_pace; /* sample_in.moved_bytes_total then */
+	const pid_t *fake_pids; /* manager_ops.pids: tracked instead of a scan */
+	size_t nr_fake_pids;
 };
 
 /* libbpf's own messages mostly start with "libbpf: " already. */
@@ -65,7 +68,7 @@ static void bpf_log(int level, const char *msg)
 }
 
 /* tierd.yaml sampling.targets as targets rules (see targets.h). */
-static int targets_setup(struct mod_sample *m, const struct tierd_conf *c)
+static int targets_setup(struct sample_stage *m, const struct tierd_conf *c)
 {
 	struct targets_params tp = { 0 };
 	size_t n = 0;
@@ -88,7 +91,7 @@ static int targets_setup(struct mod_sample *m, const struct tierd_conf *c)
 		};
 	tp.rules = m->rules;
 	tp.nrules = n;
-	tp.max_targets = PIPE_MAX_PROCS;
+	tp.max_targets = CAND_MAX_PROCS;
 	if (m->targets_ok)
 		targets_free(&m->targets);
 	m->targets_ok = false;
@@ -99,7 +102,7 @@ static int targets_setup(struct mod_sample *m, const struct tierd_conf *c)
 	return 0;
 }
 
-static int hot_setup(struct mod_sample *m, const struct tierd_conf *c,
+static int hot_setup(struct sample_stage *m, const struct tierd_conf *c,
 		     uint64_t now_ns)
 {
 	struct hot_params hp = {
@@ -112,8 +115,8 @@ static int hot_setup(struct mod_sample *m, const struct tierd_conf *c,
 	if (!len)
 		return -EINVAL;
 	/* Fresh anonymous memory is zero: clearing the default table's 20 MiB
-	 * took 0.56 s of the lab guest's start-up under TCG, before the first
-	 * tick (tierd -v), and made all of it resident at once. */
+	 * would cost the lab guest's start-up half a second under TCG, before
+	 * the first tick, and make all of it resident at once. */
 	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		return -ENOMEM;
@@ -147,18 +150,23 @@ static int cgroup_index(const struct tierd_conf *c, pid_t pid)
 	return best;
 }
 
-static void procs_update(struct tierd *d, struct mod_sample *m)
+static void procs_update(struct sample_stage *m, const struct tierd_conf *c,
+			 struct cand_procs *procs)
 {
-	struct pipeline *p = d->pipe;
-
-	p->nr_procs = 0;
+	procs->nr = 0;
 	for (size_t i = 0; i < m->nr_pids; i++)
-		p->procs[p->nr_procs++] = (struct pipe_proc){
+		procs->procs[procs->nr++] = (struct cand_proc){
 			.pid = m->pids[i],
-			.cgroup = cgroup_index(d->conf, m->pids[i]),
+			.cgroup = cgroup_index(c, m->pids[i]),
 			.rule = -1,
 		};
-	p->targets_generation++;
+	procs->generation++;
+}
+
+static void set_reason(struct tierd_stats *st, const char *why)
+{
+	snprintf(st->sampler_reason, sizeof(st->sampler_reason), "%.*s",
+		 (int)sizeof(st->sampler_reason) - 1, why);
 }
 
 /* @item onto @list, "; "-joined. */
@@ -170,14 +178,23 @@ static void list_add(char *list, size_t len, const char *item)
 		snprintf(list + used, len - used, "%s%s", used ? "; " : "", item);
 }
 
-/* The sources sampling.source allows into m->cands; those it rules out, and
- * the BPF source where tierd is built without it, into status's not_taken. */
-static int add_candidates(struct tierd *d, struct mod_sample *m)
+/*
+ * The real sources sampling.source allows, in the order tried: BPF on
+ * hardware sampling, DAMON.  Those it rules out, and the BPF source where
+ * tierd is built without it, go into status's not_taken.
+ */
+static int real_sources(struct sample_stage *m, const struct tierd *d,
+			struct tierd_stats *st)
 {
 	const struct tierd_conf *c = d->conf;
-	char *nt = d->stats.sampler_not_taken;
+	char *nt = st->sampler_not_taken;
 	int r;
 
+	/* The DAMON source keeps its ownership record there. */
+	if (mkdir(d->runtime_dir, 0755) < 0 && errno != EEXIST)
+		log_warn("Failed to create %s: %s", d->runtime_dir, strerror(errno));
+	/* libbpf's messages, for both sources' BPF programs. */
+	sampler_bpf_set_log(bpf_log);
 	nt[0] = '\0';
 	if (c->sampling.source != CONF_SOURCE_DAMON) {
 		struct sampler_bpf_params bp;
@@ -187,10 +204,10 @@ static int add_candidates(struct tierd *d, struct mod_sample *m)
 		if (sampler_bpf_new(&bp, &m->cands[m->nr_cands]) == 0)
 			m->nr_cands++;
 		else
-			list_add(nt, sizeof(d->stats.sampler_not_taken),
+			list_add(nt, sizeof(st->sampler_not_taken),
 				 "bpf: tierd is built without BPF");
 	} else {
-		list_add(nt, sizeof(d->stats.sampler_not_taken), "bpf: sampling.source is damon");
+		list_add(nt, sizeof(st->sampler_not_taken), "bpf: sampling.source is damon");
 	}
 	if (c->sampling.source != CONF_SOURCE_BPF) {
 		struct sampler_damon_params dp;
@@ -212,91 +229,96 @@ static int add_candidates(struct tierd *d, struct mod_sample *m)
 		if (r < 0)
 			return r;
 		m->nr_cands++;
+	} else {
+		list_add(nt, sizeof(st->sampler_not_taken), "damon: sampling.source is bpf");
 	}
 	return 0;
 }
 
-static int mod_sample_start(struct tierd *d, void **ret_priv)
+static int sample_start(struct sample_stage *m, const struct tierd *d,
+			const struct manager_ops *ops, struct tierd_stats *st)
 {
-	const struct tierd_conf *c = d->conf;
-	struct pipeline *p = pipe_get(d);
-	struct mod_sample *m;
 	char why[512] = "", skipped[512];
-	char *nt = d->stats.sampler_not_taken; /* for status */
 	int r;
 
-	if (!p)
-		return -ENOMEM;
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	*ret_priv = m;
-	m->pids = calloc(PIPE_MAX_PROCS, sizeof(*m->pids));
+	m->pids = calloc(CAND_MAX_PROCS, sizeof(*m->pids));
 	if (!m->pids)
 		return -ENOMEM;
-	r = targets_setup(m, c);
+	r = targets_setup(m, d->conf);
 	if (r < 0)
 		return r;
-	r = hot_setup(m, c, 0);
+	r = hot_setup(m, d->conf, 0);
 	if (r < 0)
 		return r;
-
-	if (p->fake && p->fake->sampler) {
-		r = sampler_pick(&p->fake->sampler, 1, why, sizeof(why));
+	if (ops && ops->sampler) {
+		r = sampler_pick(&ops->sampler, 1, why, sizeof(why));
 		if (r < 0)
 			return r;
-		m->s = p->fake->sampler;
-		p->hot = &m->hot;
-		snprintf(d->stats.sampler_source, sizeof(d->stats.sampler_source),
-			 "%s", m->s->ops->name);
+		m->s = ops->sampler;
+		snprintf(st->sampler_source, sizeof(st->sampler_source), "%s", m->s->ops->name);
 		return 0;
 	}
 	if (d->no_knobs || strcmp(d->root, "/")) {
-		snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
+		snprintf(st->sampler_reason, sizeof(st->sampler_reason),
 			 "%s: a hotness source changes kernel state (perf events, a kdamond)",
 			 d->no_knobs ? "--no-knobs" : "--root is a fixture tree");
-		log_notice("No hotness source: %s", d->stats.sampler_reason);
+		log_notice("No hotness source: %s", st->sampler_reason);
 		return 0;
 	}
-	/* The DAMON source keeps its ownership record there. */
-	if (mkdir(d->runtime_dir, 0755) < 0 && errno != EEXIST)
-		log_warn("Failed to create %s: %s", d->runtime_dir, strerror(errno));
-	/* libbpf's messages, for both sources' BPF programs. */
-	sampler_bpf_set_log(bpf_log);
-	r = add_candidates(d, m);
+	r = real_sources(m, d, st);
 	if (r < 0)
 		return r;
-	r = sampler_pick_skipped(m->cands, m->nr_cands, why, sizeof(why), skipped, sizeof(skipped));
-	list_add(nt, sizeof(d->stats.sampler_not_taken), skipped);
-	if (c->sampling.source == CONF_SOURCE_BPF)
-		list_add(nt, sizeof(d->stats.sampler_not_taken), "damon: sampling.source is bpf");
+	r = sampler_pick_skipped(m->cands, m->nr_cands, why, sizeof(why), skipped,
+				 sizeof(skipped));
+	list_add(st->sampler_not_taken, sizeof(st->sampler_not_taken), skipped);
 	if (r < 0) {
-		snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
-			 "%.*s", (int)sizeof(d->stats.sampler_reason) - 1, why);
+		set_reason(st, why);
 		log_warn("No hotness source, nothing will be promoted: %s", why);
 		return 0;
 	}
 	m->s = m->cands[r];
-	p->hot = &m->hot;
-	snprintf(d->stats.sampler_source, sizeof(d->stats.sampler_source), "%s",
-		 m->s->ops->name);
-	snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
-		 "%.*s", (int)sizeof(d->stats.sampler_reason) - 1, why);
+	snprintf(st->sampler_source, sizeof(st->sampler_source), "%s", m->s->ops->name);
+	set_reason(st, why);
 	log_info("Hotness source: %s", why);
 	return 0;
 }
 
-static int rescan(struct tierd *d, struct mod_sample *m)
+int sample_new(const struct tierd *d, const struct manager_ops *ops,
+	       struct tierd_stats *st, struct sample_stage **ret)
 {
+	struct sample_stage *m = calloc(1, sizeof(*m));
+	int r;
+
+	*ret = NULL;
+	if (!m)
+		return -ENOMEM;
+	if (ops && ops->pids) {
+		m->fake_pids = ops->pids;
+		m->nr_fake_pids = ops->nr_pids;
+	}
+	r = sample_start(m, d, ops, st);
+	if (r < 0) {
+		sample_free(m);
+		return r;
+	}
+	*ret = m;
+	return 0;
+}
+
+struct hot_table *sample_table(struct sample_stage *m)
+{
+	return m && m->s ? &m->hot : NULL;
+}
+
+static int rescan(struct sample_stage *m, const struct tierd_conf *c, struct cand_procs *procs)
+{
+	const pid_t *pids = m->targets.pids;
 	size_t n;
 	int r;
 
-	const struct pipe_fakes *fake = d->pipe->fake;
-	const pid_t *pids = m->targets.pids;
-
-	if (fake && fake->pids) {
-		pids = fake->pids;
-		n = fake->nr_pids < PIPE_MAX_PROCS ? fake->nr_pids : PIPE_MAX_PROCS;
+	if (m->fake_pids) {
+		pids = m->fake_pids;
+		n = m->nr_fake_pids < CAND_MAX_PROCS ? m->nr_fake_pids : CAND_MAX_PROCS;
 	} else {
 		r = targets_scan(&m->targets, NULL);
 		if (r < 0)
@@ -325,81 +347,86 @@ static int rescan(struct tierd *d, struct mod_sample *m)
 		return r;
 	memcpy(m->pids, pids, n * sizeof(pid_t));
 	m->nr_pids = n;
-	procs_update(d, m);
+	procs_update(m, c, procs);
 	return 0;
 }
 
-static int mod_sample_tick(struct tierd *d, void *priv, uint64_t now_ns)
+/*
+ * Nothing to move for a while (see idle_interval_ms): sample less.  Once
+ * slow, less than TIERD_IDLE_MOVE_BYTES moved since the pace was last set
+ * (a range or two at a settled hot set's edge, found by a tick a peek
+ * brought forward; the ticks of a backlog, which do not sample, count too)
+ * does not end that, though the ticks come sooner for a while; more does:
+ * one such 2 MiB move after the hot set has settled would otherwise put
+ * the kdamond back at full pace for seconds.
+ */
+static int set_pace(struct sample_stage *m, const struct tierd_conf *c,
+		    const struct sample_in *in, uint64_t now_ns)
 {
-	struct mod_sample *m = priv;
-	struct sampler_status st;
-	unsigned int pace;
-	uint64_t moved;
-	bool slow;
+	uint64_t moved = in->moved_bytes_total - m->moved_at_pace;
+	bool slow = in->idle_ticks >= 2 || (m->pace > 1 && moved < TIERD_IDLE_MOVE_BYTES);
+	unsigned int pace = slow ? c->sampling.damon_idle_slowdown : 1;
+	int r = sampler_set_pace(m->s, pace);
+
+	if (r < 0)
+		return r;
+	if (pace != m->pace)
+		log_debug("sample at %.3f s: pace 1/%u (%u idle ticks, %llu bytes moved since "
+			  "the last pace)", (double)(now_ns - in->start_ns) / 1e9, pace,
+			  in->idle_ticks, (unsigned long long)moved);
+	m->pace = pace;
+	m->moved_at_pace = in->moved_bytes_total;
+	return 0;
+}
+
+int sample_step(struct sample_stage *m, const struct tierd_conf *c, const struct sample_in *in,
+		struct cand_procs *procs, struct tierd_stats *st, uint64_t now_ns)
+{
+	struct sampler_status ss;
 	int r;
 
 	if (!m->s)
 		return 0;
-	/* A backlog moves on from the table as it is (pipeline.h). */
-	if (d->pipe->backlog && ++m->backlog_ticks % PIPE_BACKLOG_SAMPLE_EVERY)
+	/* A backlog moves on from the table as it is (manager.h). */
+	if (in->backlog && ++m->backlog_ticks % STAGE_BACKLOG_SAMPLE_EVERY)
 		return 0;
-	if (!d->pipe->backlog)
+	if (!in->backlog)
 		m->backlog_ticks = 0;
 	if (!m->last_scan_ns || now_ns - m->last_scan_ns >= SCAN_INTERVAL_NS) {
 		m->last_scan_ns = now_ns;
-		r = rescan(d, m);
+		r = rescan(m, c, procs);
 		if (r < 0)
 			return r;
 	}
 	r = sampler_drain(m->s, &m->hot, now_ns);
 	if (r < 0)
 		return r;
-	/* Nothing to move for a while (see idle_interval_ms): sample less.
-	 * Once slow, less than TIERD_IDLE_MOVE_BYTES moved since the pace was
-	 * last set (a range or two at a settled hot set's edge, found by a
-	 * tick a peek brought forward; the ticks of a backlog, which do not
-	 * sample, count too) does not end that, though the ticks come sooner
-	 * for a while; more does.  In session 16's bench one such 2 MiB move,
-	 * 30 s after the hot set had settled, was followed by some five
-	 * seconds of the kdamond at 44% of a vCPU under TCG. */
-	moved = d->pipe->moved_bytes_total - m->moved_at_pace;
-	slow = d->idle_ticks >= 2 || (m->pace > 1 && moved < TIERD_IDLE_MOVE_BYTES);
-	pace = slow ? d->conf->sampling.damon_idle_slowdown : 1;
-	r = sampler_set_pace(m->s, pace);
+	r = set_pace(m, c, in, now_ns);
 	if (r < 0)
 		return r;
-	if (pace != m->pace)
-		log_debug("sample at %.3f s: pace 1/%u (%u idle ticks, %llu bytes moved since "
-			  "the last pace)", (double)(now_ns - d->start_ns) / 1e9, pace,
-			  d->idle_ticks, (unsigned long long)moved);
-	m->pace = pace;
-	m->moved_at_pace = d->pipe->moved_bytes_total;
-	sampler_describe(m->s, &st);
+	sampler_describe(m->s, &ss);
 	/* E.g. the DAMON source moving to its tracepoint at the first idle pace. */
-	if (st.generation != m->generation) {
-		m->generation = st.generation;
-		log_info("Hotness source: %s: %s", st.name, st.why);
+	if (ss.generation != m->generation) {
+		m->generation = ss.generation;
+		log_info("Hotness source: %s: %s", ss.name, ss.why);
 	}
-	d->stats.sampler_samples_total = st.samples;
-	d->stats.sampler_cpu_seconds_total = st.cpu_seconds;
-	d->stats.sampler_cost_pct = st.cost_pct;
-	snprintf(d->stats.sampler_cost_source, sizeof(d->stats.sampler_cost_source), "%s",
-		 st.cost_source ? st.cost_source : "none");
-	snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
-		 "%.*s", (int)sizeof(d->stats.sampler_reason) - 1, st.why);
+	st->sampler_samples_total = ss.samples;
+	st->sampler_cpu_seconds_total = ss.cpu_seconds;
+	st->sampler_cost_pct = ss.cost_pct;
+	snprintf(st->sampler_cost_source, sizeof(st->sampler_cost_source), "%s",
+		 ss.cost_source ? ss.cost_source : "none");
+	set_reason(st, ss.why);
 	return 0;
 }
 
 /*
- * Between idle ticks (tierd_peek()): has the source seen heat where the
+ * Between idle ticks (manager_peek()): has the source seen heat where the
  * table has little, in enough memory to be a hot set arriving or moving?
- * Measured before this (the bench's shift workload, session 9): at rest, a
- * new hot set waited 0.5-3.4 s for tierd's next 4 s tick, half of tierd's
- * time to promote it.
+ * Without it a new hot set waits for the next idle tick, up to
+ * idle_interval_ms, before tierd starts to promote it.
  */
-static int mod_sample_peek(struct tierd *d, void *priv, uint64_t now_ns)
+int sample_peek(struct sample_stage *m, uint64_t start_ns, uint64_t now_ns)
 {
-	struct mod_sample *m = priv;
 	struct sampler_peek pk;
 	int r;
 
@@ -413,14 +440,13 @@ static int mod_sample_peek(struct tierd *d, void *priv, uint64_t now_ns)
 	if (pk.new_bytes < WAKE_MIN_BYTES || pk.new_bytes * WAKE_SHARE < pk.accessed_bytes)
 		return 0;
 	log_debug("peek at %.3f s: new heat in %llu of %llu KiB accessed, ticking now",
-		  (double)(now_ns - d->start_ns) / 1e9, (unsigned long long)(pk.new_bytes >> 10),
+		  (double)(now_ns - start_ns) / 1e9, (unsigned long long)(pk.new_bytes >> 10),
 		  (unsigned long long)(pk.accessed_bytes >> 10));
 	return 1;
 }
 
-static void mod_sample_peek_arm(struct tierd *d, void *priv, bool on, uint64_t until_ns)
+void sample_peek_arm(struct sample_stage *m, bool on, uint64_t until_ns)
 {
-	struct mod_sample *m = priv;
 	int r;
 
 	if (!m->s)
@@ -431,19 +457,14 @@ static void mod_sample_peek_arm(struct tierd *d, void *priv, bool on, uint64_t u
 		log_debug("peek arm: %s", strerror(-r));
 }
 
-static int mod_sample_peek_fd(struct tierd *d, void *priv, uint32_t *gen)
+int sample_peek_fd(struct sample_stage *m, uint32_t *gen)
 {
-	struct mod_sample *m = priv;
-
 	return m->s ? sampler_peek_fd(m->s, gen) : -EOPNOTSUPP;
 }
 
-static int mod_sample_reload_check(struct tierd *d, void *priv,
-				   const struct tierd_conf *next, char *why,
-				   size_t why_size)
+int sample_reload_check(const struct tierd_conf *c, const struct tierd_conf *next,
+			char *why, size_t why_size)
 {
-	const struct tierd_conf *c = d->conf;
-
 	if (next->sampling.source != c->sampling.source ||
 	    next->sampling.max_tracked_pages != c->sampling.max_tracked_pages ||
 	    next->sampling.half_life_ms != c->sampling.half_life_ms ||
@@ -458,25 +479,20 @@ static int mod_sample_reload_check(struct tierd *d, void *priv,
 	return 0;
 }
 
-static void mod_sample_reload_apply(struct tierd *d, void *priv)
+void sample_reload_apply(struct sample_stage *m, const struct tierd_conf *c,
+			 struct cand_procs *procs)
 {
-	struct mod_sample *m = priv;
-
 	/* New rules: the next tick rescans at once. */
-	if (targets_setup(m, d->conf) < 0)
+	if (targets_setup(m, c) < 0)
 		log_warn("Failed to set up the new sampling targets: out of memory");
-	if (d->pipe && m->s)
-		procs_update(d, m);
+	if (m->s)
+		procs_update(m, c, procs);
 }
 
-static void mod_sample_stop(struct tierd *d, void *priv)
+void sample_free(struct sample_stage *m)
 {
-	struct mod_sample *m = priv;
-
 	if (!m)
 		return;
-	if (d->pipe)
-		d->pipe->hot = NULL;
 	for (size_t i = 0; i < m->nr_cands; i++)
 		sampler_free(m->cands[i]); /* a fake sampler is the test's */
 	if (m->targets_ok)
@@ -486,15 +502,3 @@ static void mod_sample_stop(struct tierd *d, void *priv)
 	free(m->pids);
 	free(m);
 }
-
-const struct tierd_module sample_module = {
-	.name = "sample",
-	.start = mod_sample_start,
-	.reload_check = mod_sample_reload_check,
-	.reload_apply = mod_sample_reload_apply,
-	.tick = mod_sample_tick,
-	.peek = mod_sample_peek,
-	.peek_arm = mod_sample_peek_arm,
-	.peek_fd = mod_sample_peek_fd,
-	.stop = mod_sample_stop,
-};

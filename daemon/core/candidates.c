@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Candidate selection (candidates.h), from the hotness table to a tick's
+ * candidates, each with the node it is on:
+ *
+ *  1. the hottest entries of the table (promotion) and, when the policy
+ *     may demote this tick (policy_may_demote(): a node short of free
+ *     memory, a cgroup over its cap), up to a quarter of them from the
+ *     coldest (demotion; see select_candidates());
+ *  2. a 2 MiB entry is one candidate when it is a PMD THP, else its 512
+ *     base pages are queried, and are one candidate when they are all on
+ *     one node (flush_staged()); at most max_cand slots (a page queried, a
+ *     THP) a tick, so the node queries and the memory are bounded;
+ *  3. a range seen wholly on the fast tier, or moved there wholly by the
+ *     last tick (the account step), is not queried again for promotion
+ *     for FAST_RECHECK_NS: the budget goes to the ranges that may still
+ *     need moving (still_fast() rechecks a sample of its pages after);
+ *  4. where each candidate is: node queries, one call for a run of
+ *     entries of one process, up to QUERY_ENTRIES entries and QUERY_PAGES
+ *     pages (see stage_entry()).
+ *
+ * What a tick looks at is bounded: MAX_VIEWS entries of the table a
+ * selection, COLD_QUERY_PAGES pages the coldest pass queries, and max_cand
+ * slots in all.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "candidates.h"
+
+#define NSEC_PER_SEC 1000000000ull
+#define PAGE_SZ 4096u
+#define PAGES_PER_HUGE (HOT_HUGE_SIZE / PAGE_SZ)
+#define MAX_VIEWS 4096 /* table entries looked at a tick */
+#define COLD_QUERY_PAGES (16u << 10) /* base pages the coldest pass queries a tick */
+#define QUERY_ENTRIES 1024 /* entries one node query may cover */
+#define QUERY_PAGES 4096 /* base pages it may cover (a 2 MiB entry of base pages is 512) */
+#define COLD_WINDOWS 2 /* MAX_VIEWS selections the coldest pass makes a tick */
+#define FAST_RECHECK_NS (10 * NSEC_PER_SEC)
+#define RECHECK_PAGES 16 /* of a known-fast range's 512, see still_fast() */
+
+/* An entry of the table chosen as candidates, waiting for its node query. */
+struct staged {
+	struct hot_entry_view v;
+	uint32_t first, count; /* its pages in addrs[] */
+	uint32_t nr_pages; /* base pages per queried page: 512 for a THP, else 1 */
+	bool cold; /* staged by a cold pass */
+};
+
+struct cand_select {
+	size_t max_cand; /* candidates (array entries) a tick */
+	bool cand_full; /* stage_entry() refused an entry for max_cand this tick */
+	size_t n; /* candidates in cand[] this tick, queried */
+	/* Their slots: one per page the query found, one per THP.  A range
+	 * of base pages on one node is one candidate but 512 slots, so a
+	 * tick queries and plans the pages it did when each page was a
+	 * candidate (max_cand), and cand[] holds up to max_cand candidates. */
+	size_t slots;
+	size_t cold_queried; /* base pages the coldest pass staged this tick */
+	struct staged *staged; /* entries whose query is pending, QUERY_ENTRIES */
+	size_t nr_staged, staged_pages; /* their number, and their pages in addrs[] */
+	struct hot_cursor cold_cursor; /* where the coldest pass goes on from */
+	struct hot_entry_view *views;
+	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
+	void **addrs; /* the staged entries' pages, QUERY_PAGES */
+	int *status;
+	bool capped;
+	/* This run's inputs and outputs (cand_select_run()'s arguments). */
+	const struct cand_in *in;
+	const struct cand_io *io;
+	const struct topology *topo;
+	const struct hot_table *hot;
+	const struct cand_procs *procs;
+	struct cand_ranges *ranges;
+	struct policy_page *cand;
+	uint64_t *rule_used;
+};
+
+int cand_select_new(size_t max_cand, struct cand_select **ret)
+{
+	struct cand_select *m = calloc(1, sizeof(*m));
+
+	*ret = NULL;
+	if (!m)
+		return -ENOMEM;
+	m->max_cand = max_cand;
+	m->views = calloc(MAX_VIEWS, sizeof(*m->views));
+	m->staged = calloc(QUERY_ENTRIES, sizeof(*m->staged));
+	m->addrs = calloc(QUERY_PAGES, sizeof(*m->addrs));
+	m->status = calloc(QUERY_PAGES, sizeof(*m->status));
+	if (!m->views || !m->staged || !m->addrs || !m->status) {
+		cand_select_free(m);
+		return -ENOMEM;
+	}
+	*ret = m;
+	return 0;
+}
+
+void cand_select_free(struct cand_select *m)
+{
+	if (!m)
+		return;
+	free(m->views);
+	free(m->staged);
+	free(m->addrs);
+	free(m->status);
+	free(m);
+}
+
+/*
+ * The staged entries' nodes into status[]: one move_pages node query for
+ * each run of staged entries of one process (in the common case of one
+ * workload, one call for up to QUERY_ENTRIES entries or QUERY_PAGES
+ * pages; a query per entry would be up to 32 Ki calls a tick for the
+ * sampling-event source's 4 KiB entries).
+ */
+static void query_staged(struct cand_select *m)
+{
+	size_t run = 0;
+
+	for (size_t k = 1; k <= m->nr_staged; k++) {
+		const struct staged *r = &m->staged[run], *last = &m->staged[k - 1];
+		size_t count;
+
+		if (k < m->nr_staged && m->staged[k].v.pid == r->v.pid)
+			continue;
+		/* staged[run, k): their pages follow each other in addrs[].  A
+		 * call that fails (the process gone) leaves them unmapped. */
+		count = last->first + last->count - r->first;
+		if (m->io->query(m->io->ctx, r->v.pid, count, m->addrs + r->first,
+			      m->status + r->first) < 0)
+			for (size_t i = r->first; i < r->first + count; i++)
+				m->status[i] = -ESRCH;
+		run = k;
+	}
+}
+
+/*
+ * Can a 2 MiB candidate ever pass the rate limits of @proc?  Not when a
+ * bucket holds less (a rate below 4 MiB/s at 500 ms ticks): its pages stay
+ * candidates of their own then, as they fit a tick's refill.
+ */
+static bool range_fits_rates(const struct cand_select *m, const struct cand_proc *proc)
+{
+	uint64_t cg = proc->cgroup >= 0 && m->in->cg_burst ? m->in->cg_burst[proc->cgroup] : 0;
+
+	if (m->in->global_burst && m->in->global_burst < HOT_HUGE_SIZE)
+		return false;
+	return !cg || cg >= HOT_HUGE_SIZE;
+}
+
+/*
+ * The staged entries' candidates, in the order they were staged, appended
+ * to cand[] with their nodes (query_staged()).  Pages not mapped are left
+ * out.  A range of base pages found all on one node is one candidate
+ * (POLICY_F_PAGES) instead of 512, where the rates let 2 MiB through.
+ * For the cold passes, an entry found wholly on the lowest tier adds
+ * nothing: there is no tier to demote it to, and it would take the
+ * reserve's slots from the cold pages that can go down (its range is
+ * remembered as low, see known_low()).
+ */
+static void flush_staged(struct cand_select *m, uint64_t now_ns)
+{
+	query_staged(m);
+	for (size_t k = 0; k < m->nr_staged; k++) {
+		const struct staged *s = &m->staged[k];
+		const struct hot_entry_view *v = &s->v;
+		const struct cand_proc *proc = cand_proc_find(m->procs, v->pid);
+		const struct cand_range *rg = cand_range_peek(m->ranges, v->pid, v->addr);
+		uint64_t gpu_bytes = 0; /* on GPU nodes, for the placement rule */
+		bool all_fast = true, all_low = true, one_node = true, whole;
+		size_t added = 0, mapped = 0; /* candidates, pages found */
+		int node = -1;
+		uint32_t heat;
+
+		heat = v->heat >= 4e9 ? 4000000000u : (uint32_t)(v->heat + 0.5);
+		if (v->heat > 0 && !heat)
+			heat = 1;
+		for (size_t i = s->first; i < s->first + s->count; i++) {
+			int idx = topo_node_index(m->topo, m->status[i]);
+
+			if (m->status[i] < 0 || idx < 0)
+				continue; /* not populated, or not a memory node */
+			if (m->topo->nodes[idx].tier != 0)
+				all_fast = false;
+			if (m->topo->nodes[idx].tier != m->topo->nr_tiers - 1)
+				all_low = false;
+			if (m->topo->nodes[idx].gpu)
+				gpu_bytes += (uint64_t)s->nr_pages * PAGE_SZ;
+			if (mapped++ && m->status[i] != node)
+				one_node = false;
+			node = m->status[i];
+		}
+		/* A range of base pages all on one node: one candidate. */
+		whole = s->count == PAGES_PER_HUGE && mapped == s->count && one_node &&
+			range_fits_rates(m, proc);
+		for (size_t i = s->first; i < s->first + s->count; i++) {
+			if (m->status[i] < 0 || topo_node_index(m->topo, m->status[i]) < 0)
+				continue;
+			m->cand[m->n + added++] = (struct policy_page){
+				.pid = v->pid,
+				.addr = (uint64_t)(uintptr_t)m->addrs[i],
+				.nr_pages = whole ? PAGES_PER_HUGE : s->nr_pages,
+				.node = m->status[i],
+				.heat = heat,
+				.last_access_ns = v->last_ns,
+				.cgroup = (int16_t)proc->cgroup,
+				.flags = whole ? POLICY_F_PAGES : 0,
+				.rule = proc->rule,
+				.last_promote_ns = rg ? cand_ns(rg->last_promote) : 0,
+				.last_demote_ns = rg ? cand_ns(rg->last_demote) : 0,
+			};
+			if (whole)
+				break;
+		}
+		/* What the query saw, for the passes that skip ranges known fast
+		 * or low; a range already remembered loses a mark it no longer
+		 * earns.  Marks are per 2 MiB range: a 4 KiB entry says nothing
+		 * of the rest. */
+		if (mapped && v->len == HOT_HUGE_SIZE && (all_fast || all_low || rg)) {
+			struct cand_range *r = cand_range(m->ranges, v->pid, v->addr);
+
+			r->fast_seen = all_fast ? cand_time(now_ns) : 0;
+			r->low_seen = all_low ? cand_time(now_ns) : 0;
+		}
+		if (s->cold && mapped && all_low)
+			continue;
+		if (proc->rule >= 0)
+			m->rule_used[proc->rule] += gpu_bytes;
+		m->n += added;
+		m->slots += mapped;
+	}
+	m->nr_staged = 0;
+	m->staged_pages = 0;
+}
+
+/*
+ * Stage the pages of entry @v for the node query, as candidates once
+ * flush_staged() has their nodes; the staged entries go first when the
+ * query's arrays are full, or when the staged pages might not all fit
+ * in cand[] (pages found unmapped, and cold entries found on the lowest
+ * tier, give their slots back).  False, and cand_full set, when the entry
+ * does not fit even then.
+ */
+static bool stage_entry(struct cand_select *m, const struct hot_entry_view *v, bool cold,
+			uint64_t now_ns)
+{
+	uint32_t nr_pages = 1, count = 1;
+	struct staged *s;
+
+	if (!cand_proc_find(m->procs, v->pid))
+		return true;
+	if (v->len == HOT_HUGE_SIZE) {
+		if (m->io->is_thp && m->io->is_thp(m->io->ctx, v->pid, v->addr) == 1)
+			nr_pages = PAGES_PER_HUGE;
+		else
+			count = PAGES_PER_HUGE;
+	}
+	if (m->nr_staged == QUERY_ENTRIES || m->staged_pages + count > QUERY_PAGES ||
+	    m->slots + m->staged_pages + count > m->max_cand)
+		flush_staged(m, now_ns);
+	if (m->slots + count > m->max_cand) {
+		m->cand_full = true; /* gather() stops at the first refusal */
+		return false;
+	}
+	s = &m->staged[m->nr_staged++];
+	*s = (struct staged){ .v = *v, .first = m->staged_pages, .count = count,
+			      .nr_pages = nr_pages, .cold = cold };
+	for (uint32_t i = 0; i < count; i++)
+		m->addrs[s->first + i] = (void *)(uintptr_t)(v->addr + i * PAGE_SZ);
+	m->staged_pages += count;
+	if (cold)
+		m->cold_queried += count;
+	return true;
+}
+
+/*
+ * Are @limit candidate slots taken?  Staged pages count as taken until
+ * their query, which may give some back: then they are queried first.
+ */
+static bool slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
+{
+	if (m->slots + m->staged_pages < limit)
+		return false;
+	flush_staged(m, now_ns);
+	return m->slots >= limit;
+}
+
+static bool seen_recently(uint32_t seen, uint64_t now_ns)
+{
+	return seen && now_ns - cand_ns(seen) < FAST_RECHECK_NS;
+}
+
+static bool known_fast(const struct cand_select *m, const struct hot_entry_view *v,
+		       uint64_t now_ns)
+{
+	const struct cand_range *rg = cand_range_peek(m->ranges, v->pid, v->addr);
+
+	return rg && seen_recently(rg->fast_seen, now_ns);
+}
+
+/*
+ * Nothing of the range to demote: it was seen wholly on the lowest tier
+ * within FAST_RECHECK_NS.  A range promoted in part since then is still
+ * taken as low until then, when the cold passes query it again; one tierd
+ * promoted is held there by the policy's cool-down about as long.
+ */
+static bool known_low(const struct cand_select *m, const struct hot_entry_view *v,
+		      uint64_t now_ns)
+{
+	const struct cand_range *rg = cand_range_peek(m->ranges, v->pid, v->addr);
+
+	return rg && seen_recently(rg->low_seen, now_ns);
+}
+
+/*
+ * A range known fast whose FAST_RECHECK_NS ran out: RECHECK_PAGES of its 512
+ * base pages, evenly spaced, from an offset that moves on with every
+ * recheck period (so every page is looked at within PAGES_PER_HUGE /
+ * RECHECK_PAGES periods), instead of all of them.  True, and known fast
+ * again, when every one is still on a fast-tier node; else the caller
+ * queries the range whole.  A whole query of every page of a settled hot
+ * set, and the policy sorting them all, every 10 s, would be tierd's
+ * largest steady cost for nothing: with the sample, the decide path's
+ * steady-state CPU in the lab is 0.17% of a vCPU, against 1.6% for whole
+ * queries.  Not for THPs (one query page anyway), processes with a
+ * placement rule (their GPU bytes are counted from the queries), or ranges
+ * never seen fast.
+ */
+static bool still_fast(struct cand_select *m, const struct hot_entry_view *v, uint64_t now_ns)
+{
+	const struct cand_proc *proc = cand_proc_find(m->procs, v->pid);
+	const struct cand_range *rg = cand_range_peek(m->ranges, v->pid, v->addr);
+	uint64_t off = now_ns / FAST_RECHECK_NS % (PAGES_PER_HUGE / RECHECK_PAGES);
+	void *addrs[RECHECK_PAGES];
+	int status[RECHECK_PAGES];
+
+	if (!rg || !rg->fast_seen || !proc || proc->rule >= 0 || v->len != HOT_HUGE_SIZE ||
+	    (m->io->is_thp && m->io->is_thp(m->io->ctx, v->pid, v->addr) == 1))
+		return false;
+	for (size_t i = 0; i < RECHECK_PAGES; i++)
+		addrs[i] = (void *)(uintptr_t)(v->addr +
+			(off + i * (PAGES_PER_HUGE / RECHECK_PAGES)) * PAGE_SZ);
+	if (m->io->query(m->io->ctx, v->pid, RECHECK_PAGES, addrs, status) < 0)
+		return false;
+	for (size_t i = 0; i < RECHECK_PAGES; i++)
+		if (!topo_node_fast(m->topo, status[i]))
+			return false;
+	cand_range(m->ranges, v->pid, v->addr)->fast_seen = cand_time(now_ns);
+	return true;
+}
+
+/*
+ * This tick's candidates into m->cand, hottest entries first; returns how
+ * many.  When the policy may demote (@demote: policy_may_demote()), a
+ * quarter of max_cand is kept for the coldest entries, as demotion takes
+ * only pages that are candidates: with a hot set of more than max_cand
+ * pages the hottest alone fill the cap, and the cold pages the policy
+ * would demote are never looked at (300 entries of 2 MiB base pages fill
+ * the cap after 64).  Otherwise promotion gets the whole cap: a reserve
+ * kept always would cut each tick of a hot set of base pages to 24 Ki
+ * pages.
+ *
+ * With fewer than MAX_VIEWS entries the views are the whole table, the
+ * coldest at their tail: the reserve is taken from there first, then the
+ * hottest from the head, leaving out what the reserve took.  With
+ * MAX_VIEWS, the table may hold more: the hottest up to the reserve, then
+ * a coldest pass (cold_walk()) over the entries colder than the last one
+ * the head looked at (not the last view: with a table a little larger
+ * than MAX_VIEWS, the cold entries are in the views, past where the head
+ * stopped, and none is colder than the last view).  The cold passes do
+ * not skip ranges known fast, they are what demotion wants, but skip
+ * those known to be on the lowest tier: the coldest entries are often
+ * ranges already there (demoted by an earlier tick, or placed there), and
+ * would take the whole reserve every tick.  The tail's entries are every
+ * entry of the table, the hot set too, so what it finds on the lowest
+ * tier stays a candidate (the head skips what the tail took: one query a
+ * range a tick).  The coldest pass is below everything the head looked
+ * at, so an entry it finds on the lowest tier takes no slot
+ * (flush_staged()), and its queries are bounded by COLD_QUERY_PAGES a
+ * tick: 16 Ki base pages, what a quarter of the cap's slots would query.
+ */
+static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns);
+
+static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now_ns)
+{
+	size_t nv, reserve, i;
+	bool tail;
+
+	memset(m->rule_used, 0, POLICY_MAX_RULES * sizeof(*m->rule_used));
+	m->cand_full = false;
+	m->n = 0;
+	m->slots = 0;
+	m->cold_queried = 0;
+	nv = hot_select_hottest(m->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
+	reserve = demote ? m->max_cand / 4 : 0;
+	tail = reserve && nv < MAX_VIEWS;
+	if (tail) {
+		memset(m->cold_taken, 0, sizeof(m->cold_taken));
+		for (size_t k = nv; k-- > 0 && !slots_taken(m, reserve, now_ns);) {
+			if (known_low(m, &m->views[k], now_ns))
+				continue;
+			stage_entry(m, &m->views[k], false, now_ns);
+			m->cold_taken[k / 64] |= 1ull << (k % 64);
+		}
+		reserve = 0;
+	}
+	for (i = 0; i < nv && !slots_taken(m, m->max_cand - reserve, now_ns) &&
+		    !m->cand_full; i++) {
+		if ((tail && (m->cold_taken[i / 64] & 1ull << (i % 64))) ||
+		    known_fast(m, &m->views[i], now_ns) ||
+		    still_fast(m, &m->views[i], now_ns))
+			continue;
+		stage_entry(m, &m->views[i], false, now_ns);
+	}
+	/* Stopped by the cap with entries left: the last one may have been
+	 * refused (a range of 512 base pages with fewer slots left). */
+	m->capped = m->cand_full || i < nv;
+	if (reserve)
+		cold_walk(m, m->views[i - 1].heat, now_ns);
+	flush_staged(m, now_ns);
+	return m->n;
+}
+
+/*
+ * The coldest pass over a table larger than MAX_VIEWS: the entries colder
+ * than @floor_heat, coldest first, MAX_VIEWS at a time (at most
+ * COLD_WINDOWS selections), from where the last tick's pass stopped
+ * (m->cold_cursor) until the cap is full or the tick's COLD_QUERY_PAGES
+ * are staged; once it reaches @floor_heat or the end of the table, the
+ * next pass starts again from the coldest.  Without the cursor a table
+ * whose MAX_VIEWS coldest entries all sit on the lowest tier (more than
+ * 8 GiB of 2 MiB ranges) hides every colder-than-hot page behind them on
+ * the fast tier: each tick would look at the same coldest entries only.
+ * A selection walks the whole table (12-19 ms for a million entries), so
+ * a tick makes at most COLD_WINDOWS of them, and only while the policy
+ * may demote.
+ */
+static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns)
+{
+	for (int w = 0; w < COLD_WINDOWS; w++) {
+		size_t nv = hot_select_coldest_after(m->hot, 0, now_ns, &m->cold_cursor,
+						     m->views, MAX_VIEWS);
+		bool stopped = false;
+		size_t i;
+
+		for (i = 0; i < nv && m->views[i].heat < floor_heat; i++) {
+			if (known_low(m, &m->views[i], now_ns))
+				continue;
+			stopped = m->cold_queried >= COLD_QUERY_PAGES ||
+				  !stage_entry(m, &m->views[i], true, now_ns);
+			if (stopped)	/* the tick's pages, or views[i] did not fit */
+				break;
+		}
+		if (stopped) {	/* views[i] first next time */
+			if (i > 0)
+				hot_cursor_after(m->hot, &m->views[i - 1], &m->cold_cursor);
+			return;
+		}
+		if (i < nv || nv < MAX_VIEWS) {	/* the floor or the end */
+			memset(&m->cold_cursor, 0, sizeof(m->cold_cursor));
+			return;
+		}
+		hot_cursor_after(m->hot, &m->views[nv - 1], &m->cold_cursor);
+	}
+}
+
+
+void cand_select_run(struct cand_select *m, const struct cand_in *in, const struct cand_io *io,
+		     uint64_t now_ns, struct cand_out *out)
+{
+	m->in = in;
+	m->io = io;
+	m->topo = in->topo;
+	m->hot = in->hot;
+	m->procs = in->procs;
+	m->ranges = in->ranges;
+	m->cand = out->cand;
+	m->rule_used = out->rule_used;
+	m->capped = false;
+	out->nr_cand = select_candidates(m, in->demote, now_ns);
+	out->slots = m->slots;
+	out->capped = m->capped;
+}

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Steps 3 and 4, decide and batch: the gather step's candidates through
+ * core/policy into intents, cut to this tick's time budget, then through
+ * core/batch into the plan the migrate step carries out.  The rate buckets
+ * live here, so they survive a reload (policy.h).
+ *
+ * Time budget: a tick moves at most what the last measured move_pages
+ * throughput carries in STAGE_MOVE_BUDGET_NS (at least one batch; before
+ * the first measurement, everything the policy chose, and the migrate step
+ * starts no batch once STAGE_MOVE_BUDGET_NS has passed), so a tick stays
+ * short however slow the copies are -- on a 10 GB/s machine the configured
+ * rate limits bind long before, in the TCG lab (~0.05-0.2 GB/s) it is
+ * about 100 MiB -- and the control socket and the watchdog are never
+ * starved.  The rest of the intents come back on later ticks (the heat is
+ * still there).  The budget is seconds, not one interval: a tick's fixed
+ * cost in the lab (DAMON drain, node queries) is about a second, and a
+ * budget of one 500 ms interval triples the time to promote a 256 MiB hot
+ * set there.
+ *
+ * Sizes are fixed at start from the config: base pages per tick from the
+ * promotion rate and interval (twice a tick's worth of moves, within
+ * [MIN_CAND, MAX_CAND]), and candidates per tick at most MAX_CAND_ENTRIES.
+ * The arrays a tick fills take about 117 bytes per candidate (the
+ * candidate, 56; its intent, 32; the policy's and the batcher's order and
+ * the batch plan's address, node, status and intent, 29): for 4 KiB pages,
+ * which are one candidate each, 128 Ki candidates would be 16 MiB, most of
+ * tierd's RSS next to a table of a million pages (20 MiB).
+ * MAX_CAND_ENTRIES = 32 Ki keeps them to 4 MiB; a tick then plans up to
+ * 128 MiB of base pages (a THP is one candidate for 512 pages, so
+ * THP-backed memory still gets the whole page budget), and a larger hot
+ * set of base pages takes more ticks, which follow at once while they move
+ * something (manager.h: backlog).  A 2 MiB range of base pages on one node
+ * is one candidate and one intent, and 512 entries of the plan only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "log.h"
+#include "stages.h"
+
+#define NSEC_PER_SEC 1000000000ull
+#define PAGE_SZ 4096u
+#define MIN_CAND (16u << 10) /* base pages a tick: 64 MiB */
+#define MAX_CAND (128u << 10) /* 512 MiB */
+#define MAX_CAND_ENTRIES (32u << 10) /* candidates a tick: 4 MiB of arrays */
+
+struct decide_stage {
+	struct policy_params pp;
+	struct policy *policy;
+	struct batcher *batcher;
+	size_t max_pages; /* base pages a tick */
+	size_t max_cand; /* candidates a tick */
+	struct bucket global_rate;
+	struct bucket cg_rate[CONF_MAX_CGROUPS];
+	struct policy_cgroup cgs[CONF_MAX_CGROUPS];
+};
+
+size_t decide_max_pages(const struct tierd_conf *c)
+{
+	uint64_t bytes = (uint64_t)c->promotion.max_rate_mb_per_s << 20;
+	uint64_t pages;
+
+	bytes = bytes * c->interval_ms / 1000;
+	pages = 2 * bytes / PAGE_SZ;
+	if (!c->promotion.max_rate_mb_per_s || pages > MAX_CAND)
+		pages = MAX_CAND;
+	return pages < MIN_CAND ? MIN_CAND : pages;
+}
+
+size_t decide_max_cand(const struct tierd_conf *c)
+{
+	size_t pages = decide_max_pages(c);
+
+	return pages < MAX_CAND_ENTRIES ? pages : MAX_CAND_ENTRIES;
+}
+
+uint64_t decide_burst_bytes(uint32_t mb_per_s, uint32_t interval_ms)
+{
+	uint64_t rate = (uint64_t)mb_per_s << 20;
+	uint64_t burst = rate * interval_ms / 1000;
+
+	return burst ? burst : rate;
+}
+
+/* tierd.yaml -> policy params: promotion, demotion, gpu_nodes. */
+void decide_params(const struct tierd_conf *c, struct policy_params *pp)
+{
+	policy_params_default(pp);
+	pp->page_size = PAGE_SZ;
+	pp->hot_threshold = c->promotion.hot_threshold;
+	pp->demote = c->demotion.enabled;
+	pp->demote_for_room = c->demotion.enabled;
+	pp->cold_age_ns = (uint64_t)c->demotion.cold_age_s * NSEC_PER_SEC;
+	/* A full node opens again when one batch fits: one full-sized call,
+	 * not a page-sized one every tick as reclaim frees memory. */
+	pp->min_room_bytes = (uint64_t)c->promotion.batch_pages * PAGE_SZ;
+	pp->nr_rules = 0;
+	for (int g = 0; g < c->nr_gpu_nodes && g < POLICY_MAX_RULES; g++) {
+		struct policy_gpu_rule *r = &pp->rules[pp->nr_rules++];
+
+		r->node = c->gpu_nodes[g].node;
+		r->max_bytes = c->gpu_nodes[g].max_bytes;
+		r->demotion_target = c->gpu_nodes[g].demotion_target;
+		r->nr_allow = c->gpu_nodes[g].allow.n;
+		for (int a = 0; a < r->nr_allow && a < POLICY_RULE_ALLOW; a++)
+			snprintf(r->allow[a], POLICY_RULE_LEN, "%s",
+				 c->gpu_nodes[g].allow.s[a]);
+	}
+}
+
+static void rates_from_conf(struct decide_stage *m, const struct tierd_conf *c, uint64_t now_ns)
+{
+	uint64_t rate = (uint64_t)c->promotion.max_rate_mb_per_s << 20;
+
+	bucket_init(&m->global_rate, rate,
+		    decide_burst_bytes(c->promotion.max_rate_mb_per_s, c->interval_ms), now_ns);
+	for (int i = 0; i < c->nr_cgroups; i++) {
+		rate = (uint64_t)c->cgroups[i].migrate_max_mb_per_s << 20;
+		bucket_init(&m->cg_rate[i], rate,
+			    decide_burst_bytes(c->cgroups[i].migrate_max_mb_per_s, c->interval_ms),
+			    now_ns);
+		m->cgs[i].fast_max_bytes = c->cgroups[i].fast_tier_max_bytes;
+		m->cgs[i].rate = rate ? &m->cg_rate[i] : NULL;
+	}
+}
+
+/* The patched kernel's batch bound (vm.migrate_batch_pages), 0 if none. */
+static uint32_t kernel_batch_pages(const char *root)
+{
+	uint64_t v;
+
+	if (fs_read_u64(root, "proc/sys/vm/migrate_batch_pages", &v) < 0)
+		return 0;
+	return v < (1u << 24) ? (uint32_t)v : 0;
+}
+
+static int batcher_from_conf(const struct tierd *d, const struct decide_stage *m,
+			     struct batcher **ret)
+{
+	const struct tierd_conf *c = d->conf;
+	struct batch_params bp;
+	uint32_t kb = kernel_batch_pages(d->root);
+
+	batch_params_default(&bp, kb);
+	bp.batch_pages = c->promotion.batch_pages > kb ? c->promotion.batch_pages : kb;
+	bp.page_size = PAGE_SZ;
+	bp.tick_max_pages = m->max_pages;
+	return batch_new(&bp, m->max_cand + DECIDE_MAX_RETRIES, ret);
+}
+
+int decide_new(const struct tierd *d, size_t max_cand, struct decide_stage **ret)
+{
+	struct decide_stage *m = calloc(1, sizeof(*m));
+	int r;
+
+	*ret = NULL;
+	if (!m)
+		return -ENOMEM;
+	m->max_pages = decide_max_pages(d->conf);
+	m->max_cand = max_cand;
+	decide_params(d->conf, &m->pp);
+	r = policy_new(&m->pp, m->max_cand, CONF_MAX_CGROUPS, &m->policy);
+	if (r == 0)
+		r = batcher_from_conf(d, m, &m->batcher);
+	if (r < 0) {
+		decide_free(m);
+		return r;
+	}
+	rates_from_conf(m, d->conf, 0);
+	*ret = m;
+	return 0;
+}
+
+void decide_free(struct decide_stage *m)
+{
+	if (!m)
+		return;
+	policy_free(m->policy);
+	batch_free(m->batcher);
+	free(m);
+}
+
+int decide_reload_check(const struct tierd_conf *next, char *why, size_t why_size)
+{
+	struct policy_params pp;
+	struct policy *test;
+	int r;
+
+	decide_params(next, &pp);
+	r = policy_new(&pp, 1, 1, &test);
+	if (r < 0) {
+		snprintf(why, why_size, "the policy does not accept this config: %s",
+			 strerror(-r));
+		return r;
+	}
+	policy_free(test);
+	return 0;
+}
+
+void decide_reload_apply(struct decide_stage *m, const struct tierd *d, uint64_t now_ns)
+{
+	struct policy_params pp;
+	struct policy *pol;
+	struct batcher *b;
+
+	/* Arrays stay as sized at start; the new policy and batcher must
+	 * fit them, else the old ones stay (a reload's apply may not fail). */
+	decide_params(d->conf, &pp);
+	if (policy_new(&pp, m->max_cand, CONF_MAX_CGROUPS, &pol) == 0) {
+		policy_free(m->policy);
+		m->policy = pol;
+		m->pp = pp;
+	} else {
+		log_warn("Out of memory: the previous promotion policy stays");
+	}
+	if (batcher_from_conf(d, m, &b) == 0) {
+		batch_free(m->batcher);
+		m->batcher = b;
+	}
+	rates_from_conf(m, d->conf, now_ns);
+}
+
+static void fill_cgroups(struct decide_stage *m, const struct tierd_conf *c,
+			 const uint64_t *fast_bytes)
+{
+	for (int i = 0; i < c->nr_cgroups; i++)
+		m->cgs[i].fast_bytes = fast_bytes[i];
+}
+
+bool decide_may_demote(struct decide_stage *m, const struct tierd_conf *c,
+		       const struct topology *topo, const uint64_t *fast_bytes)
+{
+	struct policy_input in = { .topo = topo, .cgroups = m->cgs, .nr_cgroups = c->nr_cgroups };
+
+	fill_cgroups(m, c, fast_bytes);
+	return policy_may_demote(&m->pp, &in, (uint64_t)m->max_pages * PAGE_SZ);
+}
+
+/* How many of the first @n intents fit this tick's time budget. */
+static size_t time_budget(const struct tierd_conf *c, const struct policy_intent *intents,
+			  size_t n, uint64_t bps)
+{
+	uint64_t budget = (uint64_t)c->promotion.batch_pages * PAGE_SZ;
+	uint64_t sum = 0;
+	size_t i;
+
+	/* Nothing measured yet: plan it all, the migrate step stops starting
+	 * batches when the budget's time has passed. */
+	if (!bps)
+		return n;
+	if (bps * (STAGE_MOVE_BUDGET_NS / NSEC_PER_SEC) > budget)
+		budget = bps * (STAGE_MOVE_BUDGET_NS / NSEC_PER_SEC);
+	for (i = 0; i < n; i++) {
+		sum += (uint64_t)intents[i].nr_pages * PAGE_SZ;
+		if (sum > budget && i > 0)
+			break;
+	}
+	return i;
+}
+
+int decide_step(struct decide_stage *m, const struct decide_in *in, uint64_t now_ns,
+		struct decide_out *out)
+{
+	const struct tierd_conf *c = in->conf;
+	struct policy_output po = { .intents = out->intents, .max_intents = m->max_cand };
+	struct policy_input pi = {
+		.topo = in->topo,
+		.now_ns = now_ns,
+		.pages = in->cands->cand,
+		.nr_pages = in->cands->nr_cand,
+		.cgroups = m->cgs,
+		.nr_cgroups = c->nr_cgroups,
+		.rule_used_bytes = in->cands->rule_used,
+		.global_rate = c->promotion.max_rate_mb_per_s ? &m->global_rate : NULL,
+		.blocked_nodes = in->blocked_nodes,
+	};
+	int r;
+
+	fill_cgroups(m, c, in->fast_bytes);
+	r = policy_run(m->policy, &pi, &po);
+	if (r < 0)
+		return r;
+	out->nr_intents = time_budget(c, out->intents, po.nr_intents, in->bytes_per_s);
+	out->cut = out->nr_intents < po.nr_intents;
+	out->stats = po.stats;
+	return 0;
+}
+
+int decide_batch(struct decide_stage *m, const struct policy_intent *intents, size_t n,
+		 const struct batch_plan **ret_plan)
+{
+	return batch_build(m->batcher, intents, n, ret_plan);
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The sd-event wiring (loop.h): the tick timer, the hotness source's peek
+ * descriptor, the signals and the watchdog.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+
+#include "daemon.h"
+#include "log.h"
+#include "loop.h"
+#include "manager.h"
+
+#define USEC_PER_MSEC 1000ull
+/* sd-event's default timer slack is 250 ms: too coarse for interval_ms. */
+#define TICK_ACCURACY_USEC 1000ull
+
+static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+
+/* Watch the descriptor manager_peek_fd() names now: none while peeks are off
+ * (a reload may turn sampling.damon.idle_peek off), a new one when the
+ * source started its feed again. */
+static void peek_watch(struct loop *l)
+{
+	uint32_t gen = 0;
+	int fd = manager_peek_fd(l->m, &gen), r;
+
+	if (fd == l->peek_fd && (fd < 0 || gen == l->peek_gen))
+		return;
+	l->peek = sd_event_source_disable_unref(l->peek);
+	l->peek_fd = fd;
+	l->peek_gen = gen;
+	if (fd < 0)
+		return;
+	r = sd_event_add_io(l->d->event, &l->peek, fd, EPOLLIN, on_peek, l);
+	if (r < 0) {
+		log_warn("Failed to watch the hotness source for new heat: %s; idle ticks come on time only",
+			 strerror(-r));
+		l->peek = NULL;
+	}
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct loop *l = userdata;
+	struct tierd *d = l->d;
+	struct timespec a, b;
+	uint64_t now_usec, next;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	manager_tick(l->m, a.tv_sec * 1000000000ull + a.tv_nsec);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	d->last_tick_duration_ns =
+		(b.tv_sec - a.tv_sec) * 1000000000ull + b.tv_nsec - a.tv_nsec;
+
+	/* Fixed rate (slower while idle); after a stall, start again from
+	 * now rather than catch up. */
+	l->interval_usec = manager_interval_ms(l->m) * USEC_PER_MSEC;
+	next = usec + l->interval_usec;
+	sd_event_now(d->event, CLOCK_MONOTONIC, &now_usec);
+	if (next <= now_usec)
+		next = now_usec + l->interval_usec;
+	sd_event_source_set_time(s, next);
+	peek_watch(l);
+	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+/* The source saw heat it did not know: a peek that finds it too while
+ * tierd is idle moves the next tick to now.  manager_peek() takes the
+ * readiness away whatever it decides. */
+static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct loop *l = userdata;
+	struct tierd *d = l->d;
+	uint64_t now_usec;
+
+	sd_event_now(d->event, CLOCK_MONOTONIC, &now_usec);
+	if (manager_peek(l->m, now_usec * 1000) > 0) {
+		sd_event_source_set_time(l->tick, now_usec);
+		sd_event_source_set_enabled(l->tick, SD_EVENT_ONESHOT);
+	}
+	return 0;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
+		     void *userdata)
+{
+	struct tierd *d = userdata;
+	char why[4096];
+
+	if (si->ssi_signo == SIGHUP) {
+		log_info("SIGHUP: reloading %s", d->config_path);
+		tierd_reload(d, why, sizeof(why)); /* logs its own errors */
+		return 0;
+	}
+	log_info("%s: stopping", strsignal(si->ssi_signo));
+	return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+int loop_open(struct loop *l, struct tierd *d, struct manager *m)
+{
+	sigset_t ss;
+	int r;
+
+	*l = (struct loop){ .d = d, .m = m, .peek_fd = -1 };
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	r = sd_event_default(&d->event);
+	if (r < 0)
+		log_err("Failed to create the event loop: %s", strerror(-r));
+	return r;
+}
+
+/* The longest wait between two ticks against systemd's watchdog. */
+static void check_watchdog(const struct tierd *d)
+{
+	uint64_t wd_usec = 0;
+	uint32_t ms = d->conf->interval_ms > d->conf->idle_interval_ms ?
+			      d->conf->interval_ms :
+			      d->conf->idle_interval_ms;
+
+	if (sd_watchdog_enabled(0, &wd_usec) > 0 && ms * USEC_PER_MSEC * 2 > wd_usec)
+		log_warn("interval_ms or idle_interval_ms %u is more than half of WatchdogSec: systemd may kill tierd",
+			 ms);
+}
+
+int loop_arm(struct loop *l)
+{
+	struct tierd *d = l->d;
+	int r;
+
+	check_watchdog(d);
+	r = sd_event_add_signal(d->event, NULL, SIGTERM, on_signal, d);
+	if (r >= 0)
+		r = sd_event_add_signal(d->event, NULL, SIGINT, on_signal, d);
+	if (r >= 0)
+		r = sd_event_add_signal(d->event, NULL, SIGHUP, on_signal, d);
+	/* The first tick at once: READY=1 follows it. */
+	if (r >= 0)
+		r = sd_event_add_time_relative(d->event, &l->tick, CLOCK_MONOTONIC,
+					       0, TICK_ACCURACY_USEC, on_tick, l);
+	if (r < 0)
+		log_err("Failed to set up the event loop: %s", strerror(-r));
+	return r;
+}
+
+int loop_run(struct loop *l)
+{
+	int r = sd_event_loop(l->d->event);
+
+	if (r < 0)
+		log_err("Event loop failed: %s", strerror(-r));
+	return r;
+}
+
+void loop_close(struct loop *l)
+{
+	l->peek = sd_event_source_disable_unref(l->peek);
+	l->tick = sd_event_source_unref(l->tick);
+	l->d->event = sd_event_unref(l->d->event);
+}

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Steps 5 and 6, migrate and account: the plan through move_pages(2)
+ * (sys/migrate: MPOL_MF_PROMOTE for promotions where the kernel has it),
+ * then every page's status into core/account, and what landed where into
+ * the daemon's counters, which status, tierctl and the metrics read.
+ * Ranges that reached their target get their move time remembered for the
+ * policy's cool-down and ping-pong checks.
+ *
+ * Dry run (config or tierctl): each batch is a node query; the account
+ * counts what would have moved.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "manager.h"
+#include "migrate.h"
+#include "stages.h"
+
+#define MAX_RETRY_QUEUE 4096
+
+struct move_stage {
+	struct migrator mig;
+	struct account *acct;
+};
+
+int move_new(const struct tierd *d, const struct manager_ops *ops, struct move_stage **ret)
+{
+	struct move_stage *m = calloc(1, sizeof(*m));
+	struct acct_params ap;
+	int r;
+
+	*ret = NULL;
+	if (!m)
+		return -ENOMEM;
+	acct_params_default(&ap);
+	r = account_new(&ap, CONF_MAX_CGROUPS, MAX_RETRY_QUEUE, &m->acct);
+	if (r < 0) {
+		free(m);
+		return r;
+	}
+	if (ops && ops->mig_ops)
+		r = mig_init(&m->mig, ops->mig_ops, ops->mig_ctx, d->dry_run);
+	else
+		r = mig_init(&m->mig, &mig_real_ops, (void *)d->root, d->dry_run);
+	if (r < 0 && r != -EPERM)
+		log_warn("Probing move_pages(2) for MPOL_MF_PROMOTE failed: %s",
+			 strerror(-r));
+	log_info("Promotions use %s",
+		 m->mig.has_promote ?
+			 "move_pages(2) with MPOL_MF_PROMOTE (the kernel's batch promotion path)" :
+			 "plain move_pages(2): this kernel has no MPOL_MF_PROMOTE");
+	*ret = m;
+	return 0;
+}
+
+void move_free(struct move_stage *m)
+{
+	if (!m)
+		return;
+	account_free(m->acct);
+	free(m);
+}
+
+bool move_has_promote(const struct move_stage *m)
+{
+	return m->mig.has_promote;
+}
+
+struct account *move_account(struct move_stage *m)
+{
+	return m->acct;
+}
+
+/*
+ * Remember when each range that reached its target moved.  A 2 MiB range
+ * whose 512 base pages (or THP) all reached a fast-tier node in this tick
+ * (not a GPU node: placement rules count their bytes there every tick)
+ * is known fast from now, as if gather had queried it: otherwise the next
+ * tick's candidates would be these same ranges, queried only to be found
+ * on the fast tier, and a hot set larger than one tick's candidates would
+ * take an extra tick per tick of moves.  Likewise a range demoted whole
+ * to a lowest-tier node is known low (the cold passes skip it rather than
+ * query it next tick, see known_low() in gather.c), and one with a
+ * page promoted is no longer.  A range with a page that did not move is
+ * queried again.
+ */
+static void remember_moves(const struct topology *topo, struct cand_ranges *ranges,
+			   const struct batch_plan *pl, const struct policy_intent *intents,
+			   uint64_t now_ns)
+{
+	uint64_t run_base = 0;
+	uint32_t run_pages = 0;
+	pid_t run_pid = 0;
+	int run_node = -1;
+
+	for (size_t i = 0; i < pl->nr_entries; i++) {
+		const struct policy_intent one = batch_entry_intent(pl, i, intents), *it = &one;
+		uint64_t base = it->addr & ~(uint64_t)(HOT_HUGE_SIZE - 1);
+		int idx = topo_node_index(topo, it->to_node);
+		struct cand_range *rg;
+		bool whole;
+
+		if (pl->status[i] != it->to_node)
+			continue;
+		rg = cand_range(ranges, it->pid, it->addr);
+		if (it->pid != run_pid || base != run_base || it->to_node != run_node) {
+			run_pid = it->pid;
+			run_base = base;
+			run_node = it->to_node;
+			run_pages = 0;
+		}
+		run_pages += it->nr_pages;
+		whole = run_pages == HOT_HUGE_SIZE / HOT_PAGE_SIZE;
+		if (it->kind != POLICY_PROMOTE) {
+			rg->last_demote = cand_time(now_ns);
+			rg->fast_seen = 0;
+			if (whole && idx >= 0 && topo->nodes[idx].tier == topo->nr_tiers - 1)
+				rg->low_seen = cand_time(now_ns);
+			continue;
+		}
+		rg->last_promote = cand_time(now_ns);
+		rg->low_seen = 0;
+		if (whole && topo_node_fast(topo, it->to_node))
+			rg->fast_seen = cand_time(now_ns);
+	}
+}
+
+static void add_stats(struct tierd_stats *s, const struct tierd_conf *c,
+		      const struct topology *topo, const struct account *a,
+		      const struct account *before)
+{
+	static const int errc_of[ACCT_NR] = {
+		[ACCT_MOVED] = -1, [ACCT_ELSEWHERE] = -1,
+		[ACCT_BUSY] = ERRC_BUSY, [ACCT_GONE] = ERRC_GONE,
+		[ACCT_NOMEM] = ERRC_NOMEM, [ACCT_DENIED] = ERRC_DENIED,
+		[ACCT_OTHER] = ERRC_OTHER,
+	};
+	for (int t = 0; t < TOPO_MAX_TIERS; t++) {
+		s->tier[t].promoted_bytes_total +=
+			a->tier_in[t][POLICY_PROMOTE].bytes -
+			before->tier_in[t][POLICY_PROMOTE].bytes;
+		s->tier[t].demoted_bytes_total +=
+			a->tier_in[t][POLICY_DEMOTE].bytes -
+			before->tier_in[t][POLICY_DEMOTE].bytes;
+	}
+	for (int i = 0; i < topo->nr_nodes; i++) {
+		int id = topo->nodes[i].id;
+
+		if (id < 0 || id >= TOPO_MAX_NODES)
+			continue;
+		s->node[i].promoted_bytes_total +=
+			a->node_in[id][POLICY_PROMOTE].bytes -
+			before->node_in[id][POLICY_PROMOTE].bytes;
+		s->node[i].demoted_bytes_total +=
+			a->node_in[id][POLICY_DEMOTE].bytes -
+			before->node_in[id][POLICY_DEMOTE].bytes;
+	}
+	for (int i = 0; i < c->nr_cgroups; i++) {
+		s->cgroup[i].promoted_bytes_total = a->cgroup_moved[2 * i + POLICY_PROMOTE].bytes;
+		s->cgroup[i].demoted_bytes_total = a->cgroup_moved[2 * i + POLICY_DEMOTE].bytes;
+	}
+	for (int k = 0; k < ACCT_NR; k++)
+		if (errc_of[k] >= 0)
+			s->migrate_errors_total[errc_of[k]] +=
+				a->class_pages[k] - before->class_pages[k];
+}
+
+int move_step(struct move_stage *m, const struct move_in *in, uint64_t now_ns,
+	      struct acct_call *calls, struct mig_run_result *ret)
+{
+	const struct topology *topo = in->topo;
+
+	m->mig.dry_run = in->dry_run;
+	m->mig.budget_ns = STAGE_MOVE_BUDGET_NS;
+	/* The floor the policy planned to (mig_run_plan() checks it again
+	 * before each batch). */
+	for (int i = 0; i < topo->nr_nodes; i++) {
+		int id = topo->nodes[i].id;
+		int64_t lo, hi;
+
+		if (id < 0 || id >= TOPO_MAX_NODES)
+			continue;
+		policy_node_targets(topo, i, &lo, &hi);
+		m->mig.floor_bytes[id] = hi > 0 ? (uint64_t)hi : 0;
+	}
+	return mig_run_plan(&m->mig, in->plan, account_nomem_nodes(m->acct, now_ns), calls, ret);
+}
+
+void account_step(struct move_stage *m, const struct account_in *in, struct cand_ranges *ranges,
+		  struct tierd_stats *st, uint64_t now_ns)
+{
+	static struct account before; /* a snapshot of the totals, not the queue */
+	struct mig_run_result *run = in->run;
+	struct acct_result sum;
+
+	before = *m->acct;
+	account_plan(m->acct, in->topo, in->plan, in->intents, in->calls, now_ns, in->dry_run,
+		     &sum);
+	run->moved_bytes = sum.moved_bytes;
+	run->would_pages = sum.would_pages;
+	st->move_pages_calls_total += run->calls;
+	add_stats(st, in->conf, in->topo, m->acct, &before);
+	if (in->dry_run)
+		return;
+	remember_moves(in->topo, ranges, in->plan, in->intents, now_ns);
+	/* The copy-thread controller's throughput input (threads.c). */
+	st->migrate_bytes_total += run->moved_bytes;
+	st->migrate_ns_total += run->elapsed_ns;
+}
