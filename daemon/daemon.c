@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "conf_machine.h"
 #include "daemon.h"
 #include "fsutil.h"
 #include "log.h"
@@ -23,76 +24,6 @@
 #include "sys/topology.h"
 
 #define NSEC_PER_SEC 1000000000ull
-
-/* Resolve control.group; *ret = (gid_t)-1 for "". */
-static int resolve_group(const char *name, gid_t *ret)
-{
-	struct group grp, *res = NULL;
-	char buf[4096];
-	int r;
-
-	*ret = (gid_t)-1;
-	if (!*name)
-		return 0;
-	r = getgrnam_r(name, &grp, buf, sizeof(buf), &res);
-	if (r)
-		return -r;
-	if (!res)
-		return -ENOENT;
-	*ret = grp.gr_gid;
-	return 0;
-}
-
-/* Where in the file node @id was named, for errors found after parsing. */
-static struct conf_mark node_mark(const struct tierd_conf *c, int id,
-				  const char **ret_key)
-{
-	for (int t = 0; t < c->nr_tiers; t++)
-		for (int i = 0; i < c->tiers[t].spec.nr_nodes; i++)
-			if (c->tiers[t].spec.nodes[i] == id) {
-				*ret_key = "tiers";
-				return c->tiers[t].node_marks[i];
-			}
-	for (int g = 0; g < c->nr_gpu_nodes; g++)
-		if (c->gpu_nodes[g].node == id) {
-			*ret_key = "gpu_nodes";
-			return c->gpu_nodes[g].mark;
-		}
-	*ret_key = "tiers";
-	return (struct conf_mark){ 0, 0 };
-}
-
-/*
- * Everything a config needs from the machine: the group, and tiers from
- * @topo's nodes.  Fills *topo's tier part; errors go to @why.
- */
-static int apply_to_machine(const struct tierd_conf *c, struct topology *topo,
-			    gid_t *ret_gid, char *why, size_t why_size)
-{
-	struct tiers_config tc;
-	int r, bad = -1;
-
-	r = resolve_group(c->control.group, ret_gid);
-	if (r < 0) {
-		snprintf(why, why_size, "%s: control.group: '%s': %s\n",
-			 c->path, c->control.group,
-			 r == -ENOENT ? "no such group" : strerror(-r));
-		return r;
-	}
-	conf_tiers_config(c, &tc);
-	r = tiers_derive(topo, &tc, &bad);
-	if (r < 0) {
-		const char *key;
-		struct conf_mark m = node_mark(c, bad, &key);
-
-		snprintf(
-			why, why_size,
-			"%s:%u:%u: %s: node %d is not a memory node of this machine\n",
-			c->path, m.line, m.column, key, bad);
-		return r;
-	}
-	return 0;
-}
 
 static bool is_memory_node(const struct topology *topo, int id)
 {
@@ -275,7 +206,7 @@ void tierd_tick_priority(struct tierd *d)
 
 int tierd_init(struct tierd *d)
 {
-	char *errors = NULL, why[1024];
+	char *errors = NULL, *warnings = NULL;
 	int r;
 
 	d->conf = malloc(sizeof(*d->conf));
@@ -301,10 +232,18 @@ int tierd_init(struct tierd *d)
 		return r;
 	}
 	drop_missing_nodes(d->conf, &d->topo);
-	r = apply_to_machine(d->conf, &d->topo, &d->control_gid, why,
-			     sizeof(why));
+	r = conf_check_machine(d->conf, &d->topo, d->root, &d->control_gid,
+			       &errors, &warnings);
+	if (warnings)
+		log_lines(LOG_WARNING, warnings);
+	if (errors)
+		log_lines(LOG_ERR, errors);
+	free(warnings);
+	free(errors);
 	if (r < 0) {
-		log_lines(LOG_ERR, why);
+		if (r == -ENOMEM)
+			log_err("Failed to check %s against this machine: %s",
+				d->config_path, strerror(-r));
 		return r;
 	}
 	recompute_dry_run(d);
@@ -350,7 +289,7 @@ int tierd_reload(struct tierd *d, char *why, size_t why_size)
 {
 	struct tierd_conf *next;
 	struct topology topo;
-	char *errors = NULL, status[256];
+	char *errors = NULL, *warnings = NULL, status[256];
 	gid_t gid;
 	int r;
 
@@ -377,9 +316,15 @@ int tierd_reload(struct tierd *d, char *why, size_t why_size)
 		goto refuse;
 	}
 	topo = d->topo;
-	r = apply_to_machine(next, &topo, &gid, why, why_size);
-	if (r < 0)
+	r = conf_check_machine(next, &topo, d->root, &gid, &errors, &warnings);
+	if (warnings)
+		log_lines(LOG_WARNING, warnings);
+	free(warnings);
+	if (r < 0) {
+		snprintf(why, why_size, "%s", errors ? errors : "out of memory\n");
+		free(errors);
 		goto refuse;
+	}
 	if (d->mgr) {
 		r = manager_reload_check(d->mgr, next, why, why_size);
 		if (r < 0)

@@ -169,7 +169,7 @@ if [ -n "$grp" ]; then
 	printf 'control: {group: no-such-group-tierd}\n' >"$T/tierd.yaml"
 	err=$(ctl reload 2>&1); rc=$?
 	expect_rc 1 $rc "reload naming a group that does not exist"
-	echo "$err" | grep -qF "$T/tierd.yaml: control.group: 'no-such-group-tierd': no such group" || bad "group error: $err"
+	echo "$err" | grep -qxF "$T/tierd.yaml:1:18: control.group: 'no-such-group-tierd': no such group" || bad "group error: $err"
 	cp "$T/good.yaml" "$T/tierd.yaml"
 	ctl reload >/dev/null || bad "reload back to the good file"
 fi

@@ -317,7 +317,10 @@ static void test_missing_node_at_start(void)
 	CHECK_EQ_INT(d.conf->nr_gpu_nodes, 0);
 	CHECK_EQ_INT(tierd_reload(&d, why, sizeof(why)), -ENODEV);
 	snprintf(want, sizeof(want),
-		 "%s:9:5: gpu_nodes: node 5 is not a memory node of this machine\n", conf_path);
+		 "%s:5:13: tiers: node 7 is not a memory node of this machine\n"
+		 "%s:7:13: tiers: node 9 is not a memory node of this machine\n"
+		 "%s:9:5: gpu_nodes: node 5 is not a memory node of this machine\n",
+		 conf_path, conf_path, conf_path);
 	CHECK_EQ_STR(why, want);
 	CHECK_EQ_INT(d.topo.nr_tiers, 2);
 	tierd_fini(&d);
