@@ -21,7 +21,7 @@
 #include "manager.h"
 #include "notify.h"
 #include "status.h"
-#include "sys/topology.h"
+#include "topo_read.h"
 
 #define NSEC_PER_SEC 1000000000ull
 

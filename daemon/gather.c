@@ -14,7 +14,7 @@
 
 #include "cgroup.h"
 #include "fsutil.h"
-#include "hotness.h"
+#include "hot_table.h"
 #include "log.h"
 #include "manager.h"
 #include "migrate.h"

@@ -25,7 +25,7 @@
 #include "loop.h"
 #include "manager.h"
 #include "notify.h"
-#include "sys/topology.h"
+#include "topo_read.h"
 #include "tierd-config.h"
 
 static void usage(FILE *f)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "hotness.h"
+#include "hot_table.h"
 #include "log.h"
 #include "manager.h"
 

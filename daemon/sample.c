@@ -222,7 +222,7 @@ static int real_sources(struct sample_stage *m, const struct tierd *d,
 			dp.update_us = dp.aggr_us;
 		dp.max_targets = DAMON_MAX_TARGETS;
 		/* Regions from the damon_aggregated tracepoint where BPF runs
-		 * (sampler_damon.c says why); the source falls back to sysfs. */
+		 * (sys/damon/feed.c says why); the source falls back to sysfs. */
 		if (damon_feed_bpf_new(NULL, &dp.feed) < 0)
 			dp.feed = NULL;
 		r = sampler_damon_new(&dp, &m->cands[m->nr_cands]);

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "hotness.h"
+#include "hot_table.h"
 #include "policy.h"
 #include "topology.h"
 

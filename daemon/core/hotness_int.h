@@ -3,7 +3,7 @@
  * The hotness table's layout, shared by the files that implement it
  * (hotness.c has the essay): the key and tail encodings, the slot and
  * process-slot structs, the probe and the occupancy bitmap, inline because
- * every record goes through them.  Not part of the API: include hotness.h.
+ * every record goes through them.  Not part of the API: include hot_table.h.
  */
 #ifndef TIERD_CORE_HOTNESS_INT_H
 #define TIERD_CORE_HOTNESS_INT_H
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hotness.h"
+#include "hot_table.h"
 
 /* Key: page number (45 bits: 57-bit addresses) | huge | process slot + 1. */
 #define KEY_PAGE_BITS 45

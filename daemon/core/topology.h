@@ -2,7 +2,7 @@
 /*
  * The machine's memory as tierd sees it: NUMA nodes and the tiers they form.
  *
- * sys/topology.c fills the node part from sysfs (a root directory is passed in,
+ * sys/topo_read.c fills the node part from sysfs (a root directory is passed in,
  * so tests use fixture trees); core/tiers.c derives the tier part from the
  * kernel's memory tiers, HMAT attributes and the config.  Everything else in
  * core/ reads this struct and never writes it.

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "topology.h"
+#include "topo_read.h"
 
 /*
  * The cgroup v2 path of @pid ("/user.slice/app.service"), from the "0::"

@@ -23,7 +23,7 @@
 
 #include "account.h"
 #include "batch.h"
-#include "topology.h"
+#include "topo_read.h"
 
 #ifndef MPOL_MF_PROMOTE
 #define MPOL_MF_PROMOTE (1 << 4)	/* kernel-patches/: promotion semantics */

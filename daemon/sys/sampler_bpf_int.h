@@ -9,9 +9,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-/* Two headers are called hotness.h: the table (core) and the BPF types. */
 #include "../../bpf/hotness.h"
-#include "../core/hotness.h"
+#include "../core/hot_table.h"
 #include "hotness.skel.h"
 #include "pmu.h"
 #include "sampler_bpf.h"

@@ -34,7 +34,7 @@
 
 #include "bench.h"
 #include "daemon.h"
-#include "hotness.h"
+#include "hot_table.h"
 #include "manager.h"
 #include "migrate.h"
 #include "sampler.h"

@@ -24,7 +24,7 @@
 #include <sys/mman.h>
 
 #include "bench.h"
-#include "hotness.h"
+#include "hot_table.h"
 
 #define SEC 1000000000ull
 #define MILLION 1000000u

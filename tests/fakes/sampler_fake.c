@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hotness.h"
+#include "hot_table.h"
 #include "sampler_fake.h"
 
 #define FAKE(s) ((struct sampler_fake *)(s))

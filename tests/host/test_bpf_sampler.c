@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hotness.h"
+#include "hot_table.h"
 #include "pmu.h"
 #include "pmu_attr.h"
 #include "sampler_bpf.h"

@@ -194,7 +194,7 @@ while len(body) < length:
 assert body == b"bad request: Bad message\n", body
 PY
 # The silent client waits for tierd to drop it (CONN_TIMEOUT_USEC, 5 s in
-# daemon/ctl_server.c), 8 s at most.
+# daemon/ctl/ctl_server.c), 8 s at most.
 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(8)
 try: s.recv(1)
 except (socket.timeout, OSError): pass' \

@@ -47,7 +47,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "hotness.h"
+#include "hot_table.h"
 #include "sampler_bpf.h"
 #include "sampler_damon.h"
 

@@ -27,7 +27,7 @@
 #include "cgroup.h"
 #include "copythreads.h"
 #include "daemon.h"
-#include "hotness.h"
+#include "hot_table.h"
 #include "knobs.h"
 #include "load.h"
 #include "manager.h"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "hotness.h"
+#include "hot_table.h"
 #include "manager.h"
 #include "metrics.h"
 #include "sampler_fake.h"

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hotness.h"
+#include "hot_table.h"
 #include "sampler_damon.h"
 #include "test.h"
 

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "hotness.h"
+#include "hot_table.h"
 #include "test.h"
 
 #define SEC 1000000000ull

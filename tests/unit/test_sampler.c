@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hotness.h"
+#include "hot_table.h"
 #include "pmu.h"
 #include "sampler_fake.h"
 #include "test.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sys/topology.c on fixture sysfs trees (tests/fixtures/topology/NAME) and
+ * sys/topo_read.c on fixture sysfs trees (tests/fixtures/topology/NAME) and
  * core/tiers.c on what it reads: single node, DRAM + CXL lumped by the kernel
  * and split by HMAT, DRAM + CXL in two kernel tiers, a Grace-Hopper-like
  * machine with a GPU node, and all nodes in one tier.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "sys/topology.h"
+#include "topo_read.h"
 #include "test.h"
 #include "tiers.h"
 

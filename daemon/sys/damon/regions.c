@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../core/hotness.h"
+#include "../../core/hot_table.h"
 #include "source.h"
 
 /* One number of tried region @ri, under the directory @dfd (admin-relative

@@ -58,7 +58,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../core/hotness.h"
+#include "../../core/hot_table.h"
 #include "../fsutil.h"
 #include "source.h"
 

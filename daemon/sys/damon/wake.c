@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/hotness.h"
+#include "../../core/hot_table.h"
 #include "source.h"
 
 /* Region @g of @pid against the table, as the program does it against the

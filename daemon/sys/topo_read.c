@@ -9,7 +9,7 @@
 
 #include "cpulist.h"
 #include "fsutil.h"
-#include "topology.h"
+#include "topo_read.h"
 
 #define NODE_DIR "sys/devices/system/node"
 #define TIER_DIR "sys/devices/virtual/memory_tiering"
