@@ -1,7 +1,8 @@
 #!/bin/bash
 # `meson install --destdir` into a temporary directory, then check the tree:
-# binaries, unit (with the installed paths), config, examples, man pages, and
-# that the installed tierd accepts the installed config.
+# binaries, unit (with the installed paths), config, examples, man pages,
+# tierctl's bash completion, and that the installed tierd accepts the
+# installed config.
 #   install-check.sh BUILD_DIR PREFIX SBINDIR BINDIR SYSCONFDIR MANDIR UNITDIR DATADIR
 set -u
 build=$1 prefix=$2
@@ -26,6 +27,7 @@ check -f "$unitdir/tierd.service"
 check -f "$mandir/man8/tierd.8"
 check -f "$mandir/man8/tierctl.8"
 check -f "$mandir/man5/tierd.yaml.5"
+check -f "$datadir/bash-completion/completions/tierctl"
 for ex in cxl-promotion gpu-coherent cgroup-budgets; do
 	check -f "$datadir/doc/tierd/examples/$ex.yaml"
 done

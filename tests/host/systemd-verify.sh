@@ -13,7 +13,8 @@ trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --no-rebuild --destdir "$dest" >/dev/null || exit 1
 unit=$(find "$dest" -name tierd.service)
 sbin=$(dirname "$(find "$dest" -name tierd -type f)")
-bin=$(dirname "$(find "$dest" -name tierctl -type f)")
+# The binary, not the bash completion of the same name.
+bin=$(dirname "$(find "$dest" -path '*/bin/tierctl' -type f)")
 mkdir -p "$dest/units"
 # The unit names the final paths; point them into the temporary tree.
 sed -e "s|^ExecStart=.*/tierd|ExecStart=$sbin/tierd|" \
