@@ -36,6 +36,7 @@ struct sim_sampler {
 	/* @seen[r] from @acc[r]; adds its CPU cost to *cost_ns. */
 	void (*sample)(void *state, const uint32_t *acc, uint32_t n,
 		       uint32_t *seen, uint64_t *cost_ns);
+	void (*destroy)(void *state);
 };
 
 struct sim_tenant_result {
