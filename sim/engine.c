@@ -234,7 +234,9 @@ static void check(struct engine *e, struct sim_result *res)
 
 		if (e->tenant_fast[t] > tr->max_fast_bytes)
 			tr->max_fast_bytes = e->tenant_fast[t];
-		if (tr->budget_bytes && tr->max_fast_bytes > tr->budget_bytes)
+		/* A budget bounds what moves add, not where pages start. */
+		if (tr->budget_bytes && e->tenant_fast[t] > tr->budget_bytes &&
+		    e->tenant_fast[t] > tr->initial_fast_bytes)
 			res->over_budget = true;
 	}
 }
@@ -282,7 +284,11 @@ static int engine_init(struct engine *e, const struct sim_run *run,
 		res->tenants[t].budget_bytes = s->budget_bytes[t];
 	res->footprint_bytes = (uint64_t)n * s->range_bytes;
 	res->t50_ns = res->t90_ns = -1;
-	return place_initial(e);
+	if (place_initial(e))
+		return -ENOSPC;
+	for (uint32_t t = 0; t < s->nr_tenants; t++)
+		res->tenants[t].initial_fast_bytes = e->tenant_fast[t];
+	return 0;
 }
 
 static int step(struct engine *e, void *st, uint64_t i, bool last,

@@ -42,6 +42,7 @@ struct sim_sampler {
 struct sim_tenant_result {
 	uint64_t budget_bytes;
 	uint64_t max_fast_bytes;	/* the most it held on the fast tier */
+	uint64_t initial_fast_bytes;	/* where the footprint spilled at start */
 };
 
 struct sim_result {
