@@ -199,15 +199,22 @@ static void execute(struct engine *e, uint32_t n, struct sim_result *res)
 			continue;
 		}
 		ten = e->s->range_tenant[mv->range];
-		if (ten != last_ten || mv->node != last_node)
+		if (mv->flags & SIM_MOVE_FAULT) {
+			/* migrate_misplaced_folio(): a fault per folio. */
+			cost += e->folios_per_range * e->run->sys->fault_ns;
+			last_ten = -1;
+		} else if (ten != last_ten || mv->node != last_node) {
 			cost += c->call_ns;
+		}
 		if (spent + cost > e->s->interval_ns) {
 			res->moves_refused++;
 			continue;
 		}
 		spent += cost;
-		last_ten = ten;
-		last_node = mv->node;
+		if (!(mv->flags & SIM_MOVE_FAULT)) {
+			last_ten = ten;
+			last_node = mv->node;
+		}
 		apply_move(e, mv, res);
 	}
 	res->stall_ns += spent;
@@ -305,7 +312,8 @@ static int step(struct engine *e, void *st, uint64_t i, bool last,
 	int r;
 
 	bill(e, res);
-	score(e, res, v.now_ns);
+	/* The placement the interval ran on: as it stood at its start. */
+	score(e, res, i * e->s->interval_ns);
 	if (run->sampler)
 		run->sampler->sample(run->sampler->state, e->acc,
 				     e->s->nr_ranges, e->seen, &res->sampler_ns);

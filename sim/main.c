@@ -244,7 +244,8 @@ static int cmd_run(int argc, char **argv)
 		}
 		rows[n] = (struct sim_row){ .trace = tname, .machine = m.name,
 					    .system = sys->name,
-					    .sampler = j[n].sampler.name,
+					    .sampler = sys->own_sampler ? "own" :
+						       j[n].sampler.name,
 					    .res = &res[n],
 					    .tenant_names = j[n].l.tenant_names };
 		n++;

@@ -42,15 +42,20 @@ struct sim_view {
 	const uint32_t *next;		/* next interval's, oracle only; may be NULL */
 };
 
+#define SIM_MOVE_FAULT 0x1	/* one folio per hint fault, not a batch call */
+
 struct sim_move {
 	uint32_t range;
 	uint8_t node;			/* target, index into m->nodes */
+	uint8_t flags;			/* SIM_MOVE_* */
 };
 
 struct sim_system {
 	const char *name;
 	enum sim_kernel kernel;		/* whose migration cost applies */
 	bool all_fast;			/* cost every access at the fast tier */
+	bool own_sampler;		/* reads the truth through its own model */
+	uint64_t fault_ns;		/* a SIM_MOVE_FAULT's cost per folio */
 	int (*init)(void **ret_state, const struct sim_setup *s);
 	/*
 	 * Write at most @max moves to @moves and their number to @ret_n.
