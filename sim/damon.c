@@ -150,31 +150,47 @@ static void sample_once(struct damon_model *d, const uint32_t *acc,
 	}
 }
 
+void damon_model_aggregate(struct damon_model *d, const uint32_t *acc,
+			   uint64_t *cost_ns,
+			   void (*apply)(void *arg, struct damon_model *d),
+			   void *arg)
+{
+	uint32_t max_acc = 0;
+
+	for (uint32_t s = 0; s < d->max_accesses; s++) {
+		sample_once(d, acc, &max_acc);
+		*cost_ns += (uint64_t)d->nr * DAMON_CHECK_NS;
+	}
+	damon_model_merge(d, max_acc / 10);
+	if (apply)
+		apply(arg, d);
+	for (uint32_t i = 0; i < d->nr; i++) {
+		d->regions[i].last_nr_accesses = d->regions[i].nr_accesses;
+		d->regions[i].nr_accesses = 0;
+	}
+	damon_model_split(d);
+}
+
+static void fill_seen(void *arg, struct damon_model *d)
+{
+	uint32_t *seen = arg;
+
+	for (uint32_t i = 0; i < d->nr; i++)
+		for (uint32_t r = d->regions[i].start; r < d->regions[i].end; r++)
+			seen[r] = d->regions[i].nr_accesses;
+}
+
 static void damon_sample(void *st, const uint32_t *acc, uint32_t n,
 			 uint32_t *seen, uint64_t *cost_ns)
 {
 	struct damon_model *d = st;
 	uint64_t aggrs = d->interval_ns / d->aggr_ns;
 
-	for (uint64_t a = 0; a < (aggrs ? aggrs : 1); a++) {
-		uint32_t max_acc = 0;
-
-		for (uint32_t s = 0; s < d->max_accesses; s++) {
-			sample_once(d, acc, &max_acc);
-			*cost_ns += (uint64_t)d->nr * DAMON_CHECK_NS;
-		}
-		damon_model_merge(d, max_acc / 10);
-		if (a + 1 == aggrs || !aggrs)
-			for (uint32_t i = 0; i < d->nr; i++)
-				for (uint32_t r = d->regions[i].start;
-				     r < d->regions[i].end; r++)
-					seen[r] = d->regions[i].nr_accesses;
-		for (uint32_t i = 0; i < d->nr; i++) {
-			d->regions[i].last_nr_accesses = d->regions[i].nr_accesses;
-			d->regions[i].nr_accesses = 0;
-		}
-		damon_model_split(d);
-	}
+	if (!aggrs)
+		aggrs = 1;
+	for (uint64_t a = 0; a < aggrs; a++)
+		damon_model_aggregate(d, acc, cost_ns,
+				      a + 1 == aggrs ? fill_seen : NULL, seen);
 }
 
 static void damon_destroy(void *st)
@@ -186,18 +202,19 @@ static void damon_destroy(void *st)
 }
 
 /* Each tenant's ranges evenly in min_nr regions (damon_va_init()'s end). */
-static int initial_regions(struct damon_model *d, const struct sim_setup *s)
+static int initial_regions(struct damon_model *d, uint32_t n,
+			   const uint16_t *tenant, uint32_t nr_tenants)
 {
 	uint32_t lo = 0;
 
-	d->cap = 3 * (d->max_nr + s->nr_tenants * d->min_nr) + 3;
+	d->cap = 3 * (d->max_nr + nr_tenants * d->min_nr) + 3;
 	d->regions = calloc(d->cap, sizeof(*d->regions));
 	if (!d->regions)
 		return -ENOMEM;
-	while (lo < s->nr_ranges) {
-		uint32_t hi = lo, t = s->range_tenant[lo], len, k;
+	while (lo < n) {
+		uint32_t hi = lo, t = tenant ? tenant[lo] : 0, len, k;
 
-		while (hi < s->nr_ranges && s->range_tenant[hi] == t)
+		while (hi < n && (tenant ? tenant[hi] : 0) == t)
 			hi++;
 		len = hi - lo;
 		k = len < d->min_nr ? len : d->min_nr;
@@ -209,6 +226,19 @@ static int initial_regions(struct damon_model *d, const struct sim_setup *s)
 		lo = hi;
 	}
 	return 0;
+}
+
+int damon_model_init(struct damon_model *d, const struct sim_setup *s,
+		     uint32_t n, const uint16_t *tenant, const uint64_t attrs[4])
+{
+	*d = (struct damon_model){
+		.sample_ns = attrs[0] * 1000, .aggr_ns = attrs[1] * 1000,
+		.min_nr = attrs[2], .max_nr = attrs[3],
+		.max_accesses = attrs[1] / attrs[0], .total = n,
+		.interval_ns = s->interval_ns,
+		.range_pages = s->range_bytes / s->m->base_page_bytes,
+		.rng = s->seed ^ 0x64616d6f6eull ^ n };
+	return initial_regions(d, n, tenant, tenant ? s->nr_tenants : 1);
 }
 
 int sim_damon_create(const char *args, const struct sim_setup *s,
@@ -235,13 +265,7 @@ int sim_damon_create(const char *args, const struct sim_setup *s,
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	*d = (struct damon_model){
-		.sample_ns = v[0] * 1000, .aggr_ns = v[1] * 1000, .min_nr = v[2],
-		.max_nr = v[3], .max_accesses = v[1] / v[0], .total = s->nr_ranges,
-		.interval_ns = s->interval_ns,
-		.range_pages = s->range_bytes / s->m->base_page_bytes,
-		.rng = s->seed ^ 0x64616d6f6eull };
-	r = initial_regions(d, s);
+	r = damon_model_init(d, s, s->nr_ranges, s->range_tenant, v);
 	if (r) {
 		damon_destroy(d);
 		return r;

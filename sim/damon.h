@@ -29,6 +29,23 @@ void damon_model_merge(struct damon_model *d, uint32_t threshold);
 /* kdamond_split_regions(). */
 void damon_model_split(struct damon_model *d);
 
+/*
+ * A model of @n ranges (per tenant regions when @tenant is given) with
+ * attrs {sample_us, aggr_us, min_nr_regions, max_nr_regions}; 0 or -ENOMEM.
+ * Free d->regions when done.
+ */
+int damon_model_init(struct damon_model *d, const struct sim_setup *s,
+		     uint32_t n, const uint16_t *tenant, const uint64_t attrs[4]);
+
+/*
+ * One aggregation interval of kdamond_fn() over @acc: samples, merge, then
+ * @apply (the schemes; may be NULL) sees the regions, then reset and split.
+ */
+void damon_model_aggregate(struct damon_model *d, const uint32_t *acc,
+			   uint64_t *cost_ns,
+			   void (*apply)(void *arg, struct damon_model *d),
+			   void *arg);
+
 /* The damon sampler; sampler.c's sim_sampler_create() calls it. */
 int sim_damon_create(const char *args, const struct sim_setup *s,
 		     struct sim_sampler *out, char *err);
