@@ -220,6 +220,7 @@ static int cmd_run(int argc, char **argv)
 		r = sim_trace_read(o.trace, &j[0].trace, err);
 	if (r) {
 		fprintf(stderr, "%s\n", err);
+		sim_trace_free(&j[0].trace);
 		return 1;
 	}
 	tname = o.gen ? (char *)o.gen : basename((char *)o.trace);
