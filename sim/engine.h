@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The engine: a clock of fixed intervals, the placement of every range on a
+ * node, and the bill.  Per interval it takes the true accesses from a
+ * source, charges latency x accesses at each range's node, passes what the
+ * sampler model saw to the system, and executes the moves it asks for:
+ * grouped into one move_pages() call per (tenant, target node), each call
+ * costing the machine's call + folio + byte figures, never past a node's
+ * capacity or a tenant's fast-tier budget, and never more copy time than
+ * the interval holds.  Copy time is charged as a stall.
+ *
+ * Memory: per range 1 (node) + 2 (tenant) + 1 (moves) + 3 x 4 (accesses,
+ * next, seen) bytes = 16 bytes, plus the source's own (a generator: 4 or
+ * 12 bytes a range).  A 1 TiB footprint in 2 MiB ranges is 524288 ranges:
+ * about 14 MiB.
+ */
+#ifndef TIERD_SIM_ENGINE_H
+#define TIERD_SIM_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "system.h"
+
+/* Where the true accesses come from: a generator or a binned trace. */
+struct sim_source {
+	void *state;
+	/* Accesses of interval @i into @acc[nr_ranges]; *ret_end past the end. */
+	int (*fill)(void *state, uint64_t i, uint32_t *acc, bool *ret_end);
+};
+
+/* What a sampler model reports of the true accesses. */
+struct sim_sampler {
+	const char *name;
+	void *state;
+	/* @seen[r] from @acc[r]; adds its CPU cost to *cost_ns. */
+	void (*sample)(void *state, const uint32_t *acc, uint32_t n,
+		       uint32_t *seen, uint64_t *cost_ns);
+	void (*destroy)(void *state);
+};
+
+struct sim_tenant_result {
+	uint64_t budget_bytes;
+	uint64_t max_fast_bytes;	/* the most it held on the fast tier */
+	uint64_t initial_fast_bytes;	/* where the footprint spilled at start */
+};
+
+struct sim_result {
+	uint64_t intervals;
+	uint64_t footprint_bytes;
+	uint64_t accesses;
+	double access_ns;		/* latency x accesses */
+	double dram_ns;			/* the same accesses all at the fast tier */
+	uint64_t stall_ns;		/* migration copy time */
+	uint64_t sampler_ns;		/* the sampler's modelled CPU cost */
+	uint64_t bytes_migrated;
+	uint64_t bytes_pingpong;	/* moves of a range moved before */
+	uint64_t moves_refused;		/* no room, over budget, out of time */
+	int64_t t50_ns, t90_ns;		/* hot set 50/90 % on the fast tier; -1 */
+	uint32_t nr_tenants;
+	struct sim_tenant_result *tenants;
+	/* Invariants, checked every interval; the CI scenario asserts them. */
+	bool over_capacity;
+	bool over_budget;
+	bool pages_lost;
+};
+
+struct sim_run {
+	const struct sim_setup *s;
+	const struct sim_system *sys;
+	struct sim_source src;
+	struct sim_sampler *sampler;	/* NULL: the system sees every access */
+	uint64_t max_intervals;
+};
+
+/*
+ * Run to the end of the source or @max_intervals.  0 with @res filled
+ * (free with sim_result_free()), or a negative errno (-ENOSPC when the
+ * footprint does not fit the machine).
+ */
+int sim_engine_run(const struct sim_run *run, struct sim_result *res);
+
+void sim_result_free(struct sim_result *res);
+
+/*
+ * The access threshold T such that the ranges with acc >= T (never more
+ * than @max_count of them) cover as much of the total as a log2 histogram
+ * allows, stopping once @cover of the total is reached.  0 when nothing was
+ * accessed.  The hot set of an interval is {r : acc[r] >= T, acc[r] > 0}.
+ */
+uint32_t sim_hot_threshold(const uint32_t *acc, uint32_t n, uint32_t max_count,
+			   double cover);
+
+/* Ranges of @bytes each fits in a node's capacity. */
+uint32_t sim_node_ranges(const struct sim_setup *s, int node);
+
+#endif

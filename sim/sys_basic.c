@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The reference systems: none (no tiering: pages stay where they start),
+ * all-dram (every access costs the fast tier: the denominator of the
+ * estimated run time), and the oracle.
+ *
+ * The oracle knows the next interval's accesses.  Its target is the
+ * hottest ranges of that interval that fit the fast tier; it demotes just
+ * enough of the coldest fast ranges outside the target to make room, then
+ * promotes the target's ranges hottest first.  The engine holds it to the
+ * same copy time per interval as any system, so it is the best placement
+ * within the same migration bandwidth, up to the log2 bucketing of heat.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "system.h"
+
+struct oracle {
+	const struct sim_setup *s;
+	uint32_t *order, *bucket_start;
+};
+
+static int none_init(void **ret, const struct sim_setup *s)
+{
+	*ret = (void *)s;
+	return 0;
+}
+
+static int none_decide(void *st, const struct sim_view *v,
+		       struct sim_move *moves, uint32_t max, uint32_t *ret_n)
+{
+	*ret_n = 0;
+	return 0;
+}
+
+static void none_destroy(void *st)
+{
+}
+
+const struct sim_system sim_sys_none = {
+	.name = "none", .init = none_init, .decide = none_decide,
+	.destroy = none_destroy,
+};
+
+const struct sim_system sim_sys_all_dram = {
+	.name = "all-dram", .all_fast = true, .init = none_init,
+	.decide = none_decide, .destroy = none_destroy,
+};
+
+static int oracle_init(void **ret, const struct sim_setup *s)
+{
+	struct oracle *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return -ENOMEM;
+	o->s = s;
+	o->order = malloc(s->nr_ranges * sizeof(*o->order));
+	o->bucket_start = malloc(34 * sizeof(*o->bucket_start));
+	if (!o->order || !o->bucket_start) {
+		free(o->order);
+		free(o->bucket_start);
+		free(o);
+		return -ENOMEM;
+	}
+	*ret = o;
+	return 0;
+}
+
+static int heat_bucket(uint32_t a)
+{
+	return a ? 32 - __builtin_clz(a) : 0;
+}
+
+/* Ranges in ascending log2 bucket of @heat (a counting sort). */
+static void order_by_heat(struct oracle *o, const uint32_t *heat)
+{
+	uint32_t n = o->s->nr_ranges, *b = o->bucket_start;
+
+	memset(b, 0, 34 * sizeof(*b));
+	for (uint32_t r = 0; r < n; r++)
+		b[heat_bucket(heat[r]) + 1]++;
+	for (int i = 1; i < 34; i++)
+		b[i] += b[i - 1];
+	for (uint32_t r = 0; r < n; r++)
+		o->order[b[heat_bucket(heat[r])]++] = r;
+}
+
+static int pick_node(const struct sim_view *v, bool fast, uint64_t *used)
+{
+	const struct sim_machine *m = v->s->m;
+	int best = -1;
+
+	for (int n = 0; n < m->nr_nodes; n++) {
+		if ((m->nodes[n].tier == 0) != fast ||
+		    used[n] + v->s->range_bytes > m->nodes[n].capacity_bytes)
+			continue;
+		if (best < 0 || used[n] < used[best])
+			best = n;
+	}
+	return best;
+}
+
+static int oracle_decide(void *st, const struct sim_view *v,
+			 struct sim_move *moves, uint32_t max, uint32_t *ret_n)
+{
+	struct oracle *o = st;
+	const struct sim_machine *m = v->s->m;
+	const uint32_t *heat = v->next ? v->next : v->truth;
+	uint32_t n = v->s->nr_ranges, fast_ranges = 0, t, want = 0, k = 0;
+	uint64_t used[SIM_MAX_NODES];
+	int free_fast = 0, node;
+
+	for (int i = 0; i < m->nr_nodes; i++)
+		if (m->nodes[i].tier == 0) {
+			fast_ranges += sim_node_ranges(v->s, i);
+			free_fast += (m->nodes[i].capacity_bytes - v->used_bytes[i]) /
+				     v->s->range_bytes;
+		}
+	t = sim_hot_threshold(heat, n, fast_ranges, 1.0);
+	memcpy(used, v->used_bytes, sizeof(used));
+	order_by_heat(o, heat);
+	for (uint32_t r = 0; t && r < n; r++)
+		want += heat[r] >= t && m->nodes[v->node[r]].tier != 0;
+	/* Demote the coldest fast ranges outside the target, only for room. */
+	for (uint32_t i = 0; i < n && (int)want > free_fast && k < max; i++) {
+		uint32_t r = o->order[i];
+
+		if (m->nodes[v->node[r]].tier != 0 || (t && heat[r] >= t))
+			continue;
+		node = pick_node(v, false, used);
+		if (node < 0)
+			break;
+		used[node] += v->s->range_bytes;
+		used[v->node[r]] -= v->s->range_bytes;
+		moves[k++] = (struct sim_move){ .range = r, .node = node };
+		free_fast++;
+	}
+	for (uint32_t i = n; t && i-- > 0 && k < max;) {
+		uint32_t r = o->order[i];
+
+		if (heat[r] < t)
+			break;
+		if (m->nodes[v->node[r]].tier == 0)
+			continue;
+		node = pick_node(v, true, used);
+		if (node < 0)
+			break;
+		used[node] += v->s->range_bytes;
+		used[v->node[r]] -= v->s->range_bytes;
+		moves[k++] = (struct sim_move){ .range = r, .node = node };
+	}
+	*ret_n = k;
+	return 0;
+}
+
+static void oracle_destroy(void *st)
+{
+	struct oracle *o = st;
+
+	free(o->order);
+	free(o->bucket_start);
+	free(o);
+}
+
+const struct sim_system sim_sys_oracle = {
+	.name = "oracle", .init = oracle_init, .decide = oracle_decide,
+	.destroy = oracle_destroy,
+};

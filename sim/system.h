@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What a tiering system is to the simulator.  Once per interval the engine
+ * shows a system a view: the placement of every range, each node's used
+ * bytes, each tenant's fast-tier bytes, and the accesses its sampler model
+ * saw during the interval.  The system answers with migration requests;
+ * the engine executes them under the machine's cost model, its capacities
+ * and the tenants' budgets, in the order given (so demotions that make room
+ * come first).  A system never changes the placement itself.
+ *
+ * Only the oracle reads the true accesses (`truth`, `next`): it is the
+ * bound a real policy is compared with.
+ */
+#ifndef TIERD_SIM_SYSTEM_H
+#define TIERD_SIM_SYSTEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "machine.h"
+
+struct sim_setup {
+	const struct sim_machine *m;
+	uint64_t range_bytes;	/* the unit of placement, 2 MiB by default */
+	uint64_t interval_ns;
+	uint32_t nr_ranges;
+	uint32_t nr_tenants;
+	const uint16_t *range_tenant;	/* [nr_ranges] */
+	const uint64_t *budget_bytes;	/* [nr_tenants], fast tier; 0 = none */
+	uint64_t seed;
+};
+
+struct sim_view {
+	uint64_t interval;
+	uint64_t now_ns;		/* at the end of the interval */
+	const struct sim_setup *s;
+	const uint8_t *node;		/* [nr_ranges], index into m->nodes */
+	const uint64_t *used_bytes;	/* [m->nr_nodes] */
+	const uint64_t *tenant_fast_bytes;	/* [nr_tenants] */
+	const uint32_t *seen;		/* [nr_ranges], the sampler's view */
+	const uint32_t *truth;		/* [nr_ranges], oracle only */
+	const uint32_t *next;		/* next interval's, oracle only; may be NULL */
+};
+
+#define SIM_MOVE_FAULT 0x1	/* one folio per hint fault, not a batch call */
+
+struct sim_move {
+	uint32_t range;
+	uint8_t node;			/* target, index into m->nodes */
+	uint8_t flags;			/* SIM_MOVE_* */
+};
+
+struct sim_system {
+	const char *name;
+	enum sim_kernel kernel;		/* whose migration cost applies */
+	bool all_fast;			/* cost every access at the fast tier */
+	bool own_sampler;		/* reads the truth through its own model */
+	uint64_t fault_ns;		/* a SIM_MOVE_FAULT's cost per folio */
+	int (*init)(void **ret_state, const struct sim_setup *s);
+	/*
+	 * Write at most @max moves to @moves and their number to @ret_n.
+	 * 0, or a negative errno that stops the run.
+	 */
+	int (*decide)(void *state, const struct sim_view *v,
+		      struct sim_move *moves, uint32_t max, uint32_t *ret_n);
+	void (*destroy)(void *state);
+};
+
+/* The system called @name, or NULL. */
+const struct sim_system *sim_system_find(const char *name);
+
+/* Names of all systems, NULL-terminated, for --help. */
+extern const struct sim_system *const sim_systems[];
+
+#endif

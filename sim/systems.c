@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The table of systems tierd-sim knows, by name. */
+#include <string.h>
+
+#include "damos.h"
+#include "numab.h"
+#include "system.h"
+
+extern const struct sim_system sim_sys_none, sim_sys_all_dram, sim_sys_oracle;
+
+const struct sim_system *const sim_systems[] = {
+	&sim_sys_none, &sim_sys_all_dram, &sim_sys_oracle, &sim_sys_numab,
+	&sim_sys_damos, NULL,
+};
+
+const struct sim_system *sim_system_find(const char *name)
+{
+	for (int i = 0; sim_systems[i]; i++)
+		if (!strcmp(sim_systems[i]->name, name))
+			return sim_systems[i];
+	return NULL;
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# tierd-sim's command line: --help, a run twice with the same seed
+# (byte-identical JSON and Markdown), convert text -> binary -> text, and
+# the errors of a bad trace and a bad option.
+set -eu
+sim=$1 machines=$2
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$sim" --help | grep -q '^Usage: tierd-sim run' || fail "--help"
+for i in 1 2; do
+	"$sim" run --machine "$machines/dram+cxl.yaml" --gen zipf:footprint=8G,seconds=30 \
+		--system none,oracle --sampler damon --seed 3 \
+		--json "$d/$i.json" --md "$d/$i.md"
+done
+cmp "$d/1.json" "$d/2.json" || fail "JSON differs between two runs"
+cmp "$d/1.md" "$d/2.md" || fail "Markdown differs between two runs"
+grep -q '"label": "model' "$d/1.json" || fail "JSON not labelled as a model"
+grep -q '^Model (tierd-sim)' "$d/1.md" || fail "Markdown not labelled as a model"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; assert [x["system"] for x in r]==["none","oracle"]; assert all(k in r[0] for k in ("trace","machine","system","footprint_bytes","time_to_90pct_s","est_runtime_over_dram","bytes_migrated","bytes_pingpong"))' "$d/1.json" ||
+	fail "JSON rows"
+
+printf '# a trace\n0,/a,0,5\n1000000,/a,600,7\n2000000,/b,3,1\n' >"$d/t.csv"
+"$sim" convert "$d/t.csv" "$d/t.bin"
+"$sim" convert "$d/t.bin" "$d/back.csv"
+grep -v '^#' "$d/t.csv" >"$d/want"
+grep -v '^#' "$d/back.csv" >"$d/got"
+cmp "$d/want" "$d/got" || fail "convert round trip"
+"$sim" run --machine "$machines/lab.yaml" --trace "$d/t.bin" --system oracle >"$d/out" ||
+	fail "run over a binary trace"
+
+printf '0,/a,0,5\n0,/a,zero,1\n' >"$d/bad.csv"
+out=$("$sim" run --machine "$machines/lab.yaml" --trace "$d/bad.csv" --system none 2>&1) && fail "bad trace accepted"
+[ "$out" = "$d/bad.csv:2: page: not an unsigned decimal integer" ] || fail "bad trace: $out"
+out=$("$sim" run --machine "$machines/lab.yaml" --gen zipf --system best 2>&1) && fail "bad system accepted"
+[ "$out" = "tierd-sim run: --system best: unknown system" ] || fail "bad system: $out"
+echo ok

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The engine against hand-computed cases.  Machine: a fast node of two
+ * 2 MiB ranges at 100 ns, a slow node of four at 300 ns; one move_pages()
+ * call costs 1000 ns + 500 ns a folio + 1 ns per 2 bytes, and a 2 MiB range
+ * is one THP folio: 500 + 1048576 = 1049076 ns a range.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "engine.h"
+#include "test.h"
+
+#define MIB (1ull << 20)
+#define RANGE_NS 1049076ull
+
+static struct sim_machine machine(void)
+{
+	struct sim_machine m = {
+		.name = "t", .base_page_bytes = 4096, .thp_bytes = 2 * MIB,
+		.nr_nodes = 2,
+		.nodes = {
+			{ .id = 0, .tier = 0, .capacity_bytes = 4 * MIB,
+			  .latency_ns = 100, .bandwidth_gbps = 10 },
+			{ .id = 1, .tier = 1, .capacity_bytes = 8 * MIB,
+			  .latency_ns = 300, .bandwidth_gbps = 2, .cpuless = true },
+		},
+	};
+
+	m.mig[0] = (struct sim_migcost){ .call_ns = 1000, .folio_ns = 500,
+					 .copy_gbps = 2, .copy_threads = 1 };
+	m.mig[1] = m.mig[0];
+	return m;
+}
+
+/* Two intervals of {10, 0, 5} accesses. */
+static int table_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
+{
+	*ret_end = i >= 2;
+	if (!*ret_end) {
+		acc[0] = 10;
+		acc[2] = 5;
+	}
+	return 0;
+}
+
+/* A scripted system: interval i asks for script[i][0..n). */
+struct script {
+	struct sim_move moves[2][3];
+	uint32_t n[2];
+};
+
+static int script_init(void **ret, const struct sim_setup *s)
+{
+	*ret = NULL;
+	return 0;
+}
+
+static const struct script *the_script;
+
+static int script_decide(void *st, const struct sim_view *v,
+			 struct sim_move *moves, uint32_t max, uint32_t *ret_n)
+{
+	*ret_n = the_script->n[v->interval];
+	memcpy(moves, the_script->moves[v->interval],
+	       *ret_n * sizeof(*moves));
+	return 0;
+}
+
+static void script_destroy(void *st)
+{
+}
+
+static const struct sim_system script_sys = {
+	.name = "script", .init = script_init, .decide = script_decide,
+	.destroy = script_destroy,
+};
+
+static struct sim_result run(const struct sim_system *sys, uint64_t budget,
+			     uint64_t interval_ns)
+{
+	static const uint16_t tenant[3];
+	struct sim_machine m = machine();
+	uint64_t budgets[1] = { budget };
+	struct sim_setup s = { .m = &m, .range_bytes = 2 * MIB,
+			       .interval_ns = interval_ns, .nr_ranges = 3,
+			       .nr_tenants = 1, .range_tenant = tenant,
+			       .budget_bytes = budgets };
+	struct sim_run r = { .s = &s, .sys = sys,
+			     .src = { .fill = table_fill },
+			     .max_intervals = 100 };
+	struct sim_result res;
+
+	CHECK_EQ_INT(sim_engine_run(&r, &res), 0);
+	CHECK(!res.over_capacity && !res.pages_lost && !res.over_budget);
+	return res;
+}
+
+static void test_none(void)
+{
+	struct sim_result res = run(sim_system_find("none"), 0, 10000000);
+
+	CHECK_EQ_U64(res.intervals, 2);
+	CHECK_EQ_U64(res.accesses, 30);
+	CHECK(res.access_ns == 30 * 300);
+	CHECK(res.dram_ns == 30 * 100);
+	CHECK_EQ_INT(res.t50_ns, -1);
+	CHECK_EQ_U64(res.bytes_migrated, 0);
+	sim_result_free(&res);
+}
+
+/* Interval 0 promotes both hot ranges in one call; interval 1 runs fast. */
+static void test_oracle(void)
+{
+	struct sim_result res = run(sim_system_find("oracle"), 0, 10000000);
+
+	CHECK(res.access_ns == 15 * 300 + 15 * 100);
+	CHECK_EQ_U64(res.stall_ns, 1000 + 2 * RANGE_NS);
+	CHECK_EQ_U64(res.bytes_migrated, 4 * MIB);
+	CHECK_EQ_U64(res.bytes_pingpong, 0);
+	CHECK_EQ_INT(res.t50_ns, 10000000);
+	CHECK_EQ_INT(res.t90_ns, 10000000);
+	sim_result_free(&res);
+}
+
+static void test_all_dram(void)
+{
+	struct sim_result res = run(sim_system_find("all-dram"), 0, 10000000);
+
+	CHECK(res.access_ns == res.dram_ns);
+	CHECK_EQ_INT(res.t90_ns, 0);
+	sim_result_free(&res);
+}
+
+/* Up and back down: the second move of range 0 is ping-pong. */
+static void test_pingpong(void)
+{
+	struct script sc = { .n = { 1, 1 } };
+	struct sim_result res;
+
+	sc.moves[0][0] = (struct sim_move){ .range = 0, .node = 0 };
+	sc.moves[1][0] = (struct sim_move){ .range = 0, .node = 1 };
+	the_script = &sc;
+	res = run(&script_sys, 0, 10000000);
+	CHECK_EQ_U64(res.bytes_migrated, 4 * MIB);
+	CHECK_EQ_U64(res.bytes_pingpong, 2 * MIB);
+	CHECK_EQ_U64(res.stall_ns, 2 * (1000 + RANGE_NS));
+	CHECK_EQ_U64(res.tenants[0].max_fast_bytes, 2 * MIB);
+	sim_result_free(&res);
+}
+
+/* Three asked of a two-range node; a budget of one range; no time. */
+static void test_refusals(void)
+{
+	struct script sc = { .n = { 3, 0 } };
+	struct sim_result res;
+
+	for (uint32_t r = 0; r < 3; r++)
+		sc.moves[0][r] = (struct sim_move){ .range = r, .node = 0 };
+	the_script = &sc;
+	res = run(&script_sys, 0, 10000000);
+	CHECK_EQ_U64(res.moves_refused, 1);
+	CHECK_EQ_U64(res.bytes_migrated, 4 * MIB);
+	sim_result_free(&res);
+	res = run(&script_sys, 2 * MIB, 10000000);
+	CHECK_EQ_U64(res.moves_refused, 2);
+	CHECK_EQ_U64(res.tenants[0].max_fast_bytes, 2 * MIB);
+	sim_result_free(&res);
+	/* 1.5 ms holds one call of one range (1050076 ns), not two. */
+	res = run(&script_sys, 0, 1500000);
+	CHECK_EQ_U64(res.moves_refused, 2);
+	CHECK_EQ_U64(res.stall_ns, 1000 + RANGE_NS);
+	sim_result_free(&res);
+}
+
+/* {10, 0, 5}, room for 2: buckets [8,16) and [4,8) cover 100 %. */
+static void test_threshold(void)
+{
+	uint32_t acc[3] = { 10, 0, 5 }, none[3] = { 0 };
+
+	CHECK_EQ_INT(sim_hot_threshold(acc, 3, 2, 0.8), 4);
+	CHECK_EQ_INT(sim_hot_threshold(acc, 3, 1, 0.8), 8);
+	CHECK_EQ_INT(sim_hot_threshold(acc, 3, 2, 0.5), 8);
+	CHECK_EQ_INT(sim_hot_threshold(none, 3, 2, 0.8), 0);
+}
+
+int main(void)
+{
+	RUN(test_threshold);
+	RUN(test_none);
+	RUN(test_oracle);
+	RUN(test_all_dram);
+	RUN(test_pingpong);
+	RUN(test_refusals);
+	return TEST_EXIT();
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The NUMA balancing baseline's rules against hand-computed cases. */
+#include <string.h>
+
+#include "engine.h"
+#include "numab.h"
+#include "test.h"
+
+#define MIB (1ull << 20)
+
+/* task_scan_min(): max(1000 / (2560 / 256), 1000 / (RSS / 256 MB)) ms. */
+static void test_scan_min(void)
+{
+	CHECK_EQ_U64(numab_task_scan_min_ms(128 * MIB), 1000);
+	CHECK_EQ_U64(numab_task_scan_min_ms(512 * MIB), 500);
+	CHECK_EQ_U64(numab_task_scan_min_ms(4096 * MIB), 100);
+	CHECK_EQ_U64(numab_task_scan_min_ms(1ull << 40), 100);
+}
+
+/* Steps of 2 x 1000 / 16 = 125 ms, once per 60 s, within [125, 2000]. */
+static void test_adjust_threshold(void)
+{
+	struct numab_th t = { 0 };
+	uint64_t limit = 1000;	/* pages a second: 60000 a period */
+
+	numab_adjust_threshold(&t, 60001, 0, limit);
+	CHECK_EQ_U64(t.th_ms, 1125);
+	numab_adjust_threshold(&t, 60002, 1000000, limit);
+	CHECK_EQ_U64(t.th_ms, 1125);		/* same period */
+	numab_adjust_threshold(&t, 120002, 1000000, limit);
+	CHECK_EQ_U64(t.th_ms, 1000);		/* 1e6 > 66000 candidates */
+	numab_adjust_threshold(&t, 180003, 1000000 + 60000, limit);
+	CHECK_EQ_U64(t.th_ms, 1000);		/* within 90-110 % */
+	t.th_ms = 125;
+	numab_adjust_threshold(&t, 240004, 3000000, limit);
+	CHECK_EQ_U64(t.th_ms, 125);
+	t.th_ms = 2000;
+	numab_adjust_threshold(&t, 300005, 3000000, limit);
+	CHECK_EQ_U64(t.th_ms, 2000);
+}
+
+/* 64 ranges with ranges 0-9 hot, three intervals. */
+static int hot_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
+{
+	*ret_end = i >= 3;
+	for (int r = 0; r < 10 && !*ret_end; r++)
+		acc[r] = 1000000;
+	return 0;
+}
+
+/*
+ * A 128 MiB task: the first scan at 1000 ms arms all 64 slow ranges
+ * (256 MB a scan); the fast node is empty, so every fault promotes
+ * (pgdat_free_space_enough()).  Interval 0 moves nothing; interval 1
+ * promotes the 10 hot ranges, one fault each: 1000 + 500 + 1048576 ns.
+ */
+static void test_first_scan_promotes(void)
+{
+	static const uint16_t tenant[64];
+	struct sim_machine m = {
+		.name = "t", .base_page_bytes = 4096, .thp_bytes = 2 * MIB,
+		.nr_nodes = 2,
+		.nodes = {
+			{ .id = 0, .tier = 0, .capacity_bytes = 8192 * MIB,
+			  .latency_ns = 100, .bandwidth_gbps = 10 },
+			{ .id = 1, .tier = 1, .capacity_bytes = 8192 * MIB,
+			  .latency_ns = 300, .bandwidth_gbps = 2 },
+		},
+	};
+	uint64_t budget = 0;
+	struct sim_setup s = { .m = &m, .range_bytes = 2 * MIB,
+			       .interval_ns = 1000000000, .nr_ranges = 64,
+			       .nr_tenants = 1, .range_tenant = tenant,
+			       .budget_bytes = &budget, .seed = 1 };
+	struct sim_run run = { .s = &s, .sys = &sim_sys_numab,
+			       .src = { .fill = hot_fill }, .max_intervals = 10 };
+	struct sim_result res;
+
+	m.mig[0] = (struct sim_migcost){ .call_ns = 7777, .folio_ns = 500,
+					 .copy_gbps = 2, .copy_threads = 1 };
+	m.mig[1] = m.mig[0];
+	CHECK_EQ_INT(sim_engine_run(&run, &res), 0);
+	CHECK_EQ_U64(res.bytes_migrated, 10 * 2 * MIB);
+	CHECK_EQ_U64(res.stall_ns, 10 * (1000 + 500 + 1048576));
+	CHECK_EQ_INT(res.t90_ns, 2000000000);
+	CHECK(!res.over_capacity && !res.pages_lost);
+	sim_result_free(&res);
+}
+
+int main(void)
+{
+	RUN(test_scan_min);
+	RUN(test_adjust_threshold);
+	RUN(test_first_scan_promotes);
+	return TEST_EXIT();
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The CI scenario: every system under every sampler on the lab machine,
+ * over generated workloads with several tenants and budgets.  It checks
+ * invariants, never figures: no page lost, no node over capacity, no
+ * tenant over budget, and the same seed giving byte-identical reports.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "sampler.h"
+#include "source.h"
+#include "test.h"
+
+static const char *machine_path;
+
+static const char *const gens[] = {
+	"tenants:footprint=2560M,tenants=3,hot=0.3,seconds=20",
+	"shift:footprint=2G,hot=0.4,shift=5,seconds=20",
+	"scan:footprint=2G,hot=0.2,seconds=20,scan_at=5,scan_s=5",
+};
+static const char *const samplers[] = { "exact", "hw:100", "hint", "damon" };
+
+/* One run's JSON report, or NULL. */
+static char *run_json(const struct sim_machine *m, const char *gen,
+		      const struct sim_system *sys, const char *smp_spec)
+{
+	struct sim_setup s = { .m = m, .range_bytes = 2 << 20,
+			       .interval_ns = 500000000, .seed = 9 };
+	struct sim_run run = { .s = &s, .sys = sys, .max_intervals = 1000 };
+	struct sim_sampler smp;
+	struct sim_layout l;
+	struct sim_result res;
+	struct sim_row row;
+	char err[SIM_ERR_LEN], *buf = NULL;
+	size_t len;
+	FILE *f;
+
+	CHECK_EQ_INT(sim_gen_create(gen, s.range_bytes, s.interval_ns, s.seed,
+				    &run.src, &l, err), 0);
+	s.nr_ranges = l.nr_ranges;
+	s.nr_tenants = l.nr_tenants;
+	s.range_tenant = l.range_tenant;
+	s.budget_bytes = l.budget_bytes;
+	CHECK_EQ_INT(sim_sampler_create(smp_spec, &s, &smp, err), 0);
+	run.sampler = &smp;
+	if (sim_engine_run(&run, &res) == 0) {
+		CHECK(!res.pages_lost);
+		CHECK(!res.over_capacity);
+		CHECK(!res.over_budget);
+		CHECK(res.intervals == 40);
+		if (res.pages_lost || res.over_capacity || res.over_budget)
+			fprintf(stderr, "%s %s %s broke an invariant\n", gen,
+				sys->name, smp_spec);
+		row = (struct sim_row){ .trace = gen, .machine = m->name,
+					.system = sys->name, .sampler = smp.name,
+					.res = &res, .tenant_names = l.tenant_names };
+		f = open_memstream(&buf, &len);
+		sim_report_json(f, &row, 1);
+		sim_report_md(f, &row, 1);
+		fclose(f);
+		sim_result_free(&res);
+	} else {
+		CHECK(!"engine run failed");
+	}
+	sim_sampler_destroy(&smp);
+	sim_gen_destroy(&run.src);
+	sim_layout_free(&l);
+	return buf;
+}
+
+static void test_invariants_and_determinism(void)
+{
+	struct sim_machine m;
+	char err[SIM_ERR_LEN];
+
+	CHECK_EQ_INT(sim_machine_load(machine_path, &m, err), 0);
+	for (size_t g = 0; g < sizeof(gens) / sizeof(gens[0]); g++)
+		for (int i = 0; sim_systems[i]; i++)
+			for (size_t k = 0; k < sizeof(samplers) / sizeof(samplers[0]); k++) {
+				char *a = run_json(&m, gens[g], sim_systems[i], samplers[k]);
+				char *b = run_json(&m, gens[g], sim_systems[i], samplers[k]);
+
+				CHECK(a && b && !strcmp(a, b));
+				free(a);
+				free(b);
+			}
+}
+
+int main(int argc, char **argv)
+{
+	machine_path = argc > 1 ? argv[1] : "sim/machines/lab.yaml";
+	RUN(test_invariants_and_determinism);
+	return TEST_EXIT();
+}
