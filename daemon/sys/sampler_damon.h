@@ -54,9 +54,11 @@ void damon_known_fill(__u8 *known, uint32_t cells, uint32_t unit, const struct h
 		      uint64_t at_ns, const pid_t *targets, uint32_t ntargets, double acc);
 
 /*
- * Wait until the tried_regions update a drain asked for is done.  A drain
- * never waits (damon/update.c); the tests and the lab probe, which check
- * what the kernel did, do.  tierd does not call it.
+ * Wait until the tried_regions update a drain asked for, or the state
+ * change set_targets() or set_pace() handed to the source's worker, is
+ * done, and take a done change in as the next drain would.  A tick never
+ * waits (damon/update.c, damon/sampler.c); the tests and the lab probe,
+ * which check what the kernel did, do.  tierd does not call it.
  */
 void sampler_damon_settle(struct sampler *s);
 
