@@ -63,7 +63,9 @@ void damon_known_fill(__u8 *known, uint32_t cells, uint32_t unit, const struct h
 void sampler_damon_settle(struct sampler *s);
 
 /* How long a sysfs read or write keeps retrying the -EBUSY that DAMON's
- * mutex_trylock(&damon_sysfs_lock) returns before it gives up with -EBUSY. */
+ * mutex_trylock(&damon_sysfs_lock) returns before it gives up with -EBUSY,
+ * where it may wait (start, stop, the source's worker); in a tick it does
+ * not retry, and the next drain tries again. */
 #define DAMON_BUSY_WAIT_US 1000000
 
 /* The ownership record's file name inside runtime_dir. */
