@@ -148,7 +148,8 @@ static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 		return -ENOTCONN;
 	if (n > d->p.max_targets)
 		return -E2BIG;
-	memcpy(d->want_pids, pids, n * sizeof(*pids));
+	if (n)	/* pids may be NULL then */
+		memcpy(d->want_pids, pids, n * sizeof(*pids));
 	d->want_n = n;
 	d->want_targets = true;
 	return damon_wishes_apply(d);
