@@ -1035,7 +1035,13 @@ static void test_feed(void)
 	/* The first idle pace: the feed starts, the schemes go in the same
 	 * commit, the kdamond is followed, the status says so. */
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(set_pace(s, 10), 0);
+	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	/* Said with the new generation at once, before a drain takes the
+	 * commit in: the daemon logs the status once a generation. */
+	sampler_describe(s, &st);
+	CHECK_EQ_INT(st.generation, 1);
+	CHECK(strstr(st.why, ", regions from the damon_aggregated tracepoint") != NULL);
+	sampler_damon_settle(s);
 	CHECK_EQ_STR(log_buf,
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=50000\n"
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=250000\n"

@@ -99,6 +99,9 @@ int damon_pace_write(struct sampler_damon *d, unsigned int pace)
 	if (r == 0 && pace > 1 && d->feed && !d->feed_tried) {
 		damon_tp_start(d);
 		d->feed_switch = d->feed_on && d->on;
+		/* Said with the new generation (the daemon logs the status once). */
+		if (d->on)
+			damon_status_running(d);
 	}
 	if (r == 0 && d->feed_switch)
 		r = damon_sysfs_write(d, "0", "kdamonds/%d/contexts/0/schemes/nr_schemes", d->idx);
