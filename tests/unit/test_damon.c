@@ -496,6 +496,33 @@ static void owner(char *buf, size_t len)
 	fclose(f);
 }
 
+/*
+ * The kdamond's pid is in the ownership record as soon as the worker has
+ * turned it on, before a drain takes the change in: a tierd killed in
+ * between leaves a record that the next start cleans up after.
+ */
+static void test_owner_before_drain(void)
+{
+	const pid_t pids[] = { 100, 200 };
+	char why[SAMPLER_WHY_MAX] = "", want[64], buf[128] = "";
+	struct sampler *s;
+
+	reset();
+	s = mk();
+	CHECK_EQ_INT(sampler_probe(s, why, sizeof(why)), 0);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);	/* no drain after */
+	snprintf(want, sizeof(want), "%d 0 4242\n", (int)getpid());
+	for (int i = 0; i < 200 && strcmp(buf, want); i++) {
+		usleep(10000);
+		owner(buf, sizeof(buf));
+	}
+	CHECK_EQ_STR(buf, want);
+	sampler_stop(s);
+	sampler_free(s);
+}
+
+
 #define SCHEME(k, i)                                                            \
 	"kdamonds/0/contexts/0/schemes/" #i "/action=stat\n"                     \
 	"kdamonds/0/contexts/0/schemes/" #i "/access_pattern/sz/min=0\n"         \
@@ -1553,6 +1580,7 @@ int main(void)
 	RUN(test_known_size);
 	RUN(test_peek_arm);
 	RUN(test_cost);
+	RUN(test_owner_before_drain);
 	if (!test_failures) {
 		rm_rf(admin);
 		rm_rf(rundir);

@@ -40,15 +40,35 @@
  * the loop takes them through signalfd.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "source.h"
 
 #define UPDATE_STACK_BYTES (64 * 1024)
+
+/*
+ * The kdamond is on: its pid goes into the ownership record here, not at
+ * the next drain, so that a tierd killed in between still has its kdamond
+ * removed at the next start (kdamond.c: clean_stale() removes an on
+ * kdamond only when its pid is the one recorded).  The drain writes the
+ * same record again when it takes the change in.
+ */
+static void owner_record_pid(struct sampler_damon *d, int idx)
+{
+	char rel[64];
+	uint64_t kpid;
+
+	snprintf(rel, sizeof(rel), "kdamonds/%d/pid", idx);
+	if (damon_sysfs_read_u64(d, rel, &kpid) == 0 && kpid > 0 && kpid <= INT_MAX)
+		damon_owner_write(d, (pid_t)kpid);
+}
 
 static void *update_main(void *arg)
 {
@@ -70,6 +90,8 @@ static void *update_main(void *arg)
 		regions = u->regions;
 		pthread_mutex_unlock(&u->lock);
 		rc = r = change ? damon_sysfs_write(d, change, "kdamonds/%d/state", idx) : 0;
+		if (rc == 0 && change && !strcmp(change, "on"))
+			owner_record_pid(d, idx);
 		if (r == 0 && regions)
 			r = damon_sysfs_write(d, "update_schemes_tried_regions",
 					      "kdamonds/%d/state", idx);
