@@ -54,14 +54,18 @@ void damon_known_fill(__u8 *known, uint32_t cells, uint32_t unit, const struct h
 		      uint64_t at_ns, const pid_t *targets, uint32_t ntargets, double acc);
 
 /*
- * Wait until the tried_regions update a drain asked for is done.  A drain
- * never waits (damon/update.c); the tests and the lab probe, which check
- * what the kernel did, do.  tierd does not call it.
+ * Wait until the tried_regions update a drain asked for, or the state
+ * change set_targets() or set_pace() handed to the source's worker, is
+ * done, and take a done change in as the next drain would.  A tick never
+ * waits (damon/update.c, damon/sampler.c); the tests and the lab probe,
+ * which check what the kernel did, do.  tierd does not call it.
  */
 void sampler_damon_settle(struct sampler *s);
 
 /* How long a sysfs read or write keeps retrying the -EBUSY that DAMON's
- * mutex_trylock(&damon_sysfs_lock) returns before it gives up with -EBUSY. */
+ * mutex_trylock(&damon_sysfs_lock) returns before it gives up with -EBUSY,
+ * where it may wait (start, stop, the source's worker); in a tick it does
+ * not retry, and the next drain tries again. */
 #define DAMON_BUSY_WAIT_US 1000000
 
 /* The ownership record's file name inside runtime_dir. */

@@ -277,7 +277,10 @@ static int find_hot(struct sampler *s, const struct want *w, size_t nw, int max)
 			pids[j] = pids[j - 1];
 			pids[j - 1] = x;
 		}
+	/* Settled after each change: a tick hands the kdamond's state change
+	 * to the source's worker and a later drain takes it in. */
 	r = sampler_set_targets(s, pids, nw);
+	sampler_damon_settle(s);
 	if (r < 0) {
 		fprintf(stderr, "damon_probe: set_targets: %s\n", strerror(-r));
 		return 2;
@@ -286,8 +289,10 @@ static int find_hot(struct sampler *s, const struct want *w, size_t nw, int max)
 		struct sampler_status st;
 
 		r = sampler_set_pace(s, 2);
+		sampler_damon_settle(s);
 		if (r == 0)
 			r = sampler_set_pace(s, 1);
+		sampler_damon_settle(s);
 		sampler_describe(s, &st);
 		if (r < 0 || !strstr(st.why, ", regions from the damon_aggregated tracepoint")) {
 			fprintf(stderr, "damon_probe: the tracepoint feed did not start: %s%s%s\n",
@@ -378,6 +383,7 @@ int main(int argc, char **argv)
 		pid_t pid = atoi(argv[3]);
 
 		r = sampler_set_targets(s, &pid, 1);
+		sampler_damon_settle(s);	/* on, and its pid in the record */
 		status(s, r < 0 ? "set_targets failed" : "holding");
 		for (;;)
 			pause();

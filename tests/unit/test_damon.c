@@ -76,6 +76,27 @@ static void rm_rf(const char *dir)
 	CHECK(system(cmd) == 0);
 }
 
+/* A kdamond slow to take a state change: "commit", "on" and "off" sleep
+ * 300 ms in the kernel (damon_sysfs_handle_cmd()'s polls) when written from
+ * the tick's thread, the one that runs main(). */
+static bool slow_commit;
+static pthread_t tick_thread;
+static int slow_waits;
+
+static void slow_state(const char *rel, const char *value)
+{
+	struct timespec ts = { 0, 300 * 1000 * 1000 };
+	size_t len = strlen(rel);
+
+	if (!slow_commit || len < 6 || strcmp(rel + len - 6, "/state") != 0 ||
+	    !pthread_equal(pthread_self(), tick_thread))
+		return;
+	if (!strcmp(value, "commit") || !strcmp(value, "on") || !strcmp(value, "off")) {
+		slow_waits++;
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void kernel(const char *rel, const char *value, void *arg)
 {
 	char path[1024], base[512];
@@ -87,6 +108,7 @@ static void kernel(const char *rel, const char *value, void *arg)
 	strncat(log_buf, "=", sizeof(log_buf) - strlen(log_buf) - 1);
 	strncat(log_buf, value, sizeof(log_buf) - strlen(log_buf) - 1);
 	strncat(log_buf, "\n", sizeof(log_buf) - strlen(log_buf) - 1);
+	slow_state(rel, value);
 
 	if (!strcmp(rel, "kdamonds/nr_kdamonds")) {
 		snprintf(path, sizeof(path), "%s/kdamonds/0", admin);
@@ -441,6 +463,24 @@ static int drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 	return r;
 }
 
+/* set_targets() and set_pace() as tierd's tick calls them, settled: the
+ * state change the source's worker writes is done and taken in. */
+static int set_targets(struct sampler *s, const pid_t *pids, size_t n)
+{
+	int r = sampler_set_targets(s, pids, n);
+
+	sampler_damon_settle(s);
+	return r;
+}
+
+static int set_pace(struct sampler *s, unsigned int pace)
+{
+	int r = sampler_set_pace(s, pace);
+
+	sampler_damon_settle(s);
+	return r;
+}
+
 static void owner(char *buf, size_t len)
 {
 	char path[600];
@@ -455,6 +495,33 @@ static void owner(char *buf, size_t len)
 		buf[0] = '\0';
 	fclose(f);
 }
+
+/*
+ * The kdamond's pid is in the ownership record as soon as the worker has
+ * turned it on, before a drain takes the change in: a tierd killed in
+ * between leaves a record that the next start cleans up after.
+ */
+static void test_owner_before_drain(void)
+{
+	const pid_t pids[] = { 100, 200 };
+	char why[SAMPLER_WHY_MAX] = "", want[64], buf[128] = "";
+	struct sampler *s;
+
+	reset();
+	s = mk();
+	CHECK_EQ_INT(sampler_probe(s, why, sizeof(why)), 0);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);	/* no drain after */
+	snprintf(want, sizeof(want), "%d 0 4242\n", (int)getpid());
+	for (int i = 0; i < 200 && strcmp(buf, want); i++) {
+		usleep(10000);
+		owner(buf, sizeof(buf));
+	}
+	CHECK_EQ_STR(buf, want);
+	sampler_stop(s);
+	sampler_free(s);
+}
+
 
 #define SCHEME(k, i)                                                            \
 	"kdamonds/0/contexts/0/schemes/" #i "/action=stat\n"                     \
@@ -512,7 +579,7 @@ static void test_sequence_and_regions(void)
 	CHECK_EQ_STR(buf, want);
 
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(set_targets(s, pids, 2), 0);
 	snprintf(want, sizeof(want), "%skdamonds/0/state=on\n", targets_seq);
 	CHECK_EQ_STR(log_buf, want);
 	snprintf(want, sizeof(want), "%d 0 4242\n", (int)getpid());
@@ -520,7 +587,7 @@ static void test_sequence_and_regions(void)
 	CHECK_EQ_STR(buf, want);
 	/* Same targets again: nothing to write. */
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(set_targets(s, pids, 2), 0);
 	CHECK_EQ_STR(log_buf, "");
 
 	planted = regions;
@@ -548,14 +615,14 @@ static void test_sequence_and_regions(void)
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(drain(s, &t, 1), 0);
 	CHECK_EQ_STR(log_buf, "");
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 1), 0);
+	CHECK_EQ_INT(set_targets(s, pids, 1), 0);
 	CHECK(strstr(log_buf, "kdamonds/0/contexts/0/targets/nr_targets=1\n") == log_buf);
 	CHECK(strstr(log_buf, "kdamonds/0/state=on\n") != NULL);
 	get("kdamonds/0/contexts/0/schemes/0/filters/0/matching", buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "N");
 	/* A change while on is a commit. */
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(set_targets(s, pids, 2), 0);
 	snprintf(want, sizeof(want), "%skdamonds/0/state=commit\n", targets_seq);
 	CHECK_EQ_STR(log_buf, want);
 
@@ -563,21 +630,21 @@ static void test_sequence_and_regions(void)
 	 * aggregation to five of those, committed; the same pace again writes
 	 * nothing; pace 1 restores the configured ones. */
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK_EQ_INT(set_pace(s, 10), 0);
 	CHECK_EQ_STR(log_buf,
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=50000\n"
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=250000\n"
 		     "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=100\n"
 		     "kdamonds/0/state=commit\n");
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK_EQ_INT(set_pace(s, 10), 0);
 	CHECK_EQ_STR(log_buf, "");
 	/* Its counts (0-5) are worth four of the configured pace's (0-20). */
 	CHECK_EQ_INT(drain(s, &t, 0), 3);
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 50.0);
 	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 25.0);
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_set_pace(s, 1), 0);
+	CHECK_EQ_INT(set_pace(s, 1), 0);
 	CHECK_EQ_STR(log_buf,
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=5000\n"
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=100000\n"
@@ -585,21 +652,21 @@ static void test_sequence_and_regions(void)
 		     "kdamonds/0/state=commit\n");
 	/* Never fewer regions than the minimum. */
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_set_pace(s, 1000), 0);
+	CHECK_EQ_INT(set_pace(s, 1000), 0);
 	CHECK(strstr(log_buf, "nr_regions/max=10\n") != NULL);
 	CHECK(strstr(log_buf, "aggr_us=25000000\n") != NULL);
 	/* 10 ms / 100 ms: ten samples already, the aggregation is not
 	 * stretched, and each count is worth two. */
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_set_pace(s, 2), 0);
+	CHECK_EQ_INT(set_pace(s, 2), 0);
 	CHECK(strstr(log_buf, "intervals/aggr_us=100000\n") != NULL);
 	CHECK_EQ_INT(drain(s, &t, 0), 3);
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 70.0);
-	CHECK_EQ_INT(sampler_set_pace(s, 1), 0);
+	CHECK_EQ_INT(set_pace(s, 1), 0);
 	CHECK_EQ_INT(drain(s, &t, 0), 3);
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 80.0);	/* the configured unit again */
 
-	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK_EQ_INT(set_pace(s, 10), 0);
 
 	log_buf[0] = '\0';
 	sampler_stop(s);
@@ -611,9 +678,9 @@ static void test_sequence_and_regions(void)
 	/* Stopped at the idle pace and started again: the kdamond has the
 	 * configured intervals, so the idle pace is written again. */
 	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(set_targets(s, pids, 2), 0);
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK_EQ_INT(set_pace(s, 10), 0);
 	CHECK(strstr(log_buf, "intervals/aggr_us=250000\n") != NULL);
 	sampler_free(s);
 }
@@ -680,11 +747,17 @@ static void test_retries_while_busy(void)
 	reset();
 	s = mk();
 	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
-	/* Busy while configuring: nr_targets is one of the trylock stores. */
-	set_busy("kdamonds/0/contexts/0/targets/nr_targets", true, 2);
+	/* Busy while writing the targets (nr_targets is one of the trylock
+	 * stores): set_targets() returns at once and a drain writes them. */
+	set_busy("kdamonds/0/contexts/0/targets/nr_targets", true, 1);
 	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
-	CHECK_EQ_INT(busy_seen, 2);
+	CHECK_EQ_INT(set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(busy_seen, 1);
+	CHECK(strstr(log_buf, "state=on") == NULL);
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
+	sampler_damon_settle(s);
+	CHECK(strstr(log_buf, "targets/nr_targets=2\n") != NULL);
+	CHECK(strstr(log_buf, "kdamonds/0/state=on\n") != NULL);
 	planted = two_regions;
 	nplanted = 2;
 
@@ -741,7 +814,7 @@ static void test_drain_does_not_wait(void)
 	s = mk();
 	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
 	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(set_targets(s, pids, 2), 0);
 	planted = two_regions;
 	nplanted = 2;
 	p.fd = sampler_fd(s);
@@ -762,7 +835,8 @@ static void test_drain_does_not_wait(void)
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 0.0);
 
 	/* The kdamond is done: the fd turns readable, the next drain folds the
-	 * regions (at the pace they were asked at) and then sets the pace. */
+	 * regions (at the pace they were asked at) and then sets the pace; the
+	 * worker commits it, and the drain after that asks for regions. */
 	slow_set(false);
 	CHECK_EQ_INT(poll(&p, 1, 3000), 1);
 	CHECK_EQ_INT(sampler_drain(s, &t, 0), 2);
@@ -773,8 +847,92 @@ static void test_drain_does_not_wait(void)
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=50000\n"
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=250000\n"
 		     "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=100\n"
-		     "kdamonds/0/state=commit\n"
-		     "kdamonds/0/state=update_schemes_tried_regions\n");
+		     "kdamonds/0/state=commit\n");
+	sampler_free(s);
+}
+
+/* Longest an op may take on a loaded machine: below the 300 ms wait of
+ * slow_state(), which slow_waits counts when it happens. */
+#define TICK_MAX_US 250000
+
+/*
+ * No sampler op called from a tick waits: a state change the kernel takes
+ * slowly ("commit", "on", "off") is written by the source's worker, and a
+ * file that answers -EBUSY is left for the next drain, not retried with
+ * sleeps.  The change is there after a later drain.
+ */
+static void test_tick_never_waits(void)
+{
+	static uint64_t mem[8192];
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	const pid_t pids[] = { 100, 200 };
+	char why[SAMPLER_WHY_MAX] = "", buf[64];
+	struct hot_table t;
+	struct sampler *s;
+	uint64_t t0;
+
+	reset();
+	s = mk();
+	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	planted = two_regions;
+	nplanted = 2;
+	slow_commit = true;
+
+	/* Targets: the kdamond turned on without the tick waiting for it. */
+	t0 = mono_us();
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK(mono_us() - t0 < TICK_MAX_US);
+	t0 = mono_us();
+	CHECK_EQ_INT(sampler_drain(s, &t, 0), 0);
+	CHECK(mono_us() - t0 < TICK_MAX_US);
+	sampler_damon_settle(s);
+	get("kdamonds/0/state", buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "on");
+	CHECK_EQ_INT(drain(s, &t, 0), 2);
+
+	/* Pace: written, committed by the worker, in force after a drain. */
+	log_buf[0] = '\0';
+	t0 = mono_us();
+	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK(mono_us() - t0 < TICK_MAX_US);
+	sampler_damon_settle(s);
+	CHECK(strstr(log_buf, "intervals/sample_us=50000\nkdamonds/0/contexts/0/"
+		     "monitoring_attrs/intervals/aggr_us=250000\n") != NULL);
+	CHECK(strstr(log_buf, "kdamonds/0/state=commit\n") != NULL);
+
+	/* Busy: set_pace returns at once, the next drain writes it. */
+	drain(s, &t, 0);
+	set_busy("kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us", true, 1 << 30);
+	log_buf[0] = '\0';
+	t0 = mono_us();
+	CHECK_EQ_INT(sampler_set_pace(s, 1), 0);
+	CHECK_EQ_INT(sampler_drain(s, &t, 0) >= 0, 1);
+	CHECK(mono_us() - t0 < TICK_MAX_US);
+	CHECK_EQ_INT(busy_seen, 2);	/* once by each op, not retried with sleeps */
+	CHECK(strstr(log_buf, "sample_us=5000\n") == NULL);
+	set_busy(NULL, false, 0);
+	sampler_damon_settle(s);
+	drain(s, &t, 0);
+	sampler_damon_settle(s);
+	CHECK(strstr(log_buf, "intervals/sample_us=5000\n") != NULL);
+	CHECK(strstr(log_buf, "kdamonds/0/state=commit\n") != NULL);
+
+	/* New targets, and none: neither waits for the kdamond. */
+	log_buf[0] = '\0';
+	t0 = mono_us();
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 1), 0);
+	CHECK(mono_us() - t0 < TICK_MAX_US);
+	drain(s, &t, 0);
+	t0 = mono_us();
+	CHECK_EQ_INT(sampler_set_targets(s, pids, 0), 0);
+	CHECK(mono_us() - t0 < TICK_MAX_US);
+	sampler_damon_settle(s);
+	drain(s, &t, 0);
+	CHECK(strstr(log_buf, "targets/nr_targets=1\n") != NULL);
+	CHECK(strstr(log_buf, "kdamonds/0/state=off\n") != NULL);
+	CHECK_EQ_INT(slow_waits, 0);
+	slow_commit = false;
 	sampler_free(s);
 }
 
@@ -890,7 +1048,7 @@ static void test_feed(void)
 	CHECK_EQ_STR(log_buf, start_seq);
 	CHECK(!ff.started);
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(set_targets(s, pids, 2), 0);
 	snprintf(want, sizeof(want), "%skdamonds/0/state=on\n", targets_seq);
 	CHECK_EQ_STR(log_buf, want);
 	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
@@ -905,6 +1063,12 @@ static void test_feed(void)
 	 * commit, the kdamond is followed, the status says so. */
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	/* Said with the new generation at once, before a drain takes the
+	 * commit in: the daemon logs the status once a generation. */
+	sampler_describe(s, &st);
+	CHECK_EQ_INT(st.generation, 1);
+	CHECK(strstr(st.why, ", regions from the damon_aggregated tracepoint") != NULL);
+	sampler_damon_settle(s);
 	CHECK_EQ_STR(log_buf,
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=50000\n"
 		     "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=250000\n"
@@ -952,7 +1116,7 @@ static void test_feed(void)
 
 	/* Back to full pace: a commit, the feed stays, no schemes come back. */
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_set_pace(s, 1), 0);
+	CHECK_EQ_INT(set_pace(s, 1), 0);
 	CHECK(strstr(log_buf, "schemes") == NULL);
 	sampler_describe(s, &st);
 	CHECK_EQ_INT(st.generation, 1);
@@ -965,7 +1129,7 @@ static void test_feed(void)
 	ff.ready_after = 3;
 	ff.reads = 0;
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 1), 0);
+	CHECK_EQ_INT(set_targets(s, pids, 1), 0);
 	CHECK_EQ_STR(log_buf, "kdamonds/0/contexts/0/targets/nr_targets=1\n"
 		     "kdamonds/0/contexts/0/targets/0/pid_target=100\n"
 		     "kdamonds/0/contexts/0/schemes/nr_schemes=0\n"
@@ -978,7 +1142,7 @@ static void test_feed(void)
 	CHECK(hot_heat(&t, 100, 0x500000, 0) == 50.0);	/* full pace: as counted */
 	CHECK(hot_heat(&t, 200, 0x7f0000000000, 0) == 20.0);
 	ff.pass = 20;
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(set_targets(s, pids, 2), 0);
 	ff.reads = 0;
 	CHECK_EQ_INT(drain(s, &t, 0), 0);
 	CHECK_EQ_INT(ff.reads, 1);
@@ -991,7 +1155,7 @@ static void test_feed(void)
 	ff.read_err = 0;
 
 	/* No targets: the kdamond is off and the feed follows nothing. */
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 0), 0);
+	CHECK_EQ_INT(set_targets(s, pids, 0), 0);
 	CHECK_EQ_INT(ff.followed, 0);
 	log_buf[0] = '\0';
 	sampler_stop(s);
@@ -1005,9 +1169,9 @@ static void test_feed(void)
 	ff = (struct fake_feed){ .start_err = -ENOENT };
 	s = mk_feed(&ff);
 	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(set_targets(s, pids, 2), 0);
 	log_buf[0] = '\0';
-	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK_EQ_INT(set_pace(s, 10), 0);
 	CHECK(strstr(log_buf, "schemes") == NULL);
 	sampler_describe(s, &st);
 	CHECK_EQ_INT(st.generation, 1);
@@ -1033,7 +1197,7 @@ static struct sampler *mk_watching(struct fake_feed *ff, struct hot_table *t, vo
 	reset();
 	s = mk_feed(ff);
 	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 2), 0);
+	CHECK_EQ_INT(set_targets(s, pids, 2), 0);
 	CHECK_EQ_INT(hot_init(t, &hp, mem, mem_len, 0), 0);
 	return s;
 }
@@ -1061,7 +1225,7 @@ static void test_peek(void)
 	s = mk_watching(&ff, &t, mem, sizeof(mem), 1024);
 	/* On sysfs a look costs a drain: not offered. */
 	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), -EOPNOTSUPP);
-	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK_EQ_INT(set_pace(s, 10), 0);
 	ff.regions = regions;
 	ff.nregions = 5;
 	ff.done = 7;	/* in progress at the switch: neither peeked nor folded */
@@ -1252,7 +1416,7 @@ static void test_peek_arm(void)
 	/* On sysfs: nothing to arm, nothing to watch. */
 	CHECK_EQ_INT(sampler_peek_arm(s, &t, 0, 8 << 20, 8), -EOPNOTSUPP);
 	CHECK_EQ_INT(sampler_peek_fd(s, &gen), -EOPNOTSUPP);
-	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);
+	CHECK_EQ_INT(set_pace(s, 10), 0);
 	CHECK_EQ_INT(ff.nr_targets, 2);
 	sampler_describe(s, &st);
 	CHECK_EQ_INT(sampler_peek_fd(s, &gen), 42);
@@ -1317,7 +1481,7 @@ static void test_peek_arm(void)
 	CHECK_EQ_INT(ff.wakes, 0);
 	/* No targets: the feed follows nothing, with no targets; a wake that
 	 * came is still taken (the loop would see it again and again). */
-	CHECK_EQ_INT(sampler_set_targets(s, pids, 0), 0);
+	CHECK_EQ_INT(set_targets(s, pids, 0), 0);
 	CHECK_EQ_INT(ff.nr_targets, 0);
 	ff.wakes = 1;
 	CHECK_EQ_INT(sampler_peek(s, &t, 0, &pk), -EOPNOTSUPP);
@@ -1347,7 +1511,7 @@ static void test_cost(void)
 	struct sampler *s;
 
 	s = mk_watching(&ff, &t, mem, sizeof(mem), 128);
-	CHECK_EQ_INT(sampler_set_pace(s, 10), 0);	/* the feed: drains read no sysfs */
+	CHECK_EQ_INT(set_pace(s, 10), 0);	/* the feed: drains read no sysfs */
 	/* No stat file yet, then the first reading: a baseline, no cost. */
 	CHECK_EQ_INT(drain(s, &t, 1000000000ull), 0);
 	put_stat("kdamond.0", 10, 20);
@@ -1382,10 +1546,10 @@ static void test_cost(void)
 	/* Turned off for want of targets: its time since the last drain is
 	 * read first; the kdamond turned on again starts a new baseline. */
 	put_stat("kdamond.0", 1 + 2 * tck, 1);
-	CHECK_EQ_INT(sampler_set_targets(s, NULL, 0), 0);
+	CHECK_EQ_INT(set_targets(s, NULL, 0), 0);
 	sampler_describe(s, &st);
 	CHECK(st.cpu_seconds > 4.249 && st.cpu_seconds < 4.251);
-	CHECK_EQ_INT(sampler_set_targets(s, &one, 1), 0);
+	CHECK_EQ_INT(set_targets(s, &one, 1), 0);
 	put_stat("kdamond.0", 5 * tck, 1);
 	CHECK_EQ_INT(drain(s, &t, 11000000000ull), 0);
 	sampler_describe(s, &st);
@@ -1399,6 +1563,7 @@ static void test_cost(void)
 
 int main(void)
 {
+	tick_thread = pthread_self();
 	CHECK(mkdtemp(admin) != NULL);
 	CHECK(mkdtemp(rundir) != NULL);
 	snprintf(procroot, sizeof(procroot), "%s/proc", admin);
@@ -1407,6 +1572,7 @@ int main(void)
 	RUN(test_cleans_up_after_crash);
 	RUN(test_retries_while_busy);
 	RUN(test_drain_does_not_wait);
+	RUN(test_tick_never_waits);
 	RUN(test_feed);
 	RUN(test_peek);
 	RUN(test_known);
@@ -1414,6 +1580,7 @@ int main(void)
 	RUN(test_known_size);
 	RUN(test_peek_arm);
 	RUN(test_cost);
+	RUN(test_owner_before_drain);
 	if (!test_failures) {
 		rm_rf(admin);
 		rm_rf(rundir);

@@ -181,7 +181,7 @@ void damon_status_running(struct sampler_damon *d)
 
 /* ---- start ---- */
 
-int damon_probe(struct sampler *s, char *why, size_t len)
+static int probe(struct sampler *s, char *why, size_t len)
 {
 	struct sampler_damon *d = SD(s);
 	uint64_t nr;
@@ -203,6 +203,16 @@ int damon_probe(struct sampler *s, char *why, size_t len)
 		 "adding one would reset them, so tierd leaves DAMON alone",
 		 (unsigned long long)nr, d->admin);
 	return -EBUSY;
+}
+
+/* Probe and start run at tierd's start, not in a tick: they may wait. */
+int damon_probe(struct sampler *s, char *why, size_t len)
+{
+	bool patient = damon_sysfs_patient(true);
+	int r = probe(s, why, len);
+
+	damon_sysfs_patient(patient);
+	return r;
 }
 
 static int damon_configure(struct sampler_damon *d)
@@ -240,7 +250,7 @@ static int damon_configure(struct sampler_damon *d)
 	return 0;
 }
 
-int damon_start(struct sampler *s, char *why, size_t len)
+static int start(struct sampler *s, char *why, size_t len)
 {
 	struct sampler_damon *d = SD(s);
 	uint64_t nr = 0;
@@ -252,7 +262,7 @@ int damon_start(struct sampler *s, char *why, size_t len)
 	r = clean_stale(d, why, len);
 	if (r < 0)
 		return r;
-	r = damon_probe(s, why, len);
+	r = probe(s, why, len);
 	if (r < 0)
 		return r;
 	r = damon_sysfs_read_u64(d, "kdamonds/nr_kdamonds", &nr);
@@ -344,5 +354,14 @@ int damon_write_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
 		r = damon_sysfs_write_u64(d, d->feed_on ? 0 : n, "%s/schemes/nr_schemes", base);
 	for (size_t i = 0; r == 0 && !d->feed_on && i < n; i++)
 		r = write_scheme(d, base, i);
+	return r;
+}
+
+int damon_start(struct sampler *s, char *why, size_t len)
+{
+	bool patient = damon_sysfs_patient(true);
+	int r = start(s, why, len);
+
+	damon_sysfs_patient(patient);
 	return r;
 }

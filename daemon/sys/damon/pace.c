@@ -73,35 +73,20 @@ double damon_acc_scale(const struct sampler_damon *d)
  * nothing.  Fewer regions make DAMON merge the ones that look alike, so
  * what it still tells apart is coarser, which is enough to see that
  * something changed; the first planned move restores the full resolution.
+ * The files are written from the tick (no wait: -EBUSY leaves them to the
+ * next drain), the "commit" by update.c's worker (the kernel waits there).
  */
-int damon_set_pace(struct sampler *s, unsigned int slowdown)
+int damon_pace_write(struct sampler_damon *d, unsigned int pace)
 {
-	struct sampler_damon *d = SD(s);
-	bool tried_feed = false, switch_feed = false;
-	unsigned int asked;
-	uint64_t max_regions;
+	uint64_t max_regions = d->p.max_nr_regions / pace;
 	int r;
 
-	if (d->idx < 0)
-		return -ENOTCONN;
-	if (!slowdown)
-		slowdown = 1;
-	if (damon_update_busy(d, false)) {
-		/* The kdamond holds the sysfs lock until its update is done. */
-		d->want_pace = slowdown;
-		return 0;
-	}
-	d->want_pace = 0;
-	if (slowdown == d->pace)
-		return 0;
-	damon_update_take(d, &asked);	/* counted at the old pace */
-	max_regions = d->p.max_nr_regions / slowdown;
 	if (max_regions < d->p.min_nr_regions)
 		max_regions = d->p.min_nr_regions;
-	r = damon_sysfs_write_u64(d, d->p.sample_us * slowdown,
+	r = damon_sysfs_write_u64(d, d->p.sample_us * pace,
 			    "kdamonds/%d/contexts/0/monitoring_attrs/intervals/sample_us", d->idx);
 	if (r == 0)
-		r = damon_sysfs_write_u64(d, damon_aggr_us_at(d, slowdown),
+		r = damon_sysfs_write_u64(d, damon_aggr_us_at(d, pace),
 				    "kdamonds/%d/contexts/0/monitoring_attrs/intervals/aggr_us",
 				    d->idx);
 	if (r == 0)
@@ -111,22 +96,25 @@ int damon_set_pace(struct sampler *s, unsigned int slowdown)
 	/* The first idle pace starts the feed: its load (parsing the kernel's
 	 * BTF, 0.1-0.2 s of a CPU in the lab guest) would otherwise come
 	 * before tierd's first promotion.  The schemes go with the same commit. */
-	if (r == 0 && slowdown > 1 && d->feed && !d->feed_tried) {
+	if (r == 0 && pace > 1 && d->feed && !d->feed_tried) {
 		damon_tp_start(d);
-		tried_feed = true;
-		switch_feed = d->feed_on && d->on;
-		if (switch_feed)
-			r = damon_sysfs_write(d, "0", "kdamonds/%d/contexts/0/schemes/nr_schemes",
-					d->idx);
+		d->feed_switch = d->feed_on && d->on;
+		/* Said with the new generation (the daemon logs the status once). */
+		if (d->on)
+			damon_status_running(d);
 	}
-	if (r == 0 && d->on)
-		r = damon_sysfs_write(d, "commit", "kdamonds/%d/state", d->idx);
-	if (r < 0)
-		return r;
-	d->pace = slowdown;
-	if (switch_feed)
-		r = damon_tp_follow(d, d->kdamond_pid);
-	if (tried_feed && d->on)
-		damon_status_running(d);
+	if (r == 0 && d->feed_switch)
+		r = damon_sysfs_write(d, "0", "kdamonds/%d/contexts/0/schemes/nr_schemes", d->idx);
 	return r;
+}
+
+/* Asked from a tick: written now or by a later drain, never waited for. */
+int damon_set_pace(struct sampler *s, unsigned int slowdown)
+{
+	struct sampler_damon *d = SD(s);
+
+	if (d->idx < 0)
+		return -ENOTCONN;
+	d->want_pace = slowdown ? slowdown : 1;
+	return damon_wishes_apply(d);
 }

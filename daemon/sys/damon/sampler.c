@@ -72,7 +72,7 @@
  * /proc/PID/stat once a drain; over the drain interval that is cost_pct.
  * A new kdamond (set_targets() turned it off and on) starts a new
  * baseline.  When tierd turns its kdamond off (no targets, or stop) it
- * reads the count one last time first (cost_final()); when the kdamond
+ * reads the count one last time first (damon_cost_final()); when the kdamond
  * stops by itself (every target exited), its time after the last drain's
  * reading goes uncounted: the thread is gone.  tierd's own reads (the
  * sysfs route) are tierd's CPU, not counted here.
@@ -131,7 +131,7 @@ static void cost_update(struct sampler_damon *d, uint64_t now_ns)
 
 /* Before tierd turns its kdamond off: the time since the last reading into
  * the total (cost_pct stays the last drain interval's). */
-static void cost_final(struct sampler_damon *d)
+void damon_cost_final(struct sampler_damon *d)
 {
 	double sec;
 
@@ -139,54 +139,7 @@ static void cost_final(struct sampler_damon *d)
 	d->cost_pid = 0;
 }
 
-/* The kdamond's targets, written now: no update is under way. */
-static int targets_apply(struct sampler_damon *d, const pid_t *pids, size_t n)
-{
-	unsigned int pace;
-	bool on = false;
-	int r;
-
-	if (n == d->ntargets && !memcmp(pids, d->targets, n * sizeof(*pids)) &&
-	    damon_kdamond_state(d, d->idx, &on) == 0 && on == (n > 0))
-		return 0;
-	r = damon_kdamond_state(d, d->idx, &on);
-	if (r < 0)
-		return r;
-	damon_update_take(d, &pace);	/* the old targets' regions */
-	if (n == 0) {
-		/* A vaddr kdamond needs a target; idle it until one comes. */
-		if (on) {
-			cost_final(d);
-			r = damon_sysfs_write(d, "off", "kdamonds/%d/state", d->idx);
-		}
-		d->ntargets = 0;
-		d->on = false;
-		d->kdamond_pid = 0;
-		if (d->feed_on)
-			damon_tp_follow(d, 0);
-		return r;
-	}
-	r = damon_write_targets(d, pids, n);
-	if (r == 0)
-		r = damon_sysfs_write(d, on ? "commit" : "on", "kdamonds/%d/state", d->idx);
-	if (r < 0)
-		return r;
-	memcpy(d->targets, pids, n * sizeof(*pids));
-	d->ntargets = n;
-	d->on = true;
-	damon_kdamond_pid_read(d);
-	if (d->kdamond_pid)
-		damon_owner_write(d, d->kdamond_pid);
-	/* Without its pid the feed follows nothing; the next drain asks again. */
-	if (d->feed_on) {
-		r = damon_tp_follow(d, d->kdamond_pid);
-		if (r < 0)
-			return r;
-	}
-	damon_status_running(d);
-	return 0;
-}
-
+/* Asked from a tick: written now or by a later drain, never waited for. */
 static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 {
 	struct sampler_damon *d = SD(s);
@@ -195,31 +148,11 @@ static int damon_set_targets(struct sampler *s, const pid_t *pids, size_t n)
 		return -ENOTCONN;
 	if (n > d->p.max_targets)
 		return -E2BIG;
-	if (damon_update_busy(d, false)) {
-		/* The kdamond holds the sysfs lock until its update is done. */
+	if (n)	/* pids may be NULL then */
 		memcpy(d->want_pids, pids, n * sizeof(*pids));
-		d->want_n = n;
-		d->want_targets = true;
-		return 0;
-	}
-	d->want_targets = false;
-	return targets_apply(d, pids, n);
-}
-
-/* What set_targets() and set_pace() were asked while an update ran. */
-static int wishes_apply(struct sampler_damon *d)
-{
-	unsigned int pace = d->want_pace;
-	int r = 0;
-
-	if (d->want_targets) {
-		d->want_targets = false;
-		r = targets_apply(d, d->want_pids, d->want_n);
-	}
-	d->want_pace = 0;
-	if (r == 0 && pace)
-		r = damon_set_pace(&d->base, pace);
-	return r;
+	d->want_n = n;
+	d->want_targets = true;
+	return damon_wishes_apply(d);
 }
 
 /* Every target exited, and the kdamond with them: the next set_targets()
@@ -254,19 +187,24 @@ static int damon_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 		return -ENOTCONN;
 	if (damon_update_busy(d, true))
 		return 0;
+	/* A change the worker wrote first, then the regions it asked for. */
+	r = damon_change_take(d);
+	if (r < 0)
+		return r;
 	if (d->on && !kdamond_gone(d) && !d->feed_on)
 		records = damon_tried_take(d, t, now_ns, &had);
-	r = wishes_apply(d);
+	r = damon_wishes_apply(d);
 	if (records < 0 || r < 0)
 		return records < 0 ? records : r;
-	if (!d->on)
-		return records;
+	if (!d->on || damon_update_busy(d, false))
+		return records;	/* off, or a change just handed to the worker */
 	cost_update(d, now_ns);
-	if (d->feed_on && !d->kdamond_pid) {
-		r = damon_kdamond_pid_read(d);
-		if (r == 0 && d->kdamond_pid)
-			r = damon_tp_follow(d, d->kdamond_pid);
-	} else if (d->feed_on) {
+	if (!d->kdamond_pid) {
+		r = damon_kdamond_found(d);
+		if (r < 0 || d->feed_on)
+			return r < 0 ? r : records;
+	}
+	if (d->feed_on) {
 		/* The last update read here came before the switch to the feed. */
 		r = damon_tp_drain(d, t, now_ns);
 		records += r > 0 ? r : 0;
@@ -280,14 +218,21 @@ static void damon_stop(struct sampler *s)
 {
 	struct sampler_damon *d = SD(s);
 
+	bool patient;
+
 	if (d->idx < 0)
 		return;
+	patient = damon_sysfs_patient(true);	/* tierd is stopping, not ticking */
 	damon_update_stop(d);
 	d->want_targets = false;
 	d->want_pace = 0;
-	cost_final(d);
+	d->applying_targets = false;
+	d->applying_pace = 0;
+	d->feed_switch = false;
+	damon_cost_final(d);
 	if (damon_kdamond_remove(d, d->idx) == 0)
 		unlink(d->owner_path);
+	damon_sysfs_patient(patient);
 	d->idx = -1;
 	d->on = false;
 	d->ntargets = 0;
@@ -320,6 +265,7 @@ static void damon_free(struct sampler *s)
 	damon_update_fini(d);
 	damon_feed_free(d->feed);
 	free(d->feed_buf);
+	free(d->apply_pids);
 	free(d->want_pids);
 	free(d->targets);
 	free(d);
@@ -327,7 +273,10 @@ static void damon_free(struct sampler *s)
 
 void sampler_damon_settle(struct sampler *s)
 {
-	damon_update_settle(SD(s));
+	struct sampler_damon *d = SD(s);
+
+	damon_update_settle(d);
+	damon_change_take(d);
 }
 
 static const struct sampler_ops damon_ops = {
@@ -381,13 +330,15 @@ int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret
 					       (uint64_t)sysconf(_SC_PAGESIZE));
 	d->targets = calloc(p->max_targets, sizeof(pid_t));
 	d->want_pids = calloc(p->max_targets, sizeof(pid_t));
+	d->apply_pids = calloc(p->max_targets, sizeof(pid_t));
 	if (d->feed)
 		d->feed_buf = calloc(d->feed_cap, sizeof(*d->feed_buf));
 	d->upd.efd = -1;
-	if (!d->targets || !d->want_pids || (d->feed && !d->feed_buf) ||
+	if (!d->targets || !d->want_pids || !d->apply_pids || (d->feed && !d->feed_buf) ||
 	    damon_update_init(d) < 0) {
 		damon_feed_free(d->feed);
 		free(d->feed_buf);
+		free(d->apply_pids);
 		free(d->want_pids);
 		free(d->targets);
 		free(d);

@@ -9,6 +9,7 @@
  *   regions.c  regions into the table: tried_regions, or the tracepoint feed
  *   wake.c     idle peeks: the feed's newest aggregation against the table
  *   update.c   tried_regions updates, asked for and read without waiting
+ *   change.c   changes of targets and pace, made without waiting
  *   sysfs.c    reads and writes of DAMON's trylocked sysfs files
  *
  * and feed.c, the loader of bpf/damon.bpf.c behind damon_feed.h.
@@ -38,6 +39,9 @@ struct damon_update {
 	pthread_mutex_t lock;	/* the fields below */
 	pthread_cond_t cond;
 	enum damon_upd_state state;
+	const char *change;	/* a state to write first ("commit", "on", "off"), or NULL */
+	bool regions;		/* then an update of tried_regions */
+	int change_err;		/* a done change's result */
 	int err;		/* a done update's result */
 	bool waiting;		/* a drain came back without regions: tell the loop */
 	bool quit;
@@ -79,6 +83,14 @@ struct sampler_damon {
 	size_t want_n;
 	bool want_targets;
 	unsigned int want_pace;	/* 0: none */
+	/* What the change the worker writes applies, taken in by the drain
+	 * after it (sampler.c: change_done()). */
+	bool applying_targets;
+	pid_t *apply_pids;
+	size_t apply_n;
+	unsigned int applying_pace;	/* 0: none */
+	bool feed_switch;	/* the feed just started: the kdamond drops its schemes */
+	uint64_t busy_deferred;	/* changes a tick left for later on -EBUSY */
 };
 
 #define SD(s) ((struct sampler_damon *)(s))
@@ -86,7 +98,10 @@ struct sampler_damon {
 
 
 /* sysfs.c: @rel is relative to the admin directory; -EBUSY is retried for
- * up to DAMON_BUSY_WAIT_US; a read drops the trailing newline. */
+ * up to DAMON_BUSY_WAIT_US on a patient thread, returned at once on the
+ * loop's; a read drops the trailing newline. */
+/* The calling thread may wait (start, stop, the worker); returns the old. */
+bool damon_sysfs_patient(bool on);
 int damon_sysfs_read(const struct sampler_damon *d, const char *rel, char *buf, size_t len);
 /* One try: -EBUSY is returned, not retried. */
 int damon_sysfs_read_once(const struct sampler_damon *d, const char *rel, char *buf,
@@ -116,6 +131,21 @@ void damon_status_running(struct sampler_damon *d);
 
 /* pace.c */
 int damon_set_pace(struct sampler *s, unsigned int slowdown);
+/* The intervals and most regions of @pace written (and the feed started at
+ * the first idle pace): a "commit" makes them the kdamond's. */
+int damon_pace_write(struct sampler_damon *d, unsigned int pace);
+
+/* sampler.c */
+void damon_cost_final(struct sampler_damon *d);
+
+/* change.c: what set_targets() and set_pace() asked, written now when the
+ * worker is idle, else by a later drain. */
+int damon_wishes_apply(struct sampler_damon *d);
+/* Take in a change the worker has written: 1, 0 when none is done, or its
+ * -errno (asked again by the next drain). */
+int damon_change_take(struct sampler_damon *d);
+/* Our kdamond's pid read once: recorded, and followed by the feed. */
+int damon_kdamond_found(struct sampler_damon *d);
 uint64_t damon_aggr_us_at(const struct sampler_damon *d, unsigned int pace);
 uint64_t damon_max_nr_accesses(const struct sampler_damon *d);
 double damon_acc_scale(const struct sampler_damon *d);
@@ -136,8 +166,14 @@ int damon_update_init(struct sampler_damon *d);
 int damon_update_ask(struct sampler_damon *d, bool waiting);
 /* An update is under way; @drain: and a drain returns without regions. */
 bool damon_update_busy(struct sampler_damon *d, bool drain);
+/* Ask the worker to write @state ("commit", "on", "off") to the kdamond's
+ * state file; a drain takes the change in. */
+int damon_update_change(struct sampler_damon *d, const char *state);
+/* Take a done change: 1, or its -errno; 0 when none is done. */
+int damon_update_change_take(struct sampler_damon *d);
 /* Take a done update: 1 when there was one, its pace in *@ret_pace; 0 when
- * there was none; its -errno when it failed.  Also drops one. */
+ * there was none (or a done change is not taken yet); its -errno when it
+ * failed.  Also drops one. */
 int damon_update_take(struct sampler_damon *d, unsigned int *ret_pace);
 /* Wait for an update under way (stop, tests). */
 void damon_update_settle(struct sampler_damon *d);

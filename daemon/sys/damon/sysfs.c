@@ -21,7 +21,10 @@
  * A running kdamond takes the lock after every sampling interval
  * (damon_sysfs_cmd_request_callback()), so a read or write of ours collides
  * with it now and then: in the lab guest about one drain in 300.  That is not
- * an error; try again for up to DAMON_BUSY_WAIT_US in all, with doubling sleeps.
+ * an error.  Where waiting is allowed (a patient thread: start, stop, the
+ * worker of update.c) try again for up to DAMON_BUSY_WAIT_US in all, with
+ * doubling sleeps; on the loop's thread return -EBUSY at once, and the
+ * caller leaves what it was doing to the next drain.
  */
 #define BUSY_FIRST_US 1000	/* first sleep after -EBUSY */
 #define BUSY_MAX_US 64000	/* longest single sleep */
@@ -33,10 +36,23 @@ static void sleep_us(uint64_t us)
 	nanosleep(&ts, NULL);
 }
 
+/* Only where waiting is allowed: tierd's ticks never sleep (sampler.c). */
+static _Thread_local bool patient;
+
+bool damon_sysfs_patient(bool on)
+{
+	bool old = patient;
+
+	patient = on;
+	return old;
+}
+
 static int busy_backoff(uint64_t *slept_us)
 {
 	uint64_t us = *slept_us ? *slept_us : BUSY_FIRST_US;
 
+	if (!patient)
+		return -EBUSY;
 	if (us > BUSY_MAX_US)
 		us = BUSY_MAX_US;
 	if (*slept_us >= DAMON_BUSY_WAIT_US)

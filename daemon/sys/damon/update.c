@@ -25,9 +25,13 @@
  * of the update to its end), and every other trylocked DAMON file answers
  * -EBUSY: so nothing else of the source touches the kdamond's sysfs files
  * until the update is done.  A change of targets or pace that comes then
- * waits for the next drain (sampler.c: the wishes), and one that comes
+ * waits for the next drain (change.c: the wishes), and one that comes
  * after an update is done and before a drain read it drops that update:
  * its regions are indexed by the old targets, counted at the old pace.
+ *
+ * The same worker writes the state changes that make the writer wait the
+ * same way ("commit", "on", "off": change.c), one request at a time: a
+ * drain takes a done change in before it looks for regions.
  *
  * The worker is created at the first update, from a tick: after tierd has
  * dropped its capabilities (per thread on Linux), so it has no more of them
@@ -36,9 +40,12 @@
  * the loop takes them through signalfd.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -46,12 +53,32 @@
 
 #define UPDATE_STACK_BYTES (64 * 1024)
 
+/*
+ * The kdamond is on: its pid goes into the ownership record here, not at
+ * the next drain, so that a tierd killed in between still has its kdamond
+ * removed at the next start (kdamond.c: clean_stale() removes an on
+ * kdamond only when its pid is the one recorded).  The drain writes the
+ * same record again when it takes the change in.
+ */
+static void owner_record_pid(struct sampler_damon *d, int idx)
+{
+	char rel[64];
+	uint64_t kpid;
+
+	snprintf(rel, sizeof(rel), "kdamonds/%d/pid", idx);
+	if (damon_sysfs_read_u64(d, rel, &kpid) == 0 && kpid > 0 && kpid <= INT_MAX)
+		damon_owner_write(d, (pid_t)kpid);
+}
+
 static void *update_main(void *arg)
 {
 	struct sampler_damon *d = arg;
 	struct damon_update *u = &d->upd;
-	int idx, r;
+	const char *change;
+	bool regions;
+	int idx, r, rc;
 
+	damon_sysfs_patient(true);	/* not the loop's thread: it may wait */
 	pthread_mutex_lock(&u->lock);
 	for (;;) {
 		while (u->state != DAMON_UPD_ASKED && !u->quit)
@@ -59,10 +86,19 @@ static void *update_main(void *arg)
 		if (u->state != DAMON_UPD_ASKED)
 			break;
 		idx = u->idx;
+		change = u->change;
+		regions = u->regions;
 		pthread_mutex_unlock(&u->lock);
-		r = damon_sysfs_write(d, "update_schemes_tried_regions", "kdamonds/%d/state", idx);
+		rc = r = change ? damon_sysfs_write(d, change, "kdamonds/%d/state", idx) : 0;
+		if (rc == 0 && change && !strcmp(change, "on"))
+			owner_record_pid(d, idx);
+		if (r == 0 && regions)
+			r = damon_sysfs_write(d, "update_schemes_tried_regions",
+					      "kdamonds/%d/state", idx);
 		pthread_mutex_lock(&u->lock);
+		u->change_err = rc;
 		u->err = r;
+		u->regions = regions && rc == 0;
 		u->state = DAMON_UPD_DONE;
 		if (u->waiting)
 			eventfd_write(u->efd, 1);
@@ -105,7 +141,8 @@ static int worker_start(struct sampler_damon *d)
 	return r;
 }
 
-int damon_update_ask(struct sampler_damon *d, bool waiting)
+static int ask(struct sampler_damon *d, const char *change, bool regions, bool waiting,
+	       unsigned int pace)
 {
 	struct damon_update *u = &d->upd;
 	int r;
@@ -117,12 +154,24 @@ int damon_update_ask(struct sampler_damon *d, bool waiting)
 	}
 	pthread_mutex_lock(&u->lock);
 	u->idx = d->idx;
-	u->pace = d->pace;
+	u->pace = pace;
+	u->change = change;
+	u->regions = regions;
 	u->waiting = waiting;
 	u->state = DAMON_UPD_ASKED;
 	pthread_cond_broadcast(&u->cond);
 	pthread_mutex_unlock(&u->lock);
 	return 0;
+}
+
+int damon_update_ask(struct sampler_damon *d, bool waiting)
+{
+	return ask(d, NULL, true, waiting, d->pace);
+}
+
+int damon_update_change(struct sampler_damon *d, const char *state)
+{
+	return ask(d, state, false, false, d->pace);
 }
 
 bool damon_update_busy(struct sampler_damon *d, bool drain)
@@ -145,16 +194,35 @@ int damon_update_take(struct sampler_damon *d, unsigned int *ret_pace)
 	int r = 1;
 
 	pthread_mutex_lock(&u->lock);
-	if (u->state != DAMON_UPD_DONE)
-		r = 0;
-	else if (u->err < 0)
-		r = u->err;
-	*ret_pace = u->pace;
-	if (u->state == DAMON_UPD_DONE)
+	if (u->state != DAMON_UPD_DONE || u->change) {
+		r = 0;	/* none, or a change the drain has not taken yet */
+	} else {
+		if (u->err < 0)
+			r = u->err;
+		else if (!u->regions)
+			r = 0;
 		u->state = DAMON_UPD_IDLE;
+	}
+	*ret_pace = u->pace;
 	u->waiting = false;
 	pthread_mutex_unlock(&u->lock);
 	eventfd_read(u->efd, &n);	/* nonblocking: clears the readiness */
+	return r;
+}
+
+int damon_update_change_take(struct sampler_damon *d)
+{
+	struct damon_update *u = &d->upd;
+	int r = 0;
+
+	pthread_mutex_lock(&u->lock);
+	if (u->state == DAMON_UPD_DONE && u->change) {
+		r = u->change_err < 0 ? u->change_err : 1;
+		u->change = NULL;
+		if (!u->regions)
+			u->state = DAMON_UPD_IDLE;
+	}
+	pthread_mutex_unlock(&u->lock);
 	return r;
 }
 
@@ -183,6 +251,7 @@ void damon_update_stop(struct sampler_damon *d)
 		pthread_join(u->thread, NULL);
 		u->running = false;
 	}
+	damon_update_change_take(d);	/* stop reads the kdamond's state itself */
 	damon_update_take(d, &pace);
 }
 
