@@ -387,6 +387,11 @@ int sample_peek_fd(struct sample_stage *m, uint32_t *gen)
 	return m->s ? sampler_peek_fd(m->s, gen) : -EOPNOTSUPP;
 }
 
+int sample_fd(struct sample_stage *m)
+{
+	return m->s ? sampler_fd(m->s) : -1;
+}
+
 int sample_reload_check(const struct tierd_conf *c, const struct tierd_conf *next,
 			char *why, size_t why_size)
 {
