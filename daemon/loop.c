@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The sd-event wiring (loop.h): the tick timer, the hotness source's peek
- * descriptor, the signals and the watchdog.
+ * descriptor and its own, the signals and the watchdog.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -21,6 +22,7 @@
 #define TICK_ACCURACY_USEC 1000ull
 
 static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata);
 
 /* Watch the descriptor manager_peek_fd() names now: none while peeks are off
  * (a reload may turn sampling.damon.idle_peek off), a new one when the
@@ -42,6 +44,34 @@ static void peek_watch(struct loop *l)
 		log_warn("Failed to watch the hotness source for new heat: %s; idle ticks come on time only",
 			 strerror(-r));
 		l->peek = NULL;
+	}
+}
+
+/* Watch the descriptor manager_sampler_fd() names now.  on_ready() moves
+ * one tick forward and turns the watch off; each tick turns it on again
+ * unless the descriptor is still readable then (the tick did not drain, or
+ * the source left the readiness): such a readiness is not news, and
+ * watching it would make the loop tick without pause. */
+static void ready_watch(struct loop *l)
+{
+	int fd = manager_sampler_fd(l->m), r;
+
+	if (fd == l->ready_fd) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (l->ready && poll(&p, 1, 0) == 0)
+			sd_event_source_set_enabled(l->ready, SD_EVENT_ON);
+		return;
+	}
+	l->ready = sd_event_source_disable_unref(l->ready);
+	l->ready_fd = fd;
+	if (fd < 0)
+		return;
+	r = sd_event_add_io(l->d->event, &l->ready, fd, EPOLLIN, on_ready, l);
+	if (r < 0) {
+		log_warn("Failed to watch the hotness source: %s; its data waits for the next tick",
+			 strerror(-r));
+		l->ready = NULL;
 	}
 }
 
@@ -67,6 +97,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 		next = now_usec + l->interval_usec;
 	sd_event_source_set_time(s, next);
 	peek_watch(l);
+	ready_watch(l);
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
@@ -85,6 +116,20 @@ static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		sd_event_source_set_enabled(l->tick, SD_EVENT_ONESHOT);
 	}
 	return 0;
+}
+
+/* A drain came back without what the source waited for, and it is there
+ * now: the next tick at once rather than an interval later.  The tick's
+ * drain takes the readiness; until then the watch is off. */
+static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct loop *l = userdata;
+	uint64_t now_usec;
+
+	sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	sd_event_now(l->d->event, CLOCK_MONOTONIC, &now_usec);
+	sd_event_source_set_time(l->tick, now_usec);
+	return sd_event_source_set_enabled(l->tick, SD_EVENT_ONESHOT);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
@@ -107,7 +152,7 @@ int loop_open(struct loop *l, struct tierd *d, struct manager *m)
 	sigset_t ss;
 	int r;
 
-	*l = (struct loop){ .d = d, .m = m, .peek_fd = -1 };
+	*l = (struct loop){ .d = d, .m = m, .peek_fd = -1, .ready_fd = -1 };
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
 	sigaddset(&ss, SIGINT);
@@ -164,6 +209,7 @@ int loop_run(struct loop *l)
 void loop_close(struct loop *l)
 {
 	l->peek = sd_event_source_disable_unref(l->peek);
+	l->ready = sd_event_source_disable_unref(l->ready);
 	l->tick = sd_event_source_unref(l->tick);
 	l->d->event = sd_event_unref(l->d->event);
 }

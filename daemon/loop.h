@@ -10,7 +10,10 @@
  *                         (WATCHDOG=1 there)
  *   4. peek descriptor -> manager_peek() while idle: the tick now if it
  *                         says so
- *   5. control socket  -> ctl_server.c (tierctl), on d->event
+ *   5. source's fd     -> the tick now: a drain came back without what
+ *                         the source waited for, and it is there now
+ *                         (the DAMON source's first regions)
+ *   6. control socket  -> ctl_server.c (tierctl), on d->event
  */
 #ifndef TIERD_LOOP_H
 #define TIERD_LOOP_H
@@ -25,9 +28,10 @@ struct loop {
 	struct tierd *d;
 	struct manager *m;
 	uint64_t interval_usec;
-	struct sd_event_source *tick, *peek;
+	struct sd_event_source *tick, *peek, *ready;
 	int peek_fd; /* what peek watches, -1 none */
 	uint32_t peek_gen;
+	int ready_fd; /* what ready watches (manager_sampler_fd()), -1 none */
 };
 
 /* Block the signals the loop takes, and make d->event.  Logs errors. */

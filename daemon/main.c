@@ -256,7 +256,15 @@ out:
 	return r;
 }
 
-int main(int argc, char **argv)
+struct options {
+	const char *config, *runtime;
+	bool check, offline;
+};
+
+/* The command line into @o and @d; false when tierd is to exit at once
+ * with *@ret_status (--help, --version, a bad option). */
+static bool parse_options(int argc, char **argv, struct tierd *d,
+			  struct options *o, int *ret_status)
 {
 	enum { OPT_RUNTIME = 256, OPT_NO_KNOBS, OPT_ROOT, OPT_VERSION, OPT_OFFLINE };
 	static const struct option opts[] = {
@@ -271,70 +279,82 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	static struct tierd d;
-	const char *config = NULL, *runtime = NULL;
-	bool check = false, offline = false;
 	int c;
 
-	log_init();
-	d.root = "/";
+	*ret_status = 0;
 	while ((c = getopt_long(argc, argv, "c:nvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			config = optarg;
+			o->config = optarg;
 			break;
 		case 'n':
-			check = true;
+			o->check = true;
 			break;
 		case OPT_OFFLINE:
-			offline = true;
+			o->offline = true;
 			break;
 		case OPT_RUNTIME:
-			runtime = optarg;
+			o->runtime = optarg;
 			break;
 		case OPT_NO_KNOBS:
-			d.no_knobs = true;
+			d->no_knobs = true;
 			break;
 		case OPT_ROOT:
-			d.root = optarg;
+			d->root = optarg;
 			break;
 		case 'v':
 			log_set_max_level(LOG_DEBUG);
 			break;
 		case OPT_VERSION:
 			printf("tierd %s\n", TIERD_VERSION);
-			return 0;
+			return false;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return false;
 		default:
 			usage(stderr);
-			return 2;
+			*ret_status = 2;
+			return false;
 		}
 	}
-	if (check && optind + 1 == argc && !config)
-		config = argv[optind++];
+	if (o->check && optind + 1 == argc && !o->config)
+		o->config = argv[optind++];
 	if (optind != argc) {
 		fprintf(stderr, "tierd: unexpected argument '%s'\n",
 			argv[optind]);
 		usage(stderr);
-		return 2;
+		*ret_status = 2;
+		return false;
 	}
-	if (offline && !check) {
+	if (o->offline && !o->check) {
 		fprintf(stderr, "tierd: --offline goes with --check-config\n");
 		usage(stderr);
-		return 2;
+		*ret_status = 2;
+		return false;
 	}
-	if (check)
-		return check_config(config ? config : TIERD_CONFIG_PATH, d.root,
-				    offline);
+	return true;
+}
 
-	d.config_is_default = !config;
+int main(int argc, char **argv)
+{
+	static struct tierd d;
+	struct options o = { 0 };
+	int status;
+
+	log_init();
+	d.root = "/";
+	if (!parse_options(argc, argv, &d, &o, &status))
+		return status;
+	if (o.check)
+		return check_config(o.config ? o.config : TIERD_CONFIG_PATH,
+				    d.root, o.offline);
+
+	d.config_is_default = !o.config;
 	if (snprintf(d.config_path, sizeof(d.config_path), "%s",
-		     config ? config : TIERD_CONFIG_PATH) >=
+		     o.config ? o.config : TIERD_CONFIG_PATH) >=
 		    (int)sizeof(d.config_path) ||
 	    snprintf(d.runtime_dir, sizeof(d.runtime_dir), "%s",
-		     pick_runtime_dir(runtime)) >= (int)sizeof(d.runtime_dir)) {
+		     pick_runtime_dir(o.runtime)) >= (int)sizeof(d.runtime_dir)) {
 		fprintf(stderr, "tierd: path too long\n");
 		return 2;
 	}

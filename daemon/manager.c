@@ -369,6 +369,11 @@ int manager_peek_fd(struct manager *m, uint32_t *gen)
 	return fd >= 0 ? fd : -1;
 }
 
+int manager_sampler_fd(struct manager *m)
+{
+	return m->sample ? sample_fd(m->sample) : -1;
+}
+
 int manager_peek(struct manager *m, uint64_t now_ns)
 {
 	struct tierd *d = m->d;

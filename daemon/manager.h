@@ -149,4 +149,10 @@ uint32_t manager_interval_ms(const struct manager *m);
 int manager_peek_fd(struct manager *m, uint32_t *gen);
 int manager_peek(struct manager *m, uint64_t now_ns);
 
+/* The hotness source's descriptor (sampler_fd()): readable when a drain
+ * came back without what the source waited for from the kernel and it is
+ * there now, so the next tick is worth making at once.  -1 when there is
+ * none; it may change when the source starts again. */
+int manager_sampler_fd(struct manager *m);
+
 #endif

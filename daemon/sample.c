@@ -2,7 +2,7 @@
 /*
  * Step 1, sample: which processes are tracked (sys/targets), the hotness
  * source that watches them (sys/sampler_bpf or sys/sampler_damon, the
- * first that runs), and the bounded table their heat goes into
+ * first that runs; sample_sources.c sets them up), and the bounded table their heat goes into
  * (core/hotness).  Also which configured cgroup each tracked process is in,
  * for the gather step.
  *
@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -22,14 +21,12 @@
 #include "log.h"
 #include "manager.h"
 #include "sampler.h"
-#include "sampler_bpf.h"
-#include "sampler_damon.h"
+#include "sample_sources.h"
 #include "stages.h"
 #include "targets.h"
 
 #define NSEC_PER_MSEC 1000000ull
 #define SCAN_INTERVAL_NS (2000 * NSEC_PER_MSEC) /* /proc walk for targets */
-#define DAMON_MAX_TARGETS 64
 /* A peek wakes tierd for new heat in at least this much memory ... */
 #define WAKE_MIN_BYTES TIERD_IDLE_MOVE_BYTES
 /* ... that is at least 1/WAKE_SHARE of what the source saw accessed: DAMON
@@ -60,12 +57,6 @@ struct sample_stage {
 	const pid_t *fake_pids; /* manager_ops.pids: tracked instead of a scan */
 	size_t nr_fake_pids;
 };
-
-/* libbpf's own messages mostly start with "libbpf: " already. */
-static void bpf_log(int level, const char *msg)
-{
-	log_msg(level, "libbpf: %s", strncmp(msg, "libbpf: ", 8) ? msg : msg + 8);
-}
 
 /* tierd.yaml sampling.targets as targets rules (see targets.h). */
 static int targets_setup(struct sample_stage *m, const struct tierd_conf *c)
@@ -169,72 +160,6 @@ static void set_reason(struct tierd_stats *st, const char *why)
 		 (int)sizeof(st->sampler_reason) - 1, why);
 }
 
-/* @item onto @list, "; "-joined. */
-static void list_add(char *list, size_t len, const char *item)
-{
-	size_t used = strnlen(list, len);
-
-	if (*item && used + 1 < len)
-		snprintf(list + used, len - used, "%s%s", used ? "; " : "", item);
-}
-
-/*
- * The real sources sampling.source allows, in the order tried: BPF on
- * hardware sampling, DAMON.  Those it rules out, and the BPF source where
- * tierd is built without it, go into status's not_taken.
- */
-static int real_sources(struct sample_stage *m, const struct tierd *d,
-			struct tierd_stats *st)
-{
-	const struct tierd_conf *c = d->conf;
-	char *nt = st->sampler_not_taken;
-	int r;
-
-	/* The DAMON source keeps its ownership record there. */
-	if (mkdir(d->runtime_dir, 0755) < 0 && errno != EEXIST)
-		log_warn("Failed to create %s: %s", d->runtime_dir, strerror(errno));
-	/* libbpf's messages, for both sources' BPF programs. */
-	sampler_bpf_set_log(bpf_log);
-	nt[0] = '\0';
-	if (c->sampling.source != CONF_SOURCE_DAMON) {
-		struct sampler_bpf_params bp;
-
-		sampler_bpf_params_default(&bp);
-		bp.cpu_budget_pct = c->sampling.cpu_budget_pct;
-		if (sampler_bpf_new(&bp, &m->cands[m->nr_cands]) == 0)
-			m->nr_cands++;
-		else
-			list_add(nt, sizeof(st->sampler_not_taken),
-				 "bpf: tierd is built without BPF");
-	} else {
-		list_add(nt, sizeof(st->sampler_not_taken), "bpf: sampling.source is damon");
-	}
-	if (c->sampling.source != CONF_SOURCE_BPF) {
-		struct sampler_damon_params dp;
-
-		sampler_damon_params_default(&dp);
-		dp.runtime_dir = d->runtime_dir;
-		dp.sample_us = c->sampling.damon_sample_us;
-		dp.aggr_us = c->sampling.damon_aggr_us;
-		dp.min_nr_regions = c->sampling.damon_min_regions;
-		dp.max_nr_regions = c->sampling.damon_max_regions;
-		if (dp.update_us < dp.aggr_us)
-			dp.update_us = dp.aggr_us;
-		dp.max_targets = DAMON_MAX_TARGETS;
-		/* Regions from the damon_aggregated tracepoint where BPF runs
-		 * (sys/damon/feed.c says why); the source falls back to sysfs. */
-		if (damon_feed_bpf_new(NULL, &dp.feed) < 0)
-			dp.feed = NULL;
-		r = sampler_damon_new(&dp, &m->cands[m->nr_cands]);
-		if (r < 0)
-			return r;
-		m->nr_cands++;
-	} else {
-		list_add(nt, sizeof(st->sampler_not_taken), "damon: sampling.source is bpf");
-	}
-	return 0;
-}
-
 static int sample_start(struct sample_stage *m, const struct tierd *d,
 			const struct manager_ops *ops, struct tierd_stats *st)
 {
@@ -265,12 +190,12 @@ static int sample_start(struct sample_stage *m, const struct tierd *d,
 		log_notice("No hotness source: %s", st->sampler_reason);
 		return 0;
 	}
-	r = real_sources(m, d, st);
+	r = sample_sources_new(d, st, m->cands, &m->nr_cands);
 	if (r < 0)
 		return r;
 	r = sampler_pick_skipped(m->cands, m->nr_cands, why, sizeof(why), skipped,
 				 sizeof(skipped));
-	list_add(st->sampler_not_taken, sizeof(st->sampler_not_taken), skipped);
+	sample_list_add(st->sampler_not_taken, sizeof(st->sampler_not_taken), skipped);
 	if (r < 0) {
 		set_reason(st, why);
 		log_warn("No hotness source, nothing will be promoted: %s", why);
@@ -460,6 +385,11 @@ void sample_peek_arm(struct sample_stage *m, bool on, uint64_t until_ns)
 int sample_peek_fd(struct sample_stage *m, uint32_t *gen)
 {
 	return m->s ? sampler_peek_fd(m->s, gen) : -EOPNOTSUPP;
+}
+
+int sample_fd(struct sample_stage *m)
+{
+	return m->s ? sampler_fd(m->s) : -1;
 }
 
 int sample_reload_check(const struct tierd_conf *c, const struct tierd_conf *next,

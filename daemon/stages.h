@@ -67,6 +67,8 @@ struct hot_table *sample_table(struct sample_stage *s);
 int sample_peek(struct sample_stage *s, uint64_t start_ns, uint64_t now_ns);
 void sample_peek_arm(struct sample_stage *s, bool on, uint64_t until_ns);
 int sample_peek_fd(struct sample_stage *s, uint32_t *gen);
+/* The source's sampler_fd(), -1 when none runs or it has none. */
+int sample_fd(struct sample_stage *s);
 
 /* ---- 2. gather ---- */
 

@@ -5,144 +5,20 @@
  * duplicates, wrong types and out-of-range values are errors that name the
  * file, line, column and the dotted key.  Errors do not stop
  * the walk, so one run reports all of them.  The schema's depth bounds the
- * walk, whatever aliases the document holds.
+ * walk, whatever aliases the document holds.  The scalar values themselves
+ * are converted in conf_scalar.c.
  */
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf_scalar.h"
 #include "conf_walk.h"
-
-static const char *scalar(const yaml_node_t *n)
-{
-	return (const char *)n->data.scalar.value;
-}
-
-bool conf_node_is_empty(const yaml_node_t *n)
-{
-	/* "key:" with nothing after it, or an explicit null. */
-	return n->type == YAML_SCALAR_NODE &&
-	       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	       (!*scalar(n) || !strcmp(scalar(n), "~") ||
-		!strcmp(scalar(n), "null"));
-}
-
-static int parse_u64(const char *s, uint64_t *ret)
-{
-	uint64_t v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		if (v > (UINT64_MAX - (*s - '0')) / 10)
-			return -ERANGE;
-		v = v * 10 + (*s - '0');
-	}
-	*ret = v;
-	return 0;
-}
-
-static int parse_size(const char *s, uint64_t *ret)
-{
-	static const char suffixes[] = "KMGT";
-	char num[32];
-	size_t len = strlen(s);
-	const char *p;
-	int shift = 0, r;
-	uint64_t v;
-
-	if (len == 0 || len >= sizeof(num))
-		return -EINVAL;
-	memcpy(num, s, len + 1);
-	p = strchr(suffixes, num[len - 1]);
-	if (p && num[len - 1]) {
-		shift = 10 * (int)(p - suffixes + 1);
-		num[len - 1] = '\0';
-	}
-	r = parse_u64(num, &v);
-	if (r < 0)
-		return r;
-	if (shift && v > (UINT64_MAX >> shift))
-		return -ERANGE;
-	*ret = v << shift;
-	return 0;
-}
 
 static yaml_node_t *child(struct conf_ctx *ctx, yaml_node_item_t *item)
 {
 	return yaml_document_get_node(ctx->doc, *item);
-}
-
-/* Convert a scalar for an integer-like key; false after reporting. */
-static bool get_uint(struct conf_ctx *ctx, const struct conf_key *k,
-		     yaml_node_t *v, const char *path, const char *name,
-		     uint64_t min, uint64_t max, bool size, uint64_t *ret)
-{
-	int r;
-
-	if (v->type != YAML_SCALAR_NODE ||
-	    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
-		conf_error(
-			ctx, conf_mark_of(v), path, name,
-			size ? "expected a size in bytes such as 64M (suffixes K, M, G, T)" :
-			       "expected a non-negative integer");
-		return false;
-	}
-	r = size ? parse_size(scalar(v), ret) : parse_u64(scalar(v), ret);
-	if (r == -ERANGE && max == UINT64_MAX) {
-		conf_error(ctx, conf_mark_of(v), path, name, "%s is too large",
-			   scalar(v));
-		return false;
-	}
-	if (r == -ERANGE || (r == 0 && (*ret < min || *ret > max))) {
-		conf_error(ctx, conf_mark_of(v), path, name,
-			   "%s is out of range %llu..%llu", scalar(v),
-			   (unsigned long long)min, (unsigned long long)max);
-		return false;
-	}
-	if (r < 0) {
-		conf_error(
-			ctx, conf_mark_of(v), path, name,
-			size ? "'%s' is not a size in bytes such as 64M (suffixes K, M, G, T)" :
-			       "'%s' is not a non-negative integer",
-			scalar(v));
-		return false;
-	}
-	return true;
-}
-
-static void set_string(struct conf_ctx *ctx, char *dst, size_t size,
-		       yaml_node_t *v, const char *path, const char *name)
-{
-	if (v->type != YAML_SCALAR_NODE) {
-		conf_error(ctx, conf_mark_of(v), path, name,
-			   "expected a string");
-		return;
-	}
-	if (strlen(scalar(v)) >= size) {
-		conf_error(ctx, conf_mark_of(v), path, name,
-			   "longer than %zu characters", size - 1);
-		return;
-	}
-	if (strlen(scalar(v)) != v->data.scalar.length) {
-		conf_error(ctx, conf_mark_of(v), path, name,
-			   "contains a NUL character");
-		return;
-	}
-	/* Names and paths end up in status text, JSON, metric labels, logs. */
-	for (const char *c = scalar(v); *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-			conf_error(ctx, conf_mark_of(v), path, name,
-				   "'%s' contains a control character",
-				   scalar(v));
-			return;
-		}
-	strcpy(dst, conf_node_is_empty(v) ? "" : scalar(v));
 }
 
 static bool want_seq(struct conf_ctx *ctx, yaml_node_t *v, const char *path,
@@ -208,7 +84,7 @@ static void walk_strlist(struct conf_ctx *ctx, const struct conf_key *k,
 			continue;
 		}
 		l->marks[l->n] = conf_mark_of(e);
-		set_string(ctx, l->s[l->n++], CONF_PATTERN_MAX, e, path,
+		conf_set_string(ctx, l->s[l->n++], CONF_PATTERN_MAX, e, path,
 			   k->name);
 	}
 }
@@ -230,8 +106,8 @@ static void walk_nodelist(struct conf_ctx *ctx, const struct conf_key *k,
 		yaml_node_t *e = child(ctx, it);
 		uint64_t id;
 
-		if (!get_uint(ctx, k, e, path, k->name, k->min, k->max, false,
-			      &id))
+		if (!conf_get_uint(ctx, e, path, k->name, k->min, k->max,
+				   false, &id))
 			continue;
 		for (int i = 0; i < *count; i++)
 			if (ids[i] == (int)id) {
@@ -264,8 +140,8 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k,
 	case CONF_U64:
 	case CONF_SIZE:
 	case CONF_NODE:
-		if (!get_uint(ctx, k, v, path, k->name, k->min, k->max,
-			      k->type == CONF_SIZE, &u))
+		if (!conf_get_uint(ctx, v, path, k->name, k->min, k->max,
+				   k->type == CONF_SIZE, &u))
 			return;
 		if (k->type == CONF_U32)
 			*(uint32_t *)dst = u;
@@ -274,64 +150,18 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k,
 		else
 			*(uint64_t *)dst = u;
 		return;
-	case CONF_DOUBLE: {
-		char *end;
-		double d;
-
-		if (v->type != YAML_SCALAR_NODE ||
-		    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
-			conf_error(ctx, conf_mark_of(v), path, k->name,
-				   "expected a number");
-			return;
-		}
-		errno = 0;
-		d = strtod(scalar(v), &end);
-		if (!*scalar(v) || *end || errno || !isfinite(d)) {
-			conf_error(ctx, conf_mark_of(v), path, k->name,
-				   "'%s' is not a number", scalar(v));
-			return;
-		}
-		if (d < k->dmin || d > k->dmax) {
-			conf_error(ctx, conf_mark_of(v), path, k->name,
-				   "%s is out of range %g..%g", scalar(v),
-				   k->dmin, k->dmax);
-			return;
-		}
-		*(double *)dst = d;
+	case CONF_DOUBLE:
+		conf_set_double(ctx, k, dst, v, path);
 		return;
-	}
 	case CONF_BOOL:
-		if (v->type == YAML_SCALAR_NODE &&
-		    v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-		    (!strcmp(scalar(v), "true") ||
-		     !strcmp(scalar(v), "false"))) {
-			*(bool *)dst = !strcmp(scalar(v), "true");
-			return;
-		}
-		conf_error(ctx, conf_mark_of(v), path, k->name,
-			   "expected true or false");
+		conf_set_bool(ctx, k, dst, v, path);
 		return;
 	case CONF_STRING:
-		set_string(ctx, dst, k->size, v, path, k->name);
+		conf_set_string(ctx, dst, k->size, v, path, k->name);
 		return;
-	case CONF_ENUM: {
-		char list[256] = "";
-
-		for (int i = 0; k->names[i]; i++) {
-			if (v->type == YAML_SCALAR_NODE &&
-			    !strcmp(scalar(v), k->names[i])) {
-				*(int *)dst = i;
-				return;
-			}
-			snprintf(list + strlen(list),
-				 sizeof(list) - strlen(list), "%s%s",
-				 i ? (k->names[i + 1] ? ", " : " or ") : "",
-				 k->names[i]);
-		}
-		conf_error(ctx, conf_mark_of(v), path, k->name, "expected %s",
-			   list);
+	case CONF_ENUM:
+		conf_set_enum(ctx, k, dst, v, path);
 		return;
-	}
 	case CONF_MAP: {
 		char sub[256];
 
@@ -376,15 +206,15 @@ void conf_walk_map(struct conf_ctx *ctx, const struct conf_table *t, void *base,
 			continue;
 		}
 		for (i = 0; i < t->nr_keys; i++)
-			if (!strcmp(t->keys[i].name, scalar(k)))
+			if (!strcmp(t->keys[i].name, conf_scalar(k)))
 				break;
 		if (i == t->nr_keys) {
-			conf_error(ctx, conf_mark_of(k), path, scalar(k),
+			conf_error(ctx, conf_mark_of(k), path, conf_scalar(k),
 				   "unknown key");
 			continue;
 		}
 		if (marks[i].line) {
-			conf_error(ctx, conf_mark_of(k), path, scalar(k),
+			conf_error(ctx, conf_mark_of(k), path, conf_scalar(k),
 				   "duplicate key (first at line %u)",
 				   marks[i].line);
 			continue;

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,16 @@ static void usage(FILE *f)
 		"\nExit status: 0 ok, 1 failed, 2 usage, 3 tierd not running, 4 permission denied.\n");
 }
 
-int main(int argc, char **argv)
+struct request {
+	const char *runtime, *arg;
+	uint32_t flags;
+	int op;
+};
+
+/* The command line into @req; false when tierctl is to exit at once with
+ * *@ret_status (--help, --version, a usage error). */
+static bool parse_options(int argc, char **argv, struct request *req,
+			  int *ret_status)
 {
 	enum { OPT_RUNTIME = 256, OPT_VERSION };
 	static const struct option opts[] = {
@@ -56,58 +66,73 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *runtime = getenv("TIERD_RUNTIME_DIR"), *arg = NULL;
-	char path[256], *payload = NULL;
-	struct ctl_header h;
-	uint32_t flags = 0;
-	int c, fd, r, op = -1;
+	int c;
 
-	if (!runtime || !*runtime)
-		runtime = TIERD_RUNTIME_DIR;
+	*ret_status = 0;
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			flags |= CTL_F_JSON;
+			req->flags |= CTL_F_JSON;
 			break;
 		case OPT_RUNTIME:
-			runtime = optarg;
+			req->runtime = optarg;
 			break;
 		case OPT_VERSION:
 			printf("tierctl %s\n", TIERD_VERSION);
-			return 0;
+			return false;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return false;
 		default:
 			usage(stderr);
-			return EXIT_USAGE;
+			*ret_status = EXIT_USAGE;
+			return false;
 		}
 	}
+	*ret_status = EXIT_USAGE;
 	if (optind == argc) {
 		usage(stderr);
-		return EXIT_USAGE;
+		return false;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[optind], commands[i].name))
-			op = commands[i].op;
-	if (op < 0) {
+			req->op = commands[i].op;
+	if (req->op < 0) {
 		fprintf(stderr, "tierctl: unknown command '%s'\n",
 			argv[optind]);
 		usage(stderr);
-		return EXIT_USAGE;
+		return false;
 	}
-	if (op == CTL_OP_DRY_RUN && optind + 2 == argc) {
-		arg = argv[optind + 1];
-		if (strcmp(arg, "on") && strcmp(arg, "off")) {
+	if (req->op == CTL_OP_DRY_RUN && optind + 2 == argc) {
+		req->arg = argv[optind + 1];
+		if (strcmp(req->arg, "on") && strcmp(req->arg, "off")) {
 			fprintf(stderr,
 				"tierctl: dry-run takes on or off, not '%s'\n",
-				arg);
-			return EXIT_USAGE;
+				req->arg);
+			return false;
 		}
 	} else if (optind + 1 != argc) {
 		fprintf(stderr, "tierctl: too many arguments\n");
-		return EXIT_USAGE;
+		return false;
 	}
+	*ret_status = 0;
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	struct request req = { .runtime = getenv("TIERD_RUNTIME_DIR"), .op = -1 };
+	const char *runtime;
+	char path[256], *payload = NULL;
+	struct ctl_header h;
+	int fd, r, op, status;
+
+	if (!req.runtime || !*req.runtime)
+		req.runtime = TIERD_RUNTIME_DIR;
+	if (!parse_options(argc, argv, &req, &status))
+		return status;
+	runtime = req.runtime;
+	op = req.op;
 
 	r = ctl_socket_path(runtime, path, sizeof(path));
 	if (r == 0)
@@ -121,7 +146,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tierctl: %s: %s\n", path, strerror(-r));
 		return r == -EACCES ? EXIT_DENIED : EXIT_FAILED;
 	}
-	r = ctl_send_request(fd, op, flags, arg);
+	r = ctl_send_request(fd, op, req.flags, req.arg);
 	if (r == 0)
 		r = ctl_read_response(fd, &h, &payload, NULL);
 	close(fd);

@@ -10,12 +10,12 @@
  *   build/tests/hotness_bench [MAX_ENTRIES]   (default 1048576)
  *
  * The table's memory is 2 MiB aligned and MADV_HUGEPAGE (BENCH_NO_THP=1 in
- * the environment: not).  It uses only the public API, so the same file
- * builds against an older table for comparison, e.g. the heap of 45cdbbc:
+ * the environment: not).  It uses only the public API (hot_table.h), so
+ * the same file builds against another implementation of that API for
+ * comparison:
  *
- *   mkdir -p /tmp/heap && for f in c h; do git show 45cdbbc:daemon/core/hotness.$f \
- *     > /tmp/heap/hotness.$f; done && cc -O2 -I/tmp/heap tests/bench/hotness_bench.c \
- *     /tmp/heap/hotness.c -lm -o /tmp/heap/hotness_bench && /tmp/heap/hotness_bench
+ *   cc -O2 -I/tmp/other tests/bench/hotness_bench.c /tmp/other/hotness.c \
+ *     -lm -o /tmp/other/hotness_bench && /tmp/other/hotness_bench
  */
 #include <math.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 Input: raw/KERNEL-PAIR.jsonl files written by move-pages.guest: "lab",
 "config", "move" and "memcpy" lines.  Every timed run of a cell, across all
 boots of its kernel, goes into one row: median, min and max of GB/s.  The
-targets of issue 7 are computed from those medians.  A configuration that
+benchmark's targets are computed from those medians.  A configuration that
 was not measured has no row; a target that needs it says "not measured".
 
 Standard library only (runs on the host).
