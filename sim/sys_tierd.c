@@ -10,7 +10,7 @@
  *   every tick;
  * - the config: tiers from the machine model and the shipped
  *   configs/cxl-promotion.yaml's promotion, demotion and copy-thread
- *   settings, or the file in TIERD_SIM_CONF;
+ *   settings, or the file given with --tierd-conf (sim_tierd_conf);
  * - the pids: one process per tenant, range r at address
  *   SIM_BASE + r * range_bytes of its tenant's process;
  * - the sampler: each range the sampler model saw, recorded into the hot
@@ -47,6 +47,8 @@
 #define SIM_BASE 0x100000000000ull
 #define SIM_PID0 1000
 #define MAX_TICKS_PER_INTERVAL 64
+
+const char *sim_tierd_conf;
 
 struct tsim {
 	struct sampler base;	/* first: the sampler's state */
@@ -175,7 +177,7 @@ static int make_tree(struct tsim *t)
 static int make_conf(struct tsim *t)
 {
 	const struct sim_machine *m = t->s->m;
-	const char *given = getenv("TIERD_SIM_CONF");
+	const char *given = sim_tierd_conf;
 	int max_tier = 0;
 	FILE *f;
 
