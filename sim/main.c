@@ -26,6 +26,7 @@ static void usage(FILE *f)
 	fputs("Usage: tierd-sim run --machine M.yaml (--trace T | --gen SPEC) --system S[,S...]\n"
 	      "                     [--sampler exact|hw:N|hint|damon] [--seed N]\n"
 	      "                     [--interval SECONDS] [--range BYTES] [--json F] [--md F]\n"
+	      "                     [--tierd-conf TIERD.YAML]\n"
 	      "       tierd-sim convert IN OUT     (OUT ending in .bin: binary, else text)\n"
 	      "       tierd-sim --help\n"
 	      "Systems:", f);
@@ -68,6 +69,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "range", required_argument, NULL, 'r' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "md", required_argument, NULL, 'd' },
+		{ "tierd-conf", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -86,6 +88,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'S': o->sampler = optarg; break;
 		case 'j': o->json = optarg; break;
 		case 'd': o->md = optarg; break;
+		case 'c': sim_tierd_conf = optarg; break;
 		case 'e':
 			if (parse_u64_arg(optarg, &o->seed))
 				goto bad;

@@ -2,6 +2,7 @@
 /* JSON and Markdown reports (report.h). */
 #include <stdio.h>
 
+#include "json.h"	/* daemon/export: names come from trace files */
 #include "report.h"
 
 #define REPORT_LABEL "model: tierd-sim estimates on a machine model, not measurements"
@@ -11,23 +12,6 @@ double sim_row_runtime_over_dram(const struct sim_result *res)
 	if (res->dram_ns <= 0)
 		return 1.0;
 	return (res->access_ns + (double)res->stall_ns) / res->dram_ns;
-}
-
-/* Names come from trace files: escape what JSON needs escaped. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 static void json_secs(FILE *f, int64_t ns)

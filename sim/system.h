@@ -69,6 +69,10 @@ struct sim_system {
 /* The system called @name, or NULL. */
 const struct sim_system *sim_system_find(const char *name);
 
+/* The tierd systems' tierd.yaml (--tierd-conf); NULL: one made from the
+ * machine model's tiers and configs/cxl-promotion.yaml's settings. */
+extern const char *sim_tierd_conf;
+
 /* Names of all systems, NULL-terminated, for --help. */
 extern const struct sim_system *const sim_systems[];
 

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tierd systems: tierd's own pipeline (daemon/manager.c's
+ * manager_tick()) driven on the simulated clock, every kernel-facing seam
+ * a fake backed by the engine (sim/README.md, "The tierd system"):
+ *
+ * - the root directory: a temporary sysfs tree made from the machine model
+ *   (nodes, distances, CPUs, MemTotal/MemFree, access0 latency and
+ *   bandwidth, memory tiers), MemFree rewritten from the placement before
+ *   every tick;
+ * - the config: tiers from the machine model and the shipped
+ *   configs/cxl-promotion.yaml's promotion, demotion and copy-thread
+ *   settings, or the file given with --tierd-conf (sim_tierd_conf);
+ * - the pids: one process per tenant, range r at address
+ *   SIM_BASE + r * range_bytes of its tenant's process;
+ * - the sampler: each range the sampler model saw, recorded into the hot
+ *   table as one 2 MiB entry weighted with what was seen (DAMON: the
+ *   region's nr_accesses, as the DAMON source records a region; exact and
+ *   hw: the accesses or samples);
+ * - the migrator: node queries answered from the placement; moves checked
+ *   against capacity, the tenant's budget and the interval's copy time as
+ *   the engine checks them, each page's status as move_pages(2) gives it
+ *   (the node, -ENOMEM for no room or budget, -EBUSY for no copy time
+ *   left), the clock advancing by the call's modelled cost; the MPOL_MF_PROMOTE
+ *   probe answered as the kernel (patched or vanilla) would.
+ *
+ * Nothing of the policy is here: what moves is what manager_tick() asked.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "system.h"
+
+#include "daemon.h"
+#include "hot_table.h"
+#include "log.h"
+#include "manager.h"
+#include "migrate.h"
+#include "sys/sampler.h"
+
+#define SIM_BASE 0x100000000000ull
+#define SIM_PID0 1000
+#define MAX_TICKS_PER_INTERVAL 64
+
+const char *sim_tierd_conf;
+
+struct tsim {
+	struct sampler base;	/* first: the sampler's state */
+	const struct sim_setup *s;
+	enum sim_kernel kernel;
+	char dir[64];		/* config, runtime files */
+	char root[96];		/* the sysfs tree */
+	char conf[160];
+	struct tierd d;
+	struct manager mgr;
+	bool started;
+	pid_t *pids;
+	/* The placement as the fake kernel sees it, synced from the view. */
+	uint8_t *node;
+	uint64_t used[SIM_MAX_NODES];
+	uint64_t *tenant_fast;
+	int fast;
+	/* The interval's moves, in call order. */
+	struct sim_move *moves;
+	uint32_t nr_moves, max_moves;
+	uint64_t copy_ns;	/* spent this interval */
+	uint64_t per_range_ns;
+	uint64_t clock_ns;	/* the migrator's clock */
+	uint64_t next_tick_ns;
+	/* The sampler model's view, for the next drain. */
+	const uint32_t *seen;
+	bool fresh;
+	struct sampler_status st;
+};
+
+/* ---- the root directory ---- */
+
+static int put(const char *root, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	fputs(text, f);
+	return fclose(f) ? -EIO : 0;
+}
+
+static int put_meminfo(struct tsim *t, int i)
+{
+	const struct sim_node *n = &t->s->m->nodes[i];
+	uint64_t total = n->capacity_bytes >> 10, used = t->used[i] >> 10;
+	char rel[128], text[256];
+
+	snprintf(rel, sizeof(rel), "sys/devices/system/node/node%d/meminfo", n->id);
+	snprintf(text, sizeof(text),
+		 "Node %d MemTotal:       %llu kB\nNode %d MemFree:        %llu kB\n"
+		 "Node %d MemUsed:        %llu kB\n", n->id, (unsigned long long)total, n->id,
+		 (unsigned long long)(total - used), n->id, (unsigned long long)used);
+	return put(t->root, rel, text);
+}
+
+static int make_tree(struct tsim *t)
+{
+	const struct sim_machine *m = t->s->m;
+	char rel[160], text[256];
+	int r = 0, cpu = 0;
+
+	for (int i = 0; i < m->nr_nodes && !r; i++) {
+		const struct sim_node *n = &m->nodes[i];
+		char dir[64];
+		size_t len = 0;
+
+		snprintf(dir, sizeof(dir), "sys/devices/system/node/node%d", n->id);
+		for (int j = 0; j < m->nr_nodes; j++) {
+			int dt = m->nodes[j].tier - n->tier;
+
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%d", j ? " " : "",
+						i == j ? 10 : 20 + 10 * (dt < 0 ? -dt : dt));
+		}
+		snprintf(text + len, sizeof(text) - len, "\n");
+		snprintf(rel, sizeof(rel), "%s/distance", dir);
+		r = put(t->root, rel, text);
+		if (n->cpuless)
+			snprintf(text, sizeof(text), "\n");
+		else
+			snprintf(text, sizeof(text), "%d-%d\n", cpu, cpu + 7);
+		cpu += n->cpuless ? 0 : 8;
+		snprintf(rel, sizeof(rel), "%s/cpulist", dir);
+		r = r ?: put(t->root, rel, text);
+		snprintf(text, sizeof(text), "%u\n", n->latency_ns);
+		snprintf(rel, sizeof(rel), "%s/access0/initiators/read_latency", dir);
+		r = r ?: put(t->root, rel, text);
+		snprintf(rel, sizeof(rel), "%s/access0/initiators/write_latency", dir);
+		r = r ?: put(t->root, rel, text);
+		snprintf(text, sizeof(text), "%llu\n",
+			 (unsigned long long)(n->bandwidth_gbps * 1000));
+		snprintf(rel, sizeof(rel), "%s/access0/initiators/read_bandwidth", dir);
+		r = r ?: put(t->root, rel, text);
+		snprintf(rel, sizeof(rel), "%s/access0/initiators/write_bandwidth", dir);
+		r = r ?: put(t->root, rel, text);
+		r = r ?: put_meminfo(t, i);
+	}
+	/* One kernel memory tier, as the kernel puts CXL next to DRAM; the
+	 * config names the tiers. */
+	{
+		size_t len = 0;
+
+		for (int i = 0; i < m->nr_nodes; i++)
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%d",
+						i ? "," : "", m->nodes[i].id);
+		snprintf(text + len, sizeof(text) - len, "\n");
+		r = r ?: put(t->root, "sys/devices/virtual/memory_tiering/memory_tier4/nodelist",
+			     text);
+	}
+	return r;
+}
+
+/* tiers from the machine, the rest as configs/cxl-promotion.yaml ships it
+ * (its sampling targets left out: the sim names the processes). */
+static int make_conf(struct tsim *t)
+{
+	const struct sim_machine *m = t->s->m;
+	const char *given = sim_tierd_conf;
+	int max_tier = 0;
+	FILE *f;
+
+	if (given && *given) {
+		snprintf(t->conf, sizeof(t->conf), "%s", given);
+		return 0;
+	}
+	snprintf(t->conf, sizeof(t->conf), "%s/tierd.yaml", t->dir);
+	f = fopen(t->conf, "w");
+	if (!f)
+		return -errno;
+	for (int i = 0; i < m->nr_nodes; i++)
+		max_tier = m->nodes[i].tier > max_tier ? m->nodes[i].tier : max_tier;
+	fprintf(f, "interval_ms: 500\ntiers:\n");
+	for (int tier = 0; tier <= max_tier; tier++) {
+		bool any = false;
+
+		for (int i = 0; i < m->nr_nodes; i++) {
+			if (m->nodes[i].tier != tier)
+				continue;
+			fprintf(f, any ? ", %d" : "  - name: t%d\n    nodes: [%d", tier,
+				m->nodes[i].id);
+			if (!any)
+				any = true;
+		}
+		if (any)
+			fprintf(f, "]\n%s", tier ? "" :
+				"    low_watermark_pct: 3\n    high_watermark_pct: 6\n");
+	}
+	fprintf(f, "sampling:\n  source: auto\n  half_life_ms: 5000\n"
+		   "promotion:\n  hot_threshold: 0\n  max_rate_mb_per_s: 1024\n"
+		   "  batch_pages: 16384\n"
+		   "demotion:\n  enabled: true\n  cold_age_s: 60\n"
+		   "copy_threads:\n  mode: %s\n  min: 2\n  max: 8\n  busy_cpu_pct: 70\n",
+		t->kernel == SIM_KERNEL_PATCHED ? "auto" : "off");
+	return fclose(f) ? -EIO : 0;
+}
+
+/* ---- the sampler: the model's view into the hot table ---- */
+
+static int ts_probe(struct sampler *s, char *why, size_t len)
+{
+	return 0;
+}
+
+static int ts_start(struct sampler *s, char *why, size_t len)
+{
+	((struct tsim *)s)->st.running = true;
+	return 0;
+}
+
+static int ts_set_targets(struct sampler *s, const pid_t *p, size_t n)
+{
+	return 0;
+}
+
+static int ts_drain(struct sampler *s, struct hot_table *tab, uint64_t now_ns)
+{
+	struct tsim *t = (struct tsim *)s;
+	const struct sim_setup *ss = t->s;
+	int n = 0;
+
+	if (!t->fresh || !t->seen)
+		return 0;
+	t->fresh = false;
+	for (uint32_t r = 0; r < ss->nr_ranges; r++) {
+		int k;
+
+		if (!t->seen[r])
+			continue;
+		k = hot_record(tab, t->pids[ss->range_tenant[r]],
+			       SIM_BASE + (uint64_t)r * ss->range_bytes, ss->range_bytes,
+			       (double)t->seen[r], now_ns);
+		n += k > 0 ? k : 0;
+		t->st.samples++;
+	}
+	t->st.records += (uint64_t)n;
+	t->st.drains++;
+	return n;
+}
+
+static void ts_stop(struct sampler *s)
+{
+	((struct tsim *)s)->st.running = false;
+}
+
+static int ts_fd(struct sampler *s)
+{
+	return -1;
+}
+
+static void ts_describe(struct sampler *s, struct sampler_status *ret)
+{
+	*ret = ((struct tsim *)s)->st;
+	ret->name = "sim";
+	snprintf(ret->why, sizeof(ret->why), "the simulator's sampler model");
+	ret->cost_source = "none";
+}
+
+static void ts_free(struct sampler *s)
+{
+}
+
+static const struct sampler_ops ts_sampler_ops = {
+	.name = "sim",
+	.probe = ts_probe,
+	.start = ts_start,
+	.set_targets = ts_set_targets,
+	.drain = ts_drain,
+	.stop = ts_stop,
+	.fd = ts_fd,
+	.describe = ts_describe,
+	.free = ts_free,
+};
+
+/* ---- the migrator: move_pages(2) on the placement ---- */
+
+static int node_index(const struct sim_machine *m, int id)
+{
+	for (int i = 0; i < m->nr_nodes; i++)
+		if (m->nodes[i].id == id)
+			return i;
+	return -1;
+}
+
+static bool fast_tier(const struct tsim *t, int i)
+{
+	return t->s->m->nodes[i].tier == t->s->m->nodes[t->fast].tier;
+}
+
+/* The range @pid's @addr is in, or -1. */
+static int64_t range_of(const struct tsim *t, int pid, uint64_t addr)
+{
+	const struct sim_setup *s = t->s;
+	uint64_t r;
+
+	if (addr < SIM_BASE)
+		return -1;
+	r = (addr - SIM_BASE) / s->range_bytes;
+	if (r >= s->nr_ranges || t->pids[s->range_tenant[r]] != pid)
+		return -1;
+	return (int64_t)r;
+}
+
+/* Move range @r to node index @to as the engine would: 0, -ENOMEM (no room,
+ * over budget) or -EBUSY (no copy time left this interval). */
+static int move_range(struct tsim *t, uint32_t r, int to, bool first)
+{
+	const struct sim_setup *s = t->s;
+	uint16_t ten = s->range_tenant[r];
+	int from = t->node[r];
+	uint64_t cost = t->per_range_ns + (first ? s->m->mig[t->kernel].call_ns : 0);
+
+	if (t->used[to] + s->range_bytes > s->m->nodes[to].capacity_bytes)
+		return -ENOMEM;
+	if (fast_tier(t, to) && !fast_tier(t, from) && s->budget_bytes[ten] &&
+	    t->tenant_fast[ten] + s->range_bytes > s->budget_bytes[ten])
+		return -ENOMEM;
+	if (t->copy_ns + cost > s->interval_ns || t->nr_moves >= t->max_moves)
+		return -EBUSY;
+	t->copy_ns += cost;
+	t->clock_ns += cost;
+	t->used[from] -= s->range_bytes;
+	t->used[to] += s->range_bytes;
+	if (fast_tier(t, from))
+		t->tenant_fast[ten] -= s->range_bytes;
+	if (fast_tier(t, to))
+		t->tenant_fast[ten] += s->range_bytes;
+	t->node[r] = (uint8_t)to;
+	t->moves[t->nr_moves++] = (struct sim_move){ .range = r, .node = (uint8_t)to };
+	return 0;
+}
+
+static int ts_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
+			 const int *nodes, int *status, int flags)
+{
+	struct tsim *t = ctx;
+	const struct sim_machine *m = t->s->m;
+	int64_t last = -1;
+	int last_status = 0, left = 0;
+	bool first = true;
+
+	if (count == 0 && !addrs)
+		return (flags & MPOL_MF_PROMOTE) && t->kernel != SIM_KERNEL_PATCHED ? -EINVAL : 0;
+	for (unsigned long i = 0; i < count; i++) {
+		int64_t r = range_of(t, pid, (uint64_t)(uintptr_t)addrs[i]);
+		int to;
+
+		if (r < 0) {
+			status[i] = -ENOENT;
+			continue;
+		}
+		if (!nodes) {
+			status[i] = m->nodes[t->node[r]].id;
+			continue;
+		}
+		if (r != last) {
+			to = node_index(m, nodes[i]);
+			if (to < 0)
+				last_status = -EINVAL;
+			else if (t->node[r] == to)
+				last_status = nodes[i];
+			else {
+				last_status = move_range(t, (uint32_t)r, to, first);
+				if (last_status == 0) {
+					first = false;
+					last_status = nodes[i];
+				}
+			}
+			last = r;
+		}
+		status[i] = last_status;
+		left += last_status < 0;
+	}
+	t->clock_ns += nodes ? 0 : 1000;	/* a query: a syscall */
+	return left;
+}
+
+static uint64_t ts_now_ns(void *ctx)
+{
+	return ((struct tsim *)ctx)->clock_ns;
+}
+
+static int ts_node_free(void *ctx, int node, uint64_t *ret_bytes)
+{
+	struct tsim *t = ctx;
+	int i = node_index(t->s->m, node);
+
+	if (i < 0)
+		return -ENOENT;
+	*ret_bytes = t->s->m->nodes[i].capacity_bytes - t->used[i];
+	return 0;
+}
+
+static const struct mig_ops ts_mig_ops = {
+	.move_pages = ts_move_pages,
+	.now_ns = ts_now_ns,
+	.node_free = ts_node_free,
+};
+
+/* ---- the system ---- */
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(path) < 0 ? -1 : 0;
+}
+
+static void tierd_destroy(void *state)
+{
+	struct tsim *t = state;
+
+	if (!t)
+		return;
+	if (t->started) {
+		manager_fini(&t->mgr);
+		tierd_fini(&t->d);
+	}
+	/* the tree, the config and whatever tierd kept in its runtime
+	 * directory */
+	if (t->dir[0] && nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		fprintf(stderr, "tierd-sim: could not remove %s\n", t->dir);
+	free(t->moves);
+	free(t->tenant_fast);
+	free(t->node);
+	free(t->pids);
+	free(t);
+}
+
+static int tierd_init_kernel(void **ret, const struct sim_setup *s, enum sim_kernel kernel)
+{
+	struct tsim *t = calloc(1, sizeof(*t));
+	const struct sim_machine *m = s->m;
+	struct manager_ops ops;
+	uint64_t folio = m->thp_bytes && m->thp_bytes <= s->range_bytes ? m->thp_bytes :
+									    m->base_page_bytes;
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	t->base.ops = &ts_sampler_ops;
+	t->s = s;
+	t->kernel = kernel;
+	t->fast = sim_machine_fast_node(m);
+	t->per_range_ns = (s->range_bytes / folio) * m->mig[kernel].folio_ns +
+			  (uint64_t)((double)s->range_bytes / m->mig[kernel].copy_gbps);
+	t->max_moves = s->nr_ranges;
+	t->pids = calloc(s->nr_tenants, sizeof(*t->pids));
+	t->node = calloc(s->nr_ranges, 1);
+	t->tenant_fast = calloc(s->nr_tenants, sizeof(*t->tenant_fast));
+	t->moves = calloc(s->nr_ranges, sizeof(*t->moves));
+	if (!t->pids || !t->node || !t->tenant_fast || !t->moves) {
+		tierd_destroy(t);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < s->nr_tenants; i++)
+		t->pids[i] = SIM_PID0 + (pid_t)i;
+	snprintf(t->dir, sizeof(t->dir), "/tmp/tierd-sim.XXXXXX");
+	if (!mkdtemp(t->dir)) {
+		r = -errno;
+		t->dir[0] = '\0';
+		tierd_destroy(t);
+		return r;
+	}
+	snprintf(t->root, sizeof(t->root), "%s/root", t->dir);
+	/* The engine starts with the slowest tier filled first; the tree's
+	 * MemFree is rewritten from the placement before each tick. */
+	r = mkdir(t->root, 0755) < 0 ? -errno : 0;
+	r = r ?: make_tree(t);
+	r = r ?: make_conf(t);
+	if (r < 0) {
+		tierd_destroy(t);
+		return r;
+	}
+	t->d.root = t->root;
+	snprintf(t->d.config_path, sizeof(t->d.config_path), "%s", t->conf);
+	snprintf(t->d.runtime_dir, sizeof(t->d.runtime_dir), "%s", t->dir);
+	t->d.no_knobs = true;
+	ops = (struct manager_ops){
+		.sampler = &t->base,
+		.pids = t->pids,
+		.nr_pids = s->nr_tenants,
+		.mig_ops = &ts_mig_ops,
+		.mig_ctx = t,
+	};
+	/* tierd's start-up lines once per run are noise in a report: its
+	 * warnings and errors only. */
+	log_set_max_level(LOG_WARNING);
+	r = tierd_init(&t->d);
+	if (r == 0) {
+		t->started = true;
+		r = manager_init(&t->mgr, &t->d, &ops);
+	}
+	if (r < 0) {
+		tierd_destroy(t);
+		return r;
+	}
+	*ret = t;
+	return 0;
+}
+
+static int vanilla_init(void **ret, const struct sim_setup *s)
+{
+	return tierd_init_kernel(ret, s, SIM_KERNEL_VANILLA);
+}
+
+static int patched_init(void **ret, const struct sim_setup *s)
+{
+	return tierd_init_kernel(ret, s, SIM_KERNEL_PATCHED);
+}
+
+/*
+ * The ticks that fall in the interval ending at v->now_ns, each at its own
+ * now_ns: the config's interval, stretched by the idle pace, or at once
+ * (after the previous tick's copy time) while a backlog lasts.  The
+ * sampler model's view is drained by the interval's first tick.
+ */
+static int tierd_decide(void *state, const struct sim_view *v, struct sim_move *moves,
+			uint32_t max, uint32_t *ret_n)
+{
+	struct tsim *t = state;
+	const struct sim_setup *s = t->s;
+	uint64_t start = v->now_ns - s->interval_ns;
+	int ticks = 0;
+
+	memcpy(t->node, v->node, s->nr_ranges);
+	memcpy(t->used, v->used_bytes, (size_t)s->m->nr_nodes * sizeof(*t->used));
+	memcpy(t->tenant_fast, v->tenant_fast_bytes, s->nr_tenants * sizeof(*t->tenant_fast));
+	t->seen = v->seen;
+	t->fresh = true;
+	t->nr_moves = 0;
+	t->copy_ns = 0;
+	t->max_moves = max;
+	if (t->next_tick_ns < start)
+		t->next_tick_ns = start;
+	while (t->next_tick_ns < v->now_ns && ticks++ < MAX_TICKS_PER_INTERVAL) {
+		uint64_t now = t->next_tick_ns, gap;
+		int r;
+
+		t->clock_ns = now;
+		for (int i = 0; i < s->m->nr_nodes; i++) {
+			r = put_meminfo(t, i);
+			if (r < 0)
+				return r;
+		}
+		manager_tick(&t->mgr, now);
+		gap = (uint64_t)manager_interval_ms(&t->mgr) * 1000000ull;
+		/* A backlog's next tick starts when this one's copies end. */
+		if (t->clock_ns - now > gap)
+			gap = t->clock_ns - now;
+		t->next_tick_ns = now + (gap ? gap : 1000000);
+	}
+	memcpy(moves, t->moves, t->nr_moves * sizeof(*moves));
+	*ret_n = t->nr_moves;
+	return 0;
+}
+
+const struct sim_system sim_sys_tierd_vanilla = {
+	.name = "tierd-vanilla", .kernel = SIM_KERNEL_VANILLA, .init = vanilla_init,
+	.decide = tierd_decide, .destroy = tierd_destroy,
+};
+
+const struct sim_system sim_sys_tierd_patched = {
+	.name = "tierd-patched", .kernel = SIM_KERNEL_PATCHED, .init = patched_init,
+	.decide = tierd_decide, .destroy = tierd_destroy,
+};
