@@ -63,6 +63,13 @@ struct hot_stats {
 struct hot_entry;
 struct hot_pid;
 
+/*
+ * Told of every hot_record() that adds heat, before it is folded, with its
+ * arguments as given: what the sampler saw (tierd --record).
+ */
+typedef void (*hot_observer_fn)(void *ctx, pid_t pid, uint64_t addr, uint64_t len,
+				double weight, uint64_t now_ns);
+
 /* An eviction candidate: where it was, what it held (see hotness.c). */
 struct hot_cand {
 	uint64_t key;
@@ -94,6 +101,8 @@ struct hot_table {
 	uint32_t npool;
 	size_t mem_bytes;
 	struct hot_stats st;
+	hot_observer_fn observe;	/* hot_set_observer(), NULL: none */
+	void *observe_ctx;
 };
 
 /* Bytes of memory hot_init() needs for @max_entries (0 if too many). */
@@ -126,6 +135,9 @@ int hot_init(struct hot_table *t, const struct hot_params *p, void *mem,
  */
 int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 	       double weight, uint64_t now_ns);
+
+/* Call @fn for each record from now on; NULL stops it. */
+void hot_set_observer(struct hot_table *t, hot_observer_fn fn, void *ctx);
 
 /* Length of the entry covering @addr of @pid: HOT_HUGE_SIZE, HOT_PAGE_SIZE, or 0. */
 uint64_t hot_entry_len(const struct hot_table *t, pid_t pid, uint64_t addr);

@@ -419,6 +419,12 @@ static void hot_record_huge(struct hot_table *t, pid_t pid, uint64_t base, doubl
 	hot_insert(t, key, pos, dv, samples, tick);
 }
 
+void hot_set_observer(struct hot_table *t, hot_observer_fn fn, void *ctx)
+{
+	t->observe = fn;
+	t->observe_ctx = ctx;
+}
+
 int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 	       double weight, uint64_t now_ns)
 {
@@ -433,6 +439,8 @@ int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 		return -ERANGE;
 	if (weight == 0.0)
 		return 0;
+	if (t->observe)
+		t->observe(t->observe_ctx, pid, addr, len, weight, now_ns);
 	if (now_ns < t->epoch_ns)
 		now_ns = t->epoch_ns;
 	hot_maybe_rebase(t, now_ns);
