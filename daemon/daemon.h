@@ -78,6 +78,8 @@ struct tierd_stats {
 	char knobs_foreign[128];
 };
 
+struct recorder;
+
 struct tierd {
 	struct sd_event *event; /* NULL in unit tests */
 	const char *root; /* "/", or a fixture tree (--root) */
@@ -106,6 +108,8 @@ struct tierd {
 	uint64_t reloads_ok_total, reloads_failed_total;
 	bool ready; /* READY=1 sent */
 	int topo_error; /* last topology refresh error, logged once */
+	const char *record_path; /* --record FILE, NULL: none */
+	struct recorder *record; /* open while tierd runs with --record */
 };
 
 /*

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "loop.h"
 #include "manager.h"
 #include "notify.h"
+#include "record.h"
 #include "topo_read.h"
 #include "tierd-config.h"
 
@@ -44,6 +46,8 @@ static void usage(FILE *f)
 		")\n"
 		"      --no-knobs          never write a kernel knob (sysctl, sysfs)\n"
 		"      --root DIR          read sysfs and procfs below DIR (testing)\n"
+		"      --record FILE       write what the sampler sees to FILE, a trace\n"
+		"                          tierd-sim replays (at most 4 GiB)\n"
 		"  -v, --verbose           log debug messages\n"
 		"      --version           print the version and exit\n"
 		"  -h, --help              this text\n");
@@ -197,9 +201,42 @@ static double since_fork_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9 - (double)start / hz;
 }
 
+/* --record: the file opens before the capabilities go, as the control
+ * socket does; the sample stage hands the recorder to its hot table. */
+static int record_start(struct tierd *d, struct recorder *rec)
+{
+	int r;
+
+	if (!d->record_path)
+		return 0;
+	r = record_open(rec, d->record_path, d->root, 0, d->start_ns);
+	if (r < 0) {
+		log_err("Failed to create %s for --record: %s", d->record_path, strerror(-r));
+		return r;
+	}
+	d->record = rec;
+	log_info("Recording what the sampler sees to %s", d->record_path);
+	return 0;
+}
+
+static void record_stop(struct tierd *d)
+{
+	int r;
+
+	if (!d->record)
+		return;
+	r = record_close(d->record);
+	if (r < 0)
+		log_err("Failed to write %s: %s", d->record_path, strerror(-r));
+	else
+		log_info("Recorded %" PRIu64 " records to %s", d->record->lines, d->record_path);
+	d->record = NULL;
+}
+
 static int run(struct tierd *d)
 {
 	static struct manager mgr;
+	static struct recorder rec;
 	struct ctl_server *ctl = NULL;
 	struct loop l;
 	struct timespec ts;
@@ -217,6 +254,9 @@ static int run(struct tierd *d)
 			  since_fork_s());
 
 	r = tierd_init(d);
+	if (r < 0)
+		goto out;
+	r = record_start(d, &rec);
 	if (r < 0)
 		goto out;
 	r = manager_init(&mgr, d, NULL);
@@ -250,6 +290,7 @@ static int run(struct tierd *d)
 out:
 	notify_stopping();
 	manager_fini(&mgr); /* restores every knob a stage changed */
+	record_stop(d);
 	tierd_fini(d);
 	ctl_server_stop(ctl);
 	loop_close(&l);
@@ -266,7 +307,7 @@ struct options {
 static bool parse_options(int argc, char **argv, struct tierd *d,
 			  struct options *o, int *ret_status)
 {
-	enum { OPT_RUNTIME = 256, OPT_NO_KNOBS, OPT_ROOT, OPT_VERSION, OPT_OFFLINE };
+	enum { OPT_RUNTIME = 256, OPT_NO_KNOBS, OPT_ROOT, OPT_VERSION, OPT_OFFLINE, OPT_RECORD };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'n' },
@@ -274,6 +315,7 @@ static bool parse_options(int argc, char **argv, struct tierd *d,
 		{ "runtime-dir", required_argument, NULL, OPT_RUNTIME },
 		{ "no-knobs", no_argument, NULL, OPT_NO_KNOBS },
 		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, 'h' },
@@ -301,6 +343,9 @@ static bool parse_options(int argc, char **argv, struct tierd *d,
 			break;
 		case OPT_ROOT:
 			d->root = optarg;
+			break;
+		case OPT_RECORD:
+			d->record_path = optarg;
 			break;
 		case 'v':
 			log_set_max_level(LOG_DEBUG);

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "manager.h"
 #include "sampler.h"
+#include "record.h"
 #include "sample_sources.h"
 #include "stages.h"
 #include "targets.h"
@@ -175,6 +176,8 @@ static int sample_start(struct sample_stage *m, const struct tierd *d,
 	r = hot_setup(m, d->conf, 0);
 	if (r < 0)
 		return r;
+	if (d->record)
+		hot_set_observer(&m->hot, record_observe, d->record);
 	if (ops && ops->sampler) {
 		r = sampler_pick(&ops->sampler, 1, why, sizeof(why));
 		if (r < 0)
