@@ -31,6 +31,8 @@ struct gather_stage {
 	struct thp_lookup *thp; /* NULL: treat 2 MiB entries as base pages */
 	uint64_t procs_generation;
 	int cg_error; /* last memory.numa_stat error, logged once */
+	const char *root; /* "/" or a fixture tree (--root, tierd-sim) */
+	char proc_root[CONF_PATH_MAX], cgroup_root[CONF_PATH_MAX]; /* below it */
 };
 
 static int io_query(void *ctx, pid_t pid, size_t count, void **addrs, int *status)
@@ -56,7 +58,10 @@ int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_
 	*ret = NULL;
 	if (!m)
 		return -ENOMEM;
-	r = cand_select_new(max_cand, &m->sel);
+	m->root = d->root;
+	r = fs_path(m->proc_root, sizeof(m->proc_root), d->root, "proc");
+	r = r ?: fs_path(m->cgroup_root, sizeof(m->cgroup_root), d->root, CGROUP_ROOT);
+	r = r ?: cand_select_new(max_cand, &m->sel);
 	if (r < 0) {
 		free(m);
 		return r;
@@ -104,9 +109,9 @@ static void match_rules(struct gather_stage *m, struct cand_procs *p)
 		p->procs[i].rule = -1;
 		if (!m->pp.nr_rules)
 			continue;
-		cg_path_of_pid("/proc", p->procs[i].pid, cg, sizeof(cg));
+		cg_path_of_pid(m->proc_root, p->procs[i].pid, cg, sizeof(cg));
 		snprintf(path, sizeof(path), "proc/%d/comm", p->procs[i].pid);
-		if (fs_read("/", path, comm, sizeof(comm), NULL) >= 0)
+		if (fs_read(m->root, path, comm, sizeof(comm), NULL) >= 0)
 			comm[strcspn(comm, "\n")] = '\0';
 		p->procs[i].rule = policy_rule_match(&m->pp, cg[0] ? cg : NULL,
 						     comm[0] ? comm : NULL);
@@ -119,11 +124,11 @@ void gather_usage(struct gather_stage *m, const struct tierd_conf *c,
 {
 	for (int i = 0; i < c->nr_cgroups; i++) {
 		struct cg_numa_stat st;
-		int r = cg_read_numa_stat(CGROUP_ROOT, c->cgroups[i].path, &st);
+		int r = cg_read_numa_stat(m->cgroup_root, c->cgroups[i].path, &st);
 
 		if (r < 0 && r != m->cg_error)
 			log_warn("Failed to read %s%s/memory.numa_stat: %s (its fast-tier cap is not enforced)",
-				 CGROUP_ROOT, c->cgroups[i].path, strerror(-r));
+				 m->cgroup_root, c->cgroups[i].path, strerror(-r));
 		m->cg_error = r < 0 ? r : 0;
 		fast_bytes[i] = r < 0 ? 0 : cg_fast_bytes(&st, topo);
 	}

@@ -18,6 +18,7 @@
 
 #include "cgroup.h"
 #include "daemon.h"
+#include "fsutil.h"
 #include "log.h"
 #include "manager.h"
 #include "sampler.h"
@@ -57,6 +58,7 @@ struct sample_stage {
 	uint64_t moved_at_pace; /* sample_in.moved_bytes_total then */
 	const pid_t *fake_pids; /* manager_ops.pids: tracked instead of a scan */
 	size_t nr_fake_pids;
+	char proc_root[CONF_PATH_MAX]; /* ROOT/proc: a process's cgroup */
 };
 
 /* tierd.yaml sampling.targets as targets rules (see targets.h). */
@@ -120,13 +122,13 @@ static int hot_setup(struct sample_stage *m, const struct tierd_conf *c,
 
 /* The configured cgroup a process is in: the longest configured path that
  * is its cgroup or an ancestor of it; -1 when none. */
-static int cgroup_index(const struct tierd_conf *c, pid_t pid)
+static int cgroup_index(const struct sample_stage *m, const struct tierd_conf *c, pid_t pid)
 {
 	char path[CONF_PATH_MAX];
 	size_t best_len = 0;
 	int best = -1;
 
-	if (!c->nr_cgroups || cg_path_of_pid("/proc", pid, path, sizeof(path)) < 0)
+	if (!c->nr_cgroups || cg_path_of_pid(m->proc_root, pid, path, sizeof(path)) < 0)
 		return -1;
 	for (int i = 0; i < c->nr_cgroups; i++) {
 		size_t len = strlen(c->cgroups[i].path);
@@ -149,7 +151,7 @@ static void procs_update(struct sample_stage *m, const struct tierd_conf *c,
 	for (size_t i = 0; i < m->nr_pids; i++)
 		procs->procs[procs->nr++] = (struct cand_proc){
 			.pid = m->pids[i],
-			.cgroup = cgroup_index(c, m->pids[i]),
+			.cgroup = cgroup_index(m, c, m->pids[i]),
 			.rule = -1,
 		};
 	procs->generation++;
@@ -220,6 +222,11 @@ int sample_new(const struct tierd *d, const struct manager_ops *ops,
 	*ret = NULL;
 	if (!m)
 		return -ENOMEM;
+	r = fs_path(m->proc_root, sizeof(m->proc_root), d->root, "proc");
+	if (r < 0) {
+		free(m);
+		return r;
+	}
 	if (ops && ops->pids) {
 		m->fake_pids = ops->pids;
 		m->nr_fake_pids = ops->nr_pids;
