@@ -12,7 +12,10 @@
  *   configs/cxl-promotion.yaml's promotion, demotion and copy-thread
  *   settings, or the file given with --tierd-conf (sim_tierd_conf);
  * - the pids: one process per tenant, range r at address
- *   SIM_BASE + r * range_bytes of its tenant's process;
+ *   SIM_BASE + r * range_bytes of its tenant's process, in cgroup
+ *   /sim/tN; a tenant with a budget is a cgroup of the config with that
+ *   fast_tier_max_bytes (the first CONF_MAX_CGROUPS of them), and its
+ *   memory.numa_stat is rewritten from the placement before every tick;
  * - the sampler: each range the sampler model saw, recorded into the hot
  *   table as one 2 MiB entry weighted with what was seen (DAMON: the
  *   region's nr_accesses, as the DAMON source records a region; exact and
@@ -65,6 +68,8 @@ struct tsim {
 	uint8_t *node;
 	uint64_t used[SIM_MAX_NODES];
 	uint64_t *tenant_fast;
+	uint64_t *tenant_node;	/* [nr_tenants][nr_nodes] bytes */
+	bool *tenant_cg;	/* [nr_tenants]: a cgroup of the config */
 	int fast;
 	/* The interval's moves, in call order. */
 	struct sim_move *moves;
@@ -114,6 +119,47 @@ static int put_meminfo(struct tsim *t, int i)
 		 "Node %d MemUsed:        %llu kB\n", n->id, (unsigned long long)total, n->id,
 		 (unsigned long long)(total - used), n->id, (unsigned long long)used);
 	return put(t->root, rel, text);
+}
+
+/* /sim/tN's memory.numa_stat, as memcg prints it: every node, anon only. */
+static int put_numa_stat(struct tsim *t, uint32_t ten)
+{
+	const struct sim_machine *m = t->s->m;
+	char rel[128], text[64 + SIM_MAX_NODES * 48];
+	size_t len = 0;
+
+	len += (size_t)snprintf(text + len, sizeof(text) - len, "anon");
+	for (int i = 0; i < m->nr_nodes; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, " N%d=%llu", m->nodes[i].id,
+					(unsigned long long)t->tenant_node[ten * m->nr_nodes + i]);
+	len += (size_t)snprintf(text + len, sizeof(text) - len, "\nfile");
+	for (int i = 0; i < m->nr_nodes; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, " N%d=0", m->nodes[i].id);
+	snprintf(text + len, sizeof(text) - len, "\n");
+	snprintf(rel, sizeof(rel), "sys/fs/cgroup/sim/t%u/memory.numa_stat", ten);
+	return put(t->root, rel, text);
+}
+
+/* Each tenant's process in /sim/tN; the cgroups of the config, with their
+ * placement. */
+static int make_cgroups(struct tsim *t)
+{
+	const struct sim_setup *s = t->s;
+	char rel[64], text[64];
+	int r, n = 0;
+
+	/* A cgroup2 mount, as tierd's config check looks for one. */
+	r = put(t->root, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+	for (uint32_t i = 0; i < s->nr_tenants && !r; i++) {
+		snprintf(rel, sizeof(rel), "proc/%d/cgroup", (int)t->pids[i]);
+		snprintf(text, sizeof(text), "0::/sim/t%u\n", i);
+		r = put(t->root, rel, text);
+		t->tenant_cg[i] = s->budget_bytes[i] && n < CONF_MAX_CGROUPS;
+		n += t->tenant_cg[i];
+		if (t->tenant_cg[i])
+			r = r ?: put_numa_stat(t, i);
+	}
+	return r;
 }
 
 static int make_tree(struct tsim *t)
@@ -213,6 +259,12 @@ static int make_conf(struct tsim *t)
 		   "demotion:\n  enabled: true\n  cold_age_s: 60\n"
 		   "copy_threads:\n  mode: %s\n  min: 2\n  max: 8\n  busy_cpu_pct: 70\n",
 		t->kernel == SIM_KERNEL_PATCHED ? "auto" : "off");
+	for (uint32_t i = 0, any = 0; i < t->s->nr_tenants; i++) {
+		if (!t->tenant_cg[i])
+			continue;
+		fprintf(f, "%s  - path: /sim/t%u\n    fast_tier_max_bytes: %llu\n",
+			any++ ? "" : "cgroups:\n", i, (unsigned long long)t->s->budget_bytes[i]);
+	}
 	return fclose(f) ? -EIO : 0;
 }
 
@@ -346,6 +398,8 @@ static int move_range(struct tsim *t, uint32_t r, int to, bool first)
 		t->tenant_fast[ten] -= s->range_bytes;
 	if (fast_tier(t, to))
 		t->tenant_fast[ten] += s->range_bytes;
+	t->tenant_node[ten * s->m->nr_nodes + from] -= s->range_bytes;
+	t->tenant_node[ten * s->m->nr_nodes + to] += s->range_bytes;
 	t->node[r] = (uint8_t)to;
 	t->moves[t->nr_moves++] = (struct sim_move){ .range = r, .node = (uint8_t)to };
 	return 0;
@@ -441,6 +495,8 @@ static void tierd_destroy(void *state)
 		fprintf(stderr, "tierd-sim: could not remove %s\n", t->dir);
 	free(t->moves);
 	free(t->tenant_fast);
+	free(t->tenant_node);
+	free(t->tenant_cg);
 	free(t->node);
 	free(t->pids);
 	free(t);
@@ -467,8 +523,11 @@ static int tierd_init_kernel(void **ret, const struct sim_setup *s, enum sim_ker
 	t->pids = calloc(s->nr_tenants, sizeof(*t->pids));
 	t->node = calloc(s->nr_ranges, 1);
 	t->tenant_fast = calloc(s->nr_tenants, sizeof(*t->tenant_fast));
+	t->tenant_node = calloc((size_t)s->nr_tenants * m->nr_nodes, sizeof(*t->tenant_node));
+	t->tenant_cg = calloc(s->nr_tenants, sizeof(*t->tenant_cg));
 	t->moves = calloc(s->nr_ranges, sizeof(*t->moves));
-	if (!t->pids || !t->node || !t->tenant_fast || !t->moves) {
+	if (!t->pids || !t->node || !t->tenant_fast || !t->tenant_node || !t->tenant_cg ||
+	    !t->moves) {
 		tierd_destroy(t);
 		return -ENOMEM;
 	}
@@ -486,6 +545,7 @@ static int tierd_init_kernel(void **ret, const struct sim_setup *s, enum sim_ker
 	 * MemFree is rewritten from the placement before each tick. */
 	r = mkdir(t->root, 0755) < 0 ? -errno : 0;
 	r = r ?: make_tree(t);
+	r = r ?: make_cgroups(t);
 	r = r ?: make_conf(t);
 	if (r < 0) {
 		tierd_destroy(t);
@@ -545,6 +605,9 @@ static int tierd_decide(void *state, const struct sim_view *v, struct sim_move *
 	memcpy(t->node, v->node, s->nr_ranges);
 	memcpy(t->used, v->used_bytes, (size_t)s->m->nr_nodes * sizeof(*t->used));
 	memcpy(t->tenant_fast, v->tenant_fast_bytes, s->nr_tenants * sizeof(*t->tenant_fast));
+	memset(t->tenant_node, 0, (size_t)s->nr_tenants * s->m->nr_nodes * sizeof(*t->tenant_node));
+	for (uint32_t r = 0; r < s->nr_ranges; r++)
+		t->tenant_node[s->range_tenant[r] * s->m->nr_nodes + t->node[r]] += s->range_bytes;
 	t->seen = v->seen;
 	t->fresh = true;
 	t->nr_moves = 0;
@@ -559,6 +622,11 @@ static int tierd_decide(void *state, const struct sim_view *v, struct sim_move *
 		t->clock_ns = now;
 		for (int i = 0; i < s->m->nr_nodes; i++) {
 			r = put_meminfo(t, i);
+			if (r < 0)
+				return r;
+		}
+		for (uint32_t ten = 0; ten < s->nr_tenants; ten++) {
+			r = t->tenant_cg[ten] ? put_numa_stat(t, ten) : 0;
 			if (r < 0)
 				return r;
 		}

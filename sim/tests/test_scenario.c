@@ -19,6 +19,9 @@ static const char *machine_path;
 /* The last run's result, for the tests that look at one. */
 static uint64_t last_migrated;
 static int64_t last_t50_ns;
+#define MAX_TENANTS 8
+static uint64_t last_fast[MAX_TENANTS], last_budget[MAX_TENANTS];
+static uint32_t last_nr_tenants;
 
 static const char *const gens[] = {
 	"tenants:footprint=2560M,tenants=3,hot=0.3,seconds=20",
@@ -60,6 +63,11 @@ static char *run_json(const struct sim_machine *m, const char *gen,
 				sys->name, smp_spec);
 		last_migrated = res.bytes_migrated;
 		last_t50_ns = res.t50_ns;
+		last_nr_tenants = res.nr_tenants < MAX_TENANTS ? res.nr_tenants : MAX_TENANTS;
+		for (uint32_t t = 0; t < last_nr_tenants; t++) {
+			last_fast[t] = res.tenants[t].max_fast_bytes;
+			last_budget[t] = res.tenants[t].budget_bytes;
+		}
 		row = (struct sim_row){ .trace = gen, .machine = m->name,
 					.system = sys->name, .sampler = smp.name,
 					.res = &res, .tenant_names = l.tenant_names };
@@ -117,10 +125,40 @@ static void test_tierd_promotes(void)
 	}
 }
 
+/* The tenants' budgets reach tierd as its cgroups' fast_tier_max_bytes:
+ * one tenant at its budget does not stop the others' promotions (a move
+ * over a budget that tierd did not know of would come back as -ENOMEM, a
+ * full node to tierd). */
+static void test_tierd_budgets(void)
+{
+	static const char *const names[] = { "tierd-vanilla", "tierd-patched" };
+	struct sim_machine m;
+	char err[SIM_ERR_LEN];
+
+	CHECK_EQ_INT(sim_machine_load(machine_path, &m, err), 0);
+	for (size_t i = 0; i < 2; i++) {
+		const struct sim_system *sys = sim_system_find(names[i]);
+
+		CHECK(sys != NULL);
+		if (!sys)
+			continue;
+		free(run_json(&m, gens[0], sys, "exact"));
+		CHECK(last_nr_tenants == 3);
+		for (uint32_t t = 0; t < last_nr_tenants; t++) {
+			CHECK(last_budget[t] > 0);
+			CHECK(last_fast[t] > 0);
+			if (!last_fast[t])
+				fprintf(stderr, "%s: tenant %u got no fast-tier memory\n",
+					names[i], t);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	machine_path = argc > 1 ? argv[1] : "sim/machines/lab.yaml";
 	RUN(test_invariants_and_determinism);
 	RUN(test_tierd_promotes);
+	RUN(test_tierd_budgets);
 	return TEST_EXIT();
 }
