@@ -13,15 +13,16 @@
  *     THP) a tick, so the node queries and the memory are bounded;
  *  3. a range seen wholly on the fast tier, or moved there wholly by the
  *     last tick (the account step), is not queried again for promotion
- *     for FAST_RECHECK_NS: the budget goes to the ranges that may still
- *     need moving (still_fast() rechecks a sample of its pages after);
+ *     for CAND_FAST_RECHECK_NS: the budget goes to the ranges that may still
+ *     need moving (cand_still_fast() rechecks a sample of its pages after);
  *  4. where each candidate is: node queries, one call for a run of
  *     entries of one process, up to QUERY_ENTRIES entries and QUERY_PAGES
  *     pages (see stage_entry()).
  *
  * What a tick looks at is bounded: MAX_VIEWS entries of the table a
- * selection, COLD_QUERY_PAGES pages the coldest pass queries, and max_cand
- * slots in all.
+ * selection, 1 + HOT_WINDOWS selections for the hottest (head_walk()) and
+ * COLD_WINDOWS for the coldest, COLD_QUERY_PAGES pages the coldest pass
+ * queries, and max_cand slots in all.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,7 +30,6 @@
 
 #include "candidates.h"
 
-#define NSEC_PER_SEC 1000000000ull
 #define PAGE_SZ 4096u
 #define PAGES_PER_HUGE (HOT_HUGE_SIZE / PAGE_SZ)
 #define MAX_VIEWS 4096 /* table entries looked at a tick */
@@ -37,8 +37,7 @@
 #define QUERY_ENTRIES 1024 /* entries one node query may cover */
 #define QUERY_PAGES 4096 /* base pages it may cover (a 2 MiB entry of base pages is 512) */
 #define COLD_WINDOWS 2 /* MAX_VIEWS selections the coldest pass makes a tick */
-#define FAST_RECHECK_NS (10 * NSEC_PER_SEC)
-#define RECHECK_PAGES 16 /* of a known-fast range's 512, see still_fast() */
+#define HOT_WINDOWS 2 /* and the head past its first MAX_VIEWS */
 
 /* An entry of the table chosen as candidates, waiting for its node query. */
 struct staged {
@@ -61,6 +60,7 @@ struct cand_select {
 	struct staged *staged; /* entries whose query is pending, QUERY_ENTRIES */
 	size_t nr_staged, staged_pages; /* their number, and their pages in addrs[] */
 	struct hot_cursor cold_cursor; /* where the coldest pass goes on from */
+	struct hot_cursor hot_cursor; /* where the head goes on past MAX_VIEWS */
 	struct hot_entry_view *views;
 	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
 	void **addrs; /* the staged entries' pages, QUERY_PAGES */
@@ -158,7 +158,7 @@ static bool range_fits_rates(const struct cand_select *m, const struct cand_proc
  * For the cold passes, an entry found wholly on the lowest tier adds
  * nothing: there is no tier to demote it to, and it would take the
  * reserve's slots from the cold pages that can go down (its range is
- * remembered as low, see known_low()).
+ * remembered as low, see cand_known_low()).
  */
 static void flush_staged(struct cand_select *m, uint64_t now_ns)
 {
@@ -287,70 +287,6 @@ static bool slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
 	return m->slots >= limit;
 }
 
-static bool seen_recently(uint32_t seen, uint64_t now_ns)
-{
-	return seen && now_ns - cand_ns(seen) < FAST_RECHECK_NS;
-}
-
-static bool known_fast(const struct cand_select *m, const struct hot_entry_view *v,
-		       uint64_t now_ns)
-{
-	const struct cand_range *rg = cand_range_peek(m->ranges, v->pid, v->addr);
-
-	return rg && seen_recently(rg->fast_seen, now_ns);
-}
-
-/*
- * Nothing of the range to demote: it was seen wholly on the lowest tier
- * within FAST_RECHECK_NS.  A range promoted in part since then is still
- * taken as low until then, when the cold passes query it again; one tierd
- * promoted is held there by the policy's cool-down about as long.
- */
-static bool known_low(const struct cand_select *m, const struct hot_entry_view *v,
-		      uint64_t now_ns)
-{
-	const struct cand_range *rg = cand_range_peek(m->ranges, v->pid, v->addr);
-
-	return rg && seen_recently(rg->low_seen, now_ns);
-}
-
-/*
- * A range known fast whose FAST_RECHECK_NS ran out: RECHECK_PAGES of its 512
- * base pages, evenly spaced, from an offset that moves on with every
- * recheck period (so every page is looked at within PAGES_PER_HUGE /
- * RECHECK_PAGES periods), instead of all of them.  True, and known fast
- * again, when every one is still on a fast-tier node; else the caller
- * queries the range whole.  A whole query of every page of a settled hot
- * set, and the policy sorting them all, every 10 s, would be tierd's
- * largest steady cost for nothing: with the sample, the decide path's
- * steady-state CPU in the lab is 0.17% of a vCPU, against 1.6% for whole
- * queries.  Not for THPs (one query page anyway), processes with a
- * placement rule (their GPU bytes are counted from the queries), or ranges
- * never seen fast.
- */
-static bool still_fast(struct cand_select *m, const struct hot_entry_view *v, uint64_t now_ns)
-{
-	const struct cand_proc *proc = cand_proc_find(m->procs, v->pid);
-	const struct cand_range *rg = cand_range_peek(m->ranges, v->pid, v->addr);
-	uint64_t off = now_ns / FAST_RECHECK_NS % (PAGES_PER_HUGE / RECHECK_PAGES);
-	void *addrs[RECHECK_PAGES];
-	int status[RECHECK_PAGES];
-
-	if (!rg || !rg->fast_seen || !proc || proc->rule >= 0 || v->len != HOT_HUGE_SIZE ||
-	    (m->io->is_thp && m->io->is_thp(m->io->ctx, v->pid, v->addr) == 1))
-		return false;
-	for (size_t i = 0; i < RECHECK_PAGES; i++)
-		addrs[i] = (void *)(uintptr_t)(v->addr +
-			(off + i * (PAGES_PER_HUGE / RECHECK_PAGES)) * PAGE_SZ);
-	if (m->io->query(m->io->ctx, v->pid, RECHECK_PAGES, addrs, status) < 0)
-		return false;
-	for (size_t i = 0; i < RECHECK_PAGES; i++)
-		if (!topo_node_fast(m->topo, status[i]))
-			return false;
-	cand_range(m->ranges, v->pid, v->addr)->fast_seen = cand_time(now_ns);
-	return true;
-}
-
 /*
  * This tick's candidates into m->cand, hottest entries first; returns how
  * many.  When the policy may demote (@demote: policy_may_demote()), a
@@ -383,9 +319,63 @@ static bool still_fast(struct cand_select *m, const struct hot_entry_view *v, ui
  */
 static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns);
 
+static bool head_take(struct cand_select *m, const struct hot_entry_view *v, size_t reserve,
+		      uint64_t now_ns)
+{
+	if (slots_taken(m, m->max_cand - reserve, now_ns) || m->cand_full)
+		return false;
+	if (!cand_known_fast(m->ranges, v, now_ns) &&
+	    !cand_still_fast(m->ranges, m->procs, m->io, m->topo, v, now_ns))
+		stage_entry(m, v, false, now_ns);
+	return true;
+}
+
+/*
+ * The head past the MAX_VIEWS hottest, when it looked at all of them and
+ * the cap has room: a hot set of more than MAX_VIEWS entries (8 GiB of
+ * 2 MiB ranges) is known fast up to there once promoted, and without this
+ * the ranges past it would never be looked at.  HOT_WINDOWS selections a
+ * tick, from where the last tick's walk stopped (m->hot_cursor), or from
+ * the head's end if that is colder; at the end of the table the next
+ * walk starts again at the head's end.  Returns the heat of the last
+ * entry looked at (the coldest pass's floor).
+ */
+static double head_walk(struct cand_select *m, size_t reserve, uint64_t now_ns)
+{
+	struct hot_cursor end;
+	double floor = m->views[MAX_VIEWS - 1].heat;
+	size_t nv, i;
+
+	hot_cursor_after(m->hot, &m->views[MAX_VIEWS - 1], &end);
+	if (!m->hot_cursor.pid || m->hot_cursor.rebases != end.rebases ||
+	    m->hot_cursor.v > end.v)
+		m->hot_cursor = end;
+	for (int w = 0; w < HOT_WINDOWS; w++) {
+		nv = hot_select_hottest_after(m->hot, 0, now_ns, &m->hot_cursor, m->views,
+					      MAX_VIEWS);
+		for (i = 0; i < nv && head_take(m, &m->views[i], reserve, now_ns); i++)
+			;
+		if (i)
+			floor = m->views[i - 1].heat;
+		if (i < nv) {	/* the cap: go on from views[i] next tick */
+			m->capped = true;
+			if (i)
+				hot_cursor_after(m->hot, &m->views[i - 1], &m->hot_cursor);
+			return floor;
+		}
+		if (nv < MAX_VIEWS) {	/* the end of the table */
+			memset(&m->hot_cursor, 0, sizeof(m->hot_cursor));
+			return floor;
+		}
+		hot_cursor_after(m->hot, &m->views[nv - 1], &m->hot_cursor);
+	}
+	return floor;
+}
+
 static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now_ns)
 {
 	size_t nv, reserve, i;
+	double floor;
 	bool tail;
 
 	memset(m->rule_used, 0, POLICY_MAX_RULES * sizeof(*m->rule_used));
@@ -399,26 +389,27 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 	if (tail) {
 		memset(m->cold_taken, 0, sizeof(m->cold_taken));
 		for (size_t k = nv; k-- > 0 && !slots_taken(m, reserve, now_ns);) {
-			if (known_low(m, &m->views[k], now_ns))
+			if (cand_known_low(m->ranges, &m->views[k], now_ns))
 				continue;
 			stage_entry(m, &m->views[k], false, now_ns);
 			m->cold_taken[k / 64] |= 1ull << (k % 64);
 		}
 		reserve = 0;
 	}
-	for (i = 0; i < nv && !slots_taken(m, m->max_cand - reserve, now_ns) &&
-		    !m->cand_full; i++) {
-		if ((tail && (m->cold_taken[i / 64] & 1ull << (i % 64))) ||
-		    known_fast(m, &m->views[i], now_ns) ||
-		    still_fast(m, &m->views[i], now_ns))
+	for (i = 0; i < nv; i++) {
+		if (tail && (m->cold_taken[i / 64] & 1ull << (i % 64)))
 			continue;
-		stage_entry(m, &m->views[i], false, now_ns);
+		if (!head_take(m, &m->views[i], reserve, now_ns))
+			break;
 	}
 	/* Stopped by the cap with entries left: the last one may have been
 	 * refused (a range of 512 base pages with fewer slots left). */
 	m->capped = m->cand_full || i < nv;
+	floor = i ? m->views[i - 1].heat : 0.0;
+	if (i == MAX_VIEWS && !m->capped)
+		floor = head_walk(m, reserve, now_ns);
 	if (reserve)
-		cold_walk(m, m->views[i - 1].heat, now_ns);
+		cold_walk(m, floor, now_ns);
 	flush_staged(m, now_ns);
 	return m->n;
 }
@@ -446,7 +437,7 @@ static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns)
 		size_t i;
 
 		for (i = 0; i < nv && m->views[i].heat < floor_heat; i++) {
-			if (known_low(m, &m->views[i], now_ns))
+			if (cand_known_low(m->ranges, &m->views[i], now_ns))
 				continue;
 			stopped = m->cold_queried >= COLD_QUERY_PAGES ||
 				  !stage_entry(m, &m->views[i], true, now_ns);

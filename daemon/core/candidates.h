@@ -28,6 +28,7 @@
 
 #define CAND_MAX_PROCS 1024
 #define CAND_RANGE_SLOTS (1u << 16) /* remembered 2 MiB ranges */
+#define CAND_RANGE_WAYS 8 /* slots a range may take, a set */
 
 /* A tracked process, as the policy sees it. */
 struct cand_proc {
@@ -51,8 +52,13 @@ const struct cand_proc *cand_proc_find(const struct cand_procs *p, pid_t pid);
  * and ping-pong inputs, and when the range was last seen wholly on the fast
  * tier (so a hot range already there is not queried every tick) or wholly
  * on the lowest (so a cold one there is not queried for demotion).  A
- * direct-mapped cache: a collision forgets the older range, which only
- * costs a node query or a shorter cool-down.
+ * cache of CAND_RANGE_WAYS-way sets: a range new to a full set takes the
+ * place of the one tierd did least lately with, which costs a node query
+ * or a shorter cool-down.  Direct-mapped, two hot ranges that collide
+ * would forget each other every tick and be queried every tick, and a
+ * hot set of a few thousand ranges has dozens of such pairs (n^2 / 2
+ * slots): they would take the tick's candidates from the ranges that
+ * still need moving.
  *
  * 32 bytes: the times are cand_time()s, not nanoseconds (48 bytes with
  * them, 3 MiB for the 64 Ki slots; with a table full of the DAMON source's
@@ -99,6 +105,24 @@ static inline uint64_t cand_ns(uint32_t t)
 struct cand_range *cand_range(struct cand_ranges *r, pid_t pid, uint64_t addr);
 
 /* The slot of that range if it is the one remembered, else NULL. */
+/* A range seen wholly on the fast tier (or the lowest) is not queried
+ * again for this long. */
+#define CAND_FAST_RECHECK_NS (10 * 1000000000ull)
+
+/* @v's range was seen wholly on the fast tier within CAND_FAST_RECHECK_NS. */
+bool cand_known_fast(const struct cand_ranges *r, const struct hot_entry_view *v,
+		     uint64_t now_ns);
+/* ... wholly on the lowest tier. */
+bool cand_known_low(const struct cand_ranges *r, const struct hot_entry_view *v,
+		    uint64_t now_ns);
+struct cand_io;
+struct cand_procs;
+/* A range known fast whose recheck time ran out, sampled again (see
+ * cand_memory.c): true, and known fast again, when it still is. */
+bool cand_still_fast(struct cand_ranges *r, const struct cand_procs *procs,
+		     const struct cand_io *io, const struct topology *topo,
+		     const struct hot_entry_view *v, uint64_t now_ns);
+
 const struct cand_range *cand_range_peek(const struct cand_ranges *r, pid_t pid,
 					 uint64_t addr);
 

@@ -163,10 +163,11 @@ size_t hot_select_coldest(const struct hot_table *t, pid_t pid, uint64_t now_ns,
 			  struct hot_entry_view *out, size_t max);
 
 /*
- * A place in the coldest-first order (heat, then pid, then address), for a
- * walk over more entries than one selection holds: hot_cursor_after() marks
- * the place just past an entry a selection returned, and
- * hot_select_coldest_after() goes on from there.  The cursor keeps the
+ * A place in the coldest-first or the hottest-first order (heat, then pid,
+ * then address), for a walk over more entries than one selection holds:
+ * hot_cursor_after() marks an entry a selection returned, and
+ * hot_select_coldest_after() or hot_select_hottest_after() goes on past
+ * it.  The cursor keeps the
  * entry's stored weight, not its decayed heat, so it is exact: decay scales
  * every weight alike and leaves the order as it was.  It lapses when the
  * table rebases its weights (hot_stats.rebases); a lapsed or unset cursor
@@ -184,6 +185,11 @@ void hot_cursor_after(const struct hot_table *t, const struct hot_entry_view *v,
 		      struct hot_cursor *ret);
 /* hot_select_coldest() of the entries after @after (NULL: from the coldest). */
 size_t hot_select_coldest_after(const struct hot_table *t, pid_t pid, uint64_t now_ns,
+				const struct hot_cursor *after, struct hot_entry_view *out,
+				size_t max);
+/* hot_select_hottest() of the entries after @after in the hottest-first
+ * order, colder than it (NULL or lapsed: from the hottest). */
+size_t hot_select_hottest_after(const struct hot_table *t, pid_t pid, uint64_t now_ns,
 				const struct hot_cursor *after, struct hot_entry_view *out,
 				size_t max);
 

@@ -190,6 +190,13 @@ size_t hot_select_coldest_after(const struct hot_table *t, pid_t pid, uint64_t n
 	return hot_select(t, pid, false, 0.0, after, now_ns, out, max, -1);
 }
 
+size_t hot_select_hottest_after(const struct hot_table *t, pid_t pid, uint64_t now_ns,
+				const struct hot_cursor *after, struct hot_entry_view *out,
+				size_t max)
+{
+	return hot_select(t, pid, false, 0.0, after, now_ns, out, max, 1);
+}
+
 void hot_cursor_after(const struct hot_table *t, const struct hot_entry_view *v,
 		      struct hot_cursor *ret)
 {

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * core/candidates at the scale of a server's hot set: more hot 2 MiB
+ * ranges than one selection of the hotness table looks at (MAX_VIEWS,
+ * 4096), and more than a direct-mapped range memory keeps apart.
+ *   - the range memory remembers every range of an 8 GiB hot set;
+ *   - once the hottest 4096 ranges are on the fast tier and known there,
+ *     the head goes on past them: the colder ranges still on the slow
+ *     node become candidates, and the next tick goes on from there.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "candidates.h"
+#include "test.h"
+
+#define SEC 1000000000ull
+#define PG 4096ull
+#define PID 77
+#define BASE 0x100000000000ull
+#define VIEWS 4096	/* MAX_VIEWS in candidates.c */
+#define NR_RANGES 6000
+#define CAP_RANGES 64	/* the cap, in ranges of 512 base pages */
+#define MAX_CAND (CAP_RANGES * 512)
+
+static struct topology topo;
+static struct hot_table hot;
+static struct cand_procs procs;
+static struct cand_ranges ranges;
+static struct policy_page cand[MAX_CAND];
+static unsigned char node_of[NR_RANGES];	/* of each range, all its pages */
+
+static int fake_query(void *ctx, pid_t pid, size_t count, void **addrs, int *status)
+{
+	for (size_t i = 0; i < count; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)addrs[i];
+		uint64_t r = (a - BASE) / HOT_HUGE_SIZE;
+
+		status[i] = pid == PID && a >= BASE && r < NR_RANGES ? node_of[r] : -14;
+	}
+	return 0;
+}
+
+static void setup(void)
+{
+	static void *mem;
+	struct hot_params hp = { .half_life_ns = 1000 * SEC, .max_entries = 8192 };
+	size_t len = hot_mem_size(hp.max_entries);
+
+	memset(&topo, 0, sizeof(topo));
+	topo.nr_nodes = 2;
+	topo.nr_tiers = 2;
+	for (int i = 0; i < 2; i++) {
+		topo.nodes[i].id = i;
+		topo.nodes[i].tier = i;
+		topo.nodes[i].has_memory = true;
+	}
+	free(mem);
+	mem = calloc(1, len);
+	CHECK_EQ_INT(hot_init(&hot, &hp, mem, len, 0), 0);
+	/* Range r is hotter than range r + 1. */
+	for (uint64_t r = 0; r < NR_RANGES; r++)
+		CHECK(hot_record(&hot, PID, BASE + r * HOT_HUGE_SIZE, HOT_HUGE_SIZE,
+				 (double)(NR_RANGES - r), 1 * SEC) > 0);
+	memset(&ranges, 0, sizeof(ranges));
+	procs = (struct cand_procs){ .nr = 1 };
+	procs.procs[0] = (struct cand_proc){ .pid = PID, .cgroup = -1, .rule = -1 };
+}
+
+/* Range @i of a hot set scattered over 1 TiB, as a server's is. */
+static uint64_t scattered(uint64_t i)
+{
+	uint64_t z = i * 0x9e3779b97f4a7c15ull + 12345;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return BASE + ((z ^ (z >> 31)) % (1u << 19)) * HOT_HUGE_SIZE;
+}
+
+/* The range memory is a cache, but an 8 GiB hot set fits in it whole
+ * (4096 ranges in 64 Ki slots: direct-mapped, about n^2 / 2 slots = 128 of
+ * them would forget each other). */
+static void test_memory_holds_hot_set(void)
+{
+	size_t lost = 0;
+
+	memset(&ranges, 0, sizeof(ranges));
+	for (uint64_t r = 0; r < VIEWS; r++)
+		cand_range(&ranges, PID, scattered(r))->fast_seen = cand_time(SEC);
+	for (uint64_t r = 0; r < VIEWS; r++) {
+		struct hot_entry_view v = { .pid = PID, .addr = scattered(r),
+					    .len = HOT_HUGE_SIZE };
+
+		lost += !cand_known_fast(&ranges, &v, 2 * SEC);
+	}
+	CHECK_EQ_U64(lost, 0);
+}
+
+static size_t run(struct cand_select *sel, uint64_t now_ns, struct cand_out *out)
+{
+	struct cand_io io = { .query = fake_query };
+	struct cand_in in = { .topo = &topo, .hot = &hot, .procs = &procs, .ranges = &ranges };
+
+	*out = (struct cand_out){ .cand = cand };
+	cand_select_run(sel, &in, &io, now_ns, out);
+	return out->nr_cand;
+}
+
+/* The tick's candidates are the slow ranges right past @first, in order. */
+static void check_next(size_t n, uint64_t first)
+{
+	CHECK_EQ_U64(n, CAP_RANGES);
+	for (size_t i = 0; i < n && i < CAP_RANGES; i++) {
+		CHECK_EQ_INT(cand[i].node, 1);
+		CHECK_EQ_U64(cand[i].addr, BASE + (first + i) * HOT_HUGE_SIZE);
+	}
+}
+
+static void test_head_past_views(void)
+{
+	struct cand_select *sel;
+	struct cand_out out;
+	size_t n;
+
+	setup();
+	/* The hottest VIEWS ranges promoted and known fast, the rest slow. */
+	for (uint64_t r = 0; r < NR_RANGES; r++) {
+		node_of[r] = r < VIEWS ? 0 : 1;
+		if (r < VIEWS)
+			cand_range(&ranges, PID, BASE + r * HOT_HUGE_SIZE)->fast_seen =
+				cand_time(2 * SEC);
+	}
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &sel), 0);
+	n = run(sel, 3 * SEC, &out);
+	check_next(n, VIEWS);
+	CHECK(out.capped);
+
+	/* Those moved too: the next tick goes on past them. */
+	for (uint64_t r = VIEWS; r < VIEWS + CAP_RANGES; r++) {
+		node_of[r] = 0;
+		cand_range(&ranges, PID, BASE + r * HOT_HUGE_SIZE)->fast_seen = cand_time(3 * SEC);
+	}
+	n = run(sel, 4 * SEC, &out);
+	check_next(n, VIEWS + CAP_RANGES);
+	cand_select_free(sel);
+}
+
+int main(void)
+{
+	RUN(test_memory_holds_hot_set);
+	RUN(test_head_past_views);
+	return TEST_EXIT();
+}
