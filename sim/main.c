@@ -156,8 +156,10 @@ static int run_one(const struct opts *o, const struct sim_machine *m,
 	struct sim_setup s = { .m = m, .range_bytes = o->range_bytes,
 			       .interval_ns = o->interval_ns, .seed = o->seed };
 	struct sim_run run = { .s = &s, .sys = sys, .max_intervals = UINT64_MAX };
+	char spec[96];
 	int r;
 
+	snprintf(spec, sizeof(spec), "%s", o->sampler);
 	r = job_source(o, m, j, err);
 	if (r)
 		return r;
@@ -165,7 +167,13 @@ static int run_one(const struct opts *o, const struct sim_machine *m,
 	s.nr_tenants = j->l.nr_tenants;
 	s.range_tenant = j->l.range_tenant;
 	s.budget_bytes = j->l.budget_bytes;
-	r = sim_sampler_create(o->sampler, &s, &j->sampler, err);
+	/* tierd's own kdamond: DAMON as tierd's config sets it. */
+	if (!strcmp(o->sampler, "damon") && !strncmp(sys->name, "tierd", 5)) {
+		r = sim_tierd_damon_spec(spec, sizeof(spec), err);
+		if (r)
+			return r;
+	}
+	r = sim_sampler_create(spec, &s, &j->sampler, err);
 	if (r)
 		return r;
 	run.src = j->src;

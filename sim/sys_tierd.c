@@ -268,6 +268,27 @@ static int make_conf(struct tsim *t)
 	return fclose(f) ? -EIO : 0;
 }
 
+int sim_tierd_damon_spec(char *buf, size_t len, char *err)
+{
+	static struct tierd_conf c;
+	char *errors = NULL;
+
+	if (sim_tierd_conf && *sim_tierd_conf) {
+		if (conf_load(sim_tierd_conf, &c, &errors) < 0) {
+			snprintf(err, SIM_ERR_LEN, "%s", errors ? errors : sim_tierd_conf);
+			free(errors);
+			return -EINVAL;
+		}
+		free(errors);
+	} else {
+		conf_defaults(&c);
+	}
+	snprintf(buf, len, "damon:%u:%u:%u:%u", c.sampling.damon_sample_us,
+		 c.sampling.damon_aggr_us, c.sampling.damon_min_regions,
+		 c.sampling.damon_max_regions);
+	return 0;
+}
+
 /* ---- the sampler: the model's view into the hot table ---- */
 
 static int ts_probe(struct sampler *s, char *why, size_t len)
@@ -564,7 +585,7 @@ static int tierd_init_kernel(void **ret, const struct sim_setup *s, enum sim_ker
 	};
 	/* tierd's start-up lines once per run are noise in a report: its
 	 * warnings and errors only. */
-	log_set_max_level(LOG_WARNING);
+	log_set_max_level(getenv("SIMDBG") ? LOG_DEBUG : LOG_WARNING);
 	r = tierd_init(&t->d);
 	if (r == 0) {
 		t->started = true;

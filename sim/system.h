@@ -15,6 +15,7 @@
 #define TIERD_SIM_SYSTEM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "machine.h"
@@ -72,6 +73,14 @@ const struct sim_system *sim_system_find(const char *name);
 /* The tierd systems' tierd.yaml (--tierd-conf); NULL: one made from the
  * machine model's tiers and configs/cxl-promotion.yaml's settings. */
 extern const char *sim_tierd_conf;
+
+/*
+ * The DAMON sampler spec a tierd system's kdamond would run with:
+ * "damon:SAMPLE_US:AGGR_US:MIN_NR:MAX_NR" from the sampling.damon keys of
+ * sim_tierd_conf, or tierd's defaults.  0, or a negative errno with the
+ * config's errors in @err (SIM_ERR_LEN bytes).
+ */
+int sim_tierd_damon_spec(char *buf, size_t len, char *err);
 
 /* Names of all systems, NULL-terminated, for --help. */
 extern const struct sim_system *const sim_systems[];
