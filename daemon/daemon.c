@@ -19,75 +19,12 @@
 #include "fsutil.h"
 #include "log.h"
 #include "manager.h"
+#include "nodes.h"
 #include "notify.h"
 #include "status.h"
 #include "topo_read.h"
 
 #define NSEC_PER_SEC 1000000000ull
-
-static bool is_memory_node(const struct topology *topo, int id)
-{
-	int idx = topo_node_index(topo, id);
-
-	return idx >= 0 && topo->nodes[idx].has_memory;
-}
-
-/*
- * At start, a node the config names that is not a memory node now (a GPU
- * whose driver has not brought its memory online, a CXL device gone since
- * the file was written) is left out, with a warning that says where the
- * file names it, and the rest runs: refusing to start would leave the
- * machine with no tiering at all.  A tier left without nodes goes too.  A
- * reload still refuses such a file: tierctl shows the error, the running
- * policy stays.
- */
-static void drop_missing_nodes(struct tierd_conf *c, const struct topology *topo)
-{
-	int nt = 0, ng = 0;
-
-	for (int t = 0; t < c->nr_tiers; t++) {
-		struct conf_tier *ct = &c->tiers[t];
-		int k = 0;
-
-		for (int i = 0; i < ct->spec.nr_nodes; i++) {
-			const struct conf_mark *m = &ct->node_marks[i];
-
-			if (is_memory_node(topo, ct->spec.nodes[i])) {
-				ct->node_marks[k] = *m;
-				ct->spec.nodes[k++] = ct->spec.nodes[i];
-				continue;
-			}
-			log_warn("%s:%u:%u: tiers: node %d is not a memory node of this machine: tier '%s' runs without it",
-				 c->path, m->line, m->column, ct->spec.nodes[i], ct->spec.name);
-		}
-		ct->spec.nr_nodes = k;
-		if (!k) {
-			log_warn("%s:%u:%u: tiers: tier '%s' has no memory node left: left out",
-				 c->path, ct->mark.line, ct->mark.column, ct->spec.name);
-			continue;
-		}
-		if (nt != t)
-			c->tiers[nt] = *ct;
-		nt++;
-	}
-	if (c->nr_tiers && !nt)
-		log_warn("%s: no configured tier has a memory node: tiers come from the kernel",
-			 c->path);
-	c->nr_tiers = nt;
-	for (int g = 0; g < c->nr_gpu_nodes; g++) {
-		const struct conf_gpu_node *gn = &c->gpu_nodes[g];
-
-		if (!is_memory_node(topo, gn->node)) {
-			log_warn("%s:%u:%u: gpu_nodes: node %d is not a memory node of this machine: its placement rule is left out",
-				 c->path, gn->mark.line, gn->mark.column, gn->node);
-			continue;
-		}
-		if (ng != g)
-			c->gpu_nodes[ng] = *gn;
-		ng++;
-	}
-	c->nr_gpu_nodes = ng;
-}
 
 static void log_lines(int level, const char *text)
 {
@@ -98,31 +35,6 @@ static void log_lines(int level, const char *text)
 		log_msg(level, "%.*s", len, text);
 		text += len + (nl ? 1 : 0);
 	}
-}
-
-static void log_topology(const struct tierd *d)
-{
-	static const char *const sources[] = { "the kernel", "HMAT",
-					       "the config" };
-	const struct topology *t = &d->topo;
-
-	for (int i = 0; i < t->nr_tiers; i++) {
-		char nodes[256] = "";
-
-		for (int k = 0; k < t->tiers[i].nr_nodes; k++)
-			snprintf(nodes + strlen(nodes),
-				 sizeof(nodes) - strlen(nodes), "%s%d",
-				 k ? "," : "", t->tiers[i].nodes[k]);
-		log_info("Tier %d '%s': nodes %s (from %s)", i,
-			 t->tiers[i].name, nodes, sources[t->tier_source]);
-	}
-	if (t->kernel_tiers_flat)
-		log_warn(
-			"The kernel puts memory nodes in one tier that %s separates; tierd uses %d tiers as shown",
-			sources[t->tier_source], t->nr_tiers);
-	if (t->nr_tiers < 2)
-		log_notice(
-			"Only one memory tier: nothing to promote or demote on this machine");
 }
 
 static void recompute_dry_run(struct tierd *d)
@@ -231,7 +143,11 @@ int tierd_init(struct tierd *d)
 			d->root, strerror(-r));
 		return r;
 	}
-	drop_missing_nodes(d->conf, &d->topo);
+	d->conf_file = malloc(sizeof(*d->conf_file));
+	if (!d->conf_file)
+		return -ENOMEM;
+	*d->conf_file = *d->conf;
+	tierd_drop_missing_nodes(d->conf, &d->topo);
 	r = conf_check_machine(d->conf, &d->topo, d->root, &d->control_gid,
 			       &errors, &warnings);
 	if (warnings)
@@ -257,18 +173,8 @@ int tierd_init(struct tierd *d)
 		 "none");
 	snprintf(d->stats.sampler_reason, sizeof(d->stats.sampler_reason),
 		 "no hotness source started");
-	log_topology(d);
+	tierd_log_topology(d);
 	return 0;
-}
-
-void tierd_refresh_topology(struct tierd *d)
-{
-	int r = topo_refresh_memory(d->root, &d->topo);
-
-	if (r < 0 && r != d->topo_error)
-		log_warn("Failed to refresh node memory under %s: %s", d->root,
-			 strerror(-r));
-	d->topo_error = r;
 }
 
 /* Carry cgroup counters over to the new list, matched by path. */
@@ -333,6 +239,8 @@ int tierd_reload(struct tierd *d, char *why, size_t why_size)
 	remap_cgroups(d, next);
 	free(d->conf);
 	d->conf = next;
+	if (d->conf_file)
+		*d->conf_file = *next;
 	d->topo = topo;
 	d->control_gid = gid;
 	d->dry_run_override = false;
@@ -341,7 +249,7 @@ int tierd_reload(struct tierd *d, char *why, size_t why_size)
 		manager_reload_apply(d->mgr);
 	d->reloads_ok_total++;
 	log_info("Reloaded %s", d->config_path);
-	log_topology(d);
+	tierd_log_topology(d);
 	tierd_status_line(d, status, sizeof(status));
 	notify_ready(status);
 	return 0;
@@ -365,7 +273,9 @@ void tierd_set_dry_run(struct tierd *d, bool on)
 void tierd_fini(struct tierd *d)
 {
 	free(d->conf);
+	free(d->conf_file);
 	d->conf = NULL;
+	d->conf_file = NULL;
 }
 
 void tierd_status_line(const struct tierd *d, char *buf, size_t size)

@@ -91,6 +91,9 @@ struct tierd {
 	bool dry_run; /* in effect: conf->dry_run or the override */
 
 	struct tierd_conf *conf;
+	/* The policy as its file says it: conf is this fitted to the nodes
+	 * the machine has now (nodes.c). */
+	struct tierd_conf *conf_file;
 	struct topology topo;
 	gid_t control_gid; /* conf->control.group resolved; (gid_t)-1 none */
 
@@ -110,6 +113,9 @@ struct tierd {
 	int topo_error; /* last topology refresh error, logged once */
 	const char *record_path; /* --record FILE, NULL: none */
 	struct recorder *record; /* open while tierd runs with --record */
+	uint64_t topo_changes_total; /* memory that came or went, and so on */
+	uint64_t topo_change_ns; /* the last change, CLOCK_MONOTONIC */
+	char topo_change[192]; /* what it was, in words; "" none yet */
 };
 
 /*
@@ -133,8 +139,20 @@ int tierd_init(struct tierd *d);
 void tierd_tick_priority(struct tierd *d);
 void tierd_rest_priority(const struct tierd *d);
 
-/* Each node's total and free memory again; an error is logged once. */
+/* Each node's total and free memory again; an error is logged once.  A
+ * node whose memory came or went, or that is gone: the topology is read
+ * again (tierd_rescan_topology()). */
 void tierd_refresh_topology(struct tierd *d);
+
+/*
+ * Read the topology again, and when its nodes differ (memory onlined or
+ * offlined, a node added or removed: core/topo_change.h), fit the policy
+ * file to the new nodes, derive the tiers, and hand both to the manager as
+ * a reload does (nodes.c says how).  Logs what changed.  Returns 1 after a
+ * change, 0 when there was none, or a negative errno (logged once; the
+ * previous topology stays).
+ */
+int tierd_rescan_topology(struct tierd *d);
 
 /* Parse, validate (the manager's stages too) and swap in the config file;
  * on any error keep running the old one.  Returns 0, or a negative errno

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The sd-event wiring (loop.h): the tick timer, the hotness source's peek
- * descriptor and its own, the signals and the watchdog.
+ * descriptor and its own, the kernel's hotplug uevents, the signals and
+ * the watchdog.
  */
 #include <errno.h>
 #include <poll.h>
@@ -11,15 +12,22 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "daemon.h"
 #include "log.h"
 #include "loop.h"
 #include "manager.h"
+#include "uevent.h"
 
 #define USEC_PER_MSEC 1000ull
 /* sd-event's default timer slack is 250 ms: too coarse for interval_ms. */
 #define TICK_ACCURACY_USEC 1000ull
+/* A device's memory comes as a burst of uevents (the node, then each
+ * 128 MiB block added and onlined): the topology is read once it settles. */
+#define TOPO_SETTLE_USEC (500 * USEC_PER_MSEC)
+/* Without uevents, how often the topology is read again. */
+#define TOPO_POLL_USEC (10000 * USEC_PER_MSEC)
 
 static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata);
 static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata);
@@ -132,6 +140,80 @@ static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata
 	return sd_event_source_set_enabled(l->tick, SD_EVENT_ONESHOT);
 }
 
+/* Read the topology again TOPO_SETTLE_USEC from now, unless that is due. */
+static void rescan_soon(struct loop *l)
+{
+	uint64_t now_usec;
+	int on = 0;
+
+	if (!l->rescan || (sd_event_source_get_enabled(l->rescan, &on) >= 0 && on))
+		return;
+	sd_event_now(l->d->event, CLOCK_MONOTONIC, &now_usec);
+	sd_event_source_set_time(l->rescan, now_usec + TOPO_SETTLE_USEC);
+	sd_event_source_set_enabled(l->rescan, SD_EVENT_ONESHOT);
+}
+
+/* A node or a memory block came, went, was onlined or offlined. */
+static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct loop *l = userdata;
+	int r = uevent_drain(fd);
+
+	if (r < 0 && r != l->uevent_error)
+		log_warn("Failed to read the kernel's uevents: %s (logged once until it changes)",
+			 strerror(-r));
+	l->uevent_error = r < 0 ? r : 0;
+	if (r != 0)
+		rescan_soon(l); /* an error may have lost one */
+	return 0;
+}
+
+static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct loop *l = userdata;
+
+	tierd_rescan_topology(l->d); /* logs what changed, or why it could not */
+	if (l->uevent)
+		return 0; /* the next uevent arms it */
+	sd_event_source_set_time(s, usec + TOPO_POLL_USEC);
+	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+/* Memory hotplug: the kernel's uevents, else a read every TOPO_POLL_USEC.
+ * Neither is fatal: the ticks' refresh still sees a node's memory come or
+ * go. */
+static void topo_watch(struct loop *l)
+{
+	struct tierd *d = l->d;
+	int fd = uevent_open(), r;
+
+	r = sd_event_add_time_relative(d->event, &l->rescan, CLOCK_MONOTONIC, TOPO_POLL_USEC,
+				       TICK_ACCURACY_USEC, on_rescan, l);
+	if (r < 0) {
+		log_warn("Failed to set up the topology's rescan: %s; only the ticks see memory come or go",
+			 strerror(-r));
+		l->rescan = NULL;
+	}
+	if (fd >= 0) {
+		r = sd_event_add_io(d->event, &l->uevent, fd, EPOLLIN, on_uevent, l);
+		if (r >= 0)
+			sd_event_source_set_io_fd_own(l->uevent, 1);
+		else
+			close(fd);
+	} else {
+		r = fd;
+	}
+	if (r < 0) {
+		l->uevent = NULL;
+		log_warn("Failed to follow the kernel's memory hotplug events: %s; the topology is read again every %llu s",
+			 strerror(-r), TOPO_POLL_USEC / 1000000);
+		return;
+	}
+	if (l->rescan)
+		sd_event_source_set_enabled(l->rescan, SD_EVENT_OFF);
+	log_debug("Following memory hotplug through the kernel's uevents");
+}
+
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 		     void *userdata)
 {
@@ -192,9 +274,12 @@ int loop_arm(struct loop *l)
 	if (r >= 0)
 		r = sd_event_add_time_relative(d->event, &l->tick, CLOCK_MONOTONIC,
 					       0, TICK_ACCURACY_USEC, on_tick, l);
-	if (r < 0)
+	if (r < 0) {
 		log_err("Failed to set up the event loop: %s", strerror(-r));
-	return r;
+		return r;
+	}
+	topo_watch(l);
+	return 0;
 }
 
 int loop_run(struct loop *l)
@@ -210,6 +295,8 @@ void loop_close(struct loop *l)
 {
 	l->peek = sd_event_source_disable_unref(l->peek);
 	l->ready = sd_event_source_disable_unref(l->ready);
+	l->uevent = sd_event_source_disable_unref(l->uevent);
+	l->rescan = sd_event_source_disable_unref(l->rescan);
 	l->tick = sd_event_source_unref(l->tick);
 	l->d->event = sd_event_unref(l->d->event);
 }

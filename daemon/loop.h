@@ -13,7 +13,11 @@
  *   5. source's fd     -> the tick now: a drain came back without what
  *                         the source waited for, and it is there now
  *                         (the DAMON source's first regions)
- *   6. control socket  -> ctl_server.c (tierctl), on d->event
+ *   6. uevents         -> a node or memory block came, went, was onlined
+ *                         or offlined: tierd_rescan_topology() once the
+ *                         burst settles (a timer; every 10 s instead when
+ *                         the kernel's uevents cannot be had)
+ *   7. control socket  -> ctl_server.c (tierctl), on d->event
  */
 #ifndef TIERD_LOOP_H
 #define TIERD_LOOP_H
@@ -29,6 +33,8 @@ struct loop {
 	struct manager *m;
 	uint64_t interval_usec;
 	struct sd_event_source *tick, *peek, *ready;
+	struct sd_event_source *uevent, *rescan; /* memory hotplug */
+	int uevent_error; /* the last one, logged once */
 	int peek_fd; /* what peek watches, -1 none */
 	uint32_t peek_gen;
 	int ready_fd; /* what ready watches (manager_sampler_fd()), -1 none */

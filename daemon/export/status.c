@@ -77,6 +77,11 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 		d->dry_run ? "true" : "false",
 		tierd_knobs_allowed(d) ? "true" : "false");
 	sampler_json(s, f);
+	fprintf(f, "\"topology_changes\":%llu,\"topology_change\":",
+		(unsigned long long)d->topo_changes_total);
+	json_str(f, d->topo_change);
+	fprintf(f, ",\"topology_change_seconds_ago\":%.3f,",
+		d->topo_changes_total ? (double)(now_ns - d->topo_change_ns) / NSEC_PER_SEC : 0);
 	fprintf(f,
 		"\"tier_source\":\"%s\",\"kernel_tiers_flat\":%s,\"tiers\":[",
 		tier_sources[d->topo.tier_source],
@@ -218,6 +223,12 @@ void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 		fprintf(f, "  %-12s %-8s %11s %11s %12s %12s %11s %11s\n",
 			d->topo.tiers[t].name, nodes, tot, fr, pr, dr, pt, dt);
 	}
+	if (d->topo_changes_total)
+		fprintf(f, "topology: %llu change%s since start, the last %llus ago: %s\n",
+			(unsigned long long)d->topo_changes_total,
+			d->topo_changes_total == 1 ? "" : "s",
+			(unsigned long long)((now_ns - d->topo_change_ns) / NSEC_PER_SEC),
+			d->topo_change);
 	fputs("migrate errors:", f);
 	for (int e = 0; e < NR_ERRC; e++)
 		fprintf(f, " %s %llu%s", errc_names[e],
