@@ -69,6 +69,10 @@ struct tierd_stats {
 	uint64_t sampler_samples_total;
 	uint64_t sampler_peeks_total;	/* looks the source woke tierd for */
 	uint64_t sampler_wakes_total;	/* ticks a peek brought forward */
+	/* The processes the source watches of those the targets match, and
+	 * the most it may (sample_watch.c); 0 bound: no source. */
+	uint32_t watch_procs, watch_candidates, watch_bound;
+	uint64_t watch_reads_total;	/* numa_maps reads for the choice */
 	/* The last decision (decide.c): thresholds, what it planned, what
 	 * it held back and why; candidate_pages is what it weighed. */
 	struct policy_stats decision;

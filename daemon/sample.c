@@ -24,6 +24,7 @@
 #include "sampler.h"
 #include "record.h"
 #include "sample_sources.h"
+#include "sample_watch.h"
 #include "stages.h"
 #include "targets.h"
 
@@ -56,6 +57,11 @@ struct sample_stage {
 	uint32_t generation; /* the source's, when it was last logged */
 	unsigned int pace; /* what the sampler was last set to (1: full) */
 	uint64_t moved_at_pace; /* sample_in.moved_bytes_total then */
+	struct sample_watch watch; /* which targets the source watches */
+	bool watch_ok;
+	bool watch_over; /* more targets than the source watches: logged */
+	pid_t *watched; /* [CAND_MAX_PROCS], the watch's choice */
+	const struct topology *topo; /* the tiers the watch weighs memory by */
 	const pid_t *fake_pids; /* manager_ops.pids: tracked instead of a scan */
 	size_t nr_fake_pids;
 	char proc_root[CONF_PATH_MAX]; /* ROOT/proc: a process's cgroup */
@@ -213,6 +219,24 @@ static int sample_start(struct sample_stage *m, const struct tierd *d,
 	return 0;
 }
 
+/* How many processes the source may watch: DAMON_MAX_TARGETS for the
+ * DAMON source, every tracked one for the others. */
+static int watch_setup(struct sample_stage *m, struct tierd_stats *st)
+{
+	size_t bound = strcmp(m->s->ops->name, "damon") ? CAND_MAX_PROCS : DAMON_MAX_TARGETS;
+	int r;
+
+	m->watched = calloc(CAND_MAX_PROCS, sizeof(*m->watched));
+	if (!m->watched)
+		return -ENOMEM;
+	r = sample_watch_init(&m->watch, bound, CAND_MAX_PROCS);
+	if (r < 0)
+		return r;
+	m->watch_ok = true;
+	st->watch_bound = bound;
+	return 0;
+}
+
 int sample_new(const struct tierd *d, const struct manager_ops *ops,
 	       struct tierd_stats *st, struct sample_stage **ret)
 {
@@ -231,7 +255,10 @@ int sample_new(const struct tierd *d, const struct manager_ops *ops,
 		m->fake_pids = ops->pids;
 		m->nr_fake_pids = ops->nr_pids;
 	}
+	m->topo = &d->topo;
 	r = sample_start(m, d, ops, st);
+	if (r == 0 && m->s)
+		r = watch_setup(m, st);
 	if (r < 0) {
 		sample_free(m);
 		return r;
@@ -245,7 +272,8 @@ struct hot_table *sample_table(struct sample_stage *m)
 	return m && m->s ? &m->hot : NULL;
 }
 
-static int rescan(struct sample_stage *m, const struct tierd_conf *c, struct cand_procs *procs)
+static int rescan(struct sample_stage *m, const struct tierd_conf *c, struct cand_procs *procs,
+		  struct tierd_stats *st, uint64_t now_ns)
 {
 	const pid_t *pids = m->targets.pids;
 	size_t n;
@@ -266,8 +294,19 @@ static int rescan(struct sample_stage *m, const struct tierd_conf *c, struct can
 				 "a walk of every process in /proc");
 		}
 	}
-	if (!strcmp(m->s->ops->name, "damon") && n > DAMON_MAX_TARGETS)
-		n = DAMON_MAX_TARGETS; /* the rest stay untracked */
+	st->watch_candidates = n + (m->fake_pids ? 0 : m->targets.overflow);
+	if (m->watch_over != (st->watch_candidates > m->watch.p.bound)) {
+		m->watch_over = !m->watch_over;
+		if (m->watch_over)
+			log_info("Targets: %u processes, the source watches %zu: those with the "
+				 "most memory on lower tiers", st->watch_candidates, m->watch.p.bound);
+		else
+			log_info("Targets: %u processes, all watched", st->watch_candidates);
+	}
+	n = sample_watch_step(&m->watch, m->topo, pids, n, m->watched, now_ns);
+	pids = m->watched;
+	st->watch_procs = n;
+	st->watch_reads_total = m->watch.reads_total;
 	if (n == m->nr_pids && !memcmp(m->pids, pids, n * sizeof(pid_t)))
 		return 0;
 	/* Heat of a process that is no longer tracked means nothing. */
@@ -329,7 +368,7 @@ int sample_step(struct sample_stage *m, const struct tierd_conf *c, const struct
 		m->backlog_ticks = 0;
 	if (!m->last_scan_ns || now_ns - m->last_scan_ns >= SCAN_INTERVAL_NS) {
 		m->last_scan_ns = now_ns;
-		r = rescan(m, c, procs);
+		r = rescan(m, c, procs, st, now_ns);
 		if (r < 0)
 			return r;
 	}
@@ -437,6 +476,9 @@ void sample_free(struct sample_stage *m)
 		sampler_free(m->cands[i]); /* a fake sampler is the test's */
 	if (m->targets_ok)
 		targets_free(&m->targets);
+	if (m->watch_ok)
+		sample_watch_free(&m->watch);
+	free(m->watched);
 	if (m->hot_mem)
 		munmap(m->hot_mem, m->hot_mem_len);
 	free(m->pids);

@@ -56,8 +56,10 @@ static void sampler_json(const struct tierd_stats *s, FILE *f)
 	fprintf(f, ",\"cpu_seconds\":%.3f,\"cost_pct\":%.3f,\"cost_source\":",
 		s->sampler_cpu_seconds_total, s->sampler_cost_pct);
 	json_str(f, s->sampler_cost_source[0] ? s->sampler_cost_source : "none");
-	fprintf(f, ",\"peeks\":%llu,\"wakes\":%llu},", (unsigned long long)s->sampler_peeks_total,
+	fprintf(f, ",\"peeks\":%llu,\"wakes\":%llu", (unsigned long long)s->sampler_peeks_total,
 		(unsigned long long)s->sampler_wakes_total);
+	fprintf(f, ",\"watched\":%u,\"candidates\":%u,\"watch_bound\":%u},", s->watch_procs,
+		s->watch_candidates, s->watch_bound);
 }
 
 static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
@@ -199,6 +201,11 @@ void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 		fprintf(f, "          woken %llu times by new heat while idle, %llu ticks brought forward\n",
 			(unsigned long long)s->sampler_peeks_total,
 			(unsigned long long)s->sampler_wakes_total);
+	if (s->watch_bound)
+		fprintf(f, "          watches %u of %u processes (at most %u%s)\n", s->watch_procs,
+			s->watch_candidates, s->watch_bound,
+			s->watch_candidates > s->watch_bound ?
+				": those with the most memory on lower tiers" : "");
 	fprintf(f, "tiers:    %d from %s%s\n", d->topo.nr_tiers,
 		tier_sources[d->topo.tier_source],
 		d->topo.kernel_tiers_flat ?
