@@ -80,6 +80,11 @@ struct tierd_stats {
 	/* Knobs tierd had set that someone else changed since: theirs now,
 	 * never written again; "name,name" (threads.c). */
 	char knobs_foreign[128];
+	/* Addresses passed to move_pages(2) calls, and of them the PMD THPs
+	 * passed as one address (move.c); without THP lookups, 0 and a THP
+	 * is 512 addresses. */
+	uint64_t move_pages_addresses_total;
+	uint64_t move_pages_thps_total;
 };
 
 struct recorder;

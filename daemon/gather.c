@@ -49,6 +49,30 @@ static int io_is_thp(void *ctx, pid_t pid, uint64_t addr)
 	return thp_is_huge(m->thp, pid, addr);
 }
 
+/*
+ * The THP lookup on the real /proc (none under a fixture root).  Without
+ * one, a THP is moved as 512 addresses: said once, here, and visible in
+ * tierd_move_pages_thps_total staying 0.
+ */
+static struct thp_lookup *open_thp(const struct tierd *d)
+{
+	struct thp_lookup *l;
+
+	if (strcmp(d->root, "/"))
+		return NULL;
+	l = malloc(sizeof(*l));
+	if (!l)
+		return NULL;
+	if (thp_open(l, "/proc") < 0) {
+		log_notice("No THP lookups (%s): each THP is moved as 512 addresses", l->why);
+		free(l);
+		return NULL;
+	}
+	log_info("THP lookups: %s; each PMD THP is moved as one address",
+		 thp_method_name(l->method));
+	return l;
+}
+
 int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_cand,
 	       struct gather_stage **ret)
 {
@@ -71,11 +95,7 @@ int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_
 		mig_init(&m->query, ops->mig_ops, ops->mig_ctx, true);
 	else
 		mig_init(&m->query, &mig_real_ops, (void *)d->root, true);
-	m->thp = malloc(sizeof(*m->thp));
-	if (m->thp && (strcmp(d->root, "/") || thp_open(m->thp, "/proc") < 0)) {
-		free(m->thp);
-		m->thp = NULL;
-	}
+	m->thp = open_thp(d);
 	m->io = (struct cand_io){ .query = io_query, .is_thp = m->thp ? io_is_thp : NULL,
 				  .ctx = m };
 	m->procs_generation = (uint64_t)-1;

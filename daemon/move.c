@@ -128,6 +128,30 @@ static void remember_moves(const struct topology *topo, struct cand_ranges *rang
 	}
 }
 
+/*
+ * The addresses of the calls move_step() made (dry-run node queries too,
+ * as tierd_move_pages_calls_total counts them), and of them the PMD THPs
+ * passed as one address: a candidate of 512 pages that is one folio, not a
+ * range listed page by page (POLICY_F_PAGES).
+ */
+static void count_addresses(struct tierd_stats *s, const struct batch_plan *pl,
+			    const struct policy_intent *intents, const struct acct_call *calls)
+{
+	for (size_t k = 0; k < pl->nr_batches; k++) {
+		const struct batch *b = &pl->batches[k];
+
+		if (calls[k].state == ACCT_CALL_SKIPPED)
+			continue;
+		s->move_pages_addresses_total += b->count;
+		for (size_t e = b->first; e < b->first + b->count; e++) {
+			const struct policy_intent *it = &intents[pl->intent[e]];
+
+			if (!(it->flags & POLICY_F_PAGES) && it->nr_pages == HOT_HUGE_SIZE / HOT_PAGE_SIZE)
+				s->move_pages_thps_total++;
+		}
+	}
+}
+
 static void add_stats(struct tierd_stats *s, const struct tierd_conf *c,
 		      const struct topology *topo, const struct account *a,
 		      const struct account *before)
@@ -202,6 +226,7 @@ void account_step(struct move_stage *m, const struct account_in *in, struct cand
 	run->moved_bytes = sum.moved_bytes;
 	run->would_pages = sum.would_pages;
 	st->move_pages_calls_total += run->calls;
+	count_addresses(st, in->plan, in->intents, in->calls);
 	add_stats(st, in->conf, in->topo, m->acct, &before);
 	if (in->dry_run)
 		return;

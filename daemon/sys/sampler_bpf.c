@@ -272,27 +272,13 @@ static int alloc_buffers(struct sampler_bpf *b, char *why, size_t len)
 /* THP folding when asked for and possible; b->thp_note says why not. */
 static void thp_setup(struct sampler_bpf *b)
 {
-	int r;
-
 	b->thp_note[0] = '\0';
 	if (!b->p.fold_thp)
 		return;
-	r = thp_pfns_visible(b->procfs_root);
-	if (r > 0) {
-		r = thp_open(&b->thp, b->procfs_root);
-		b->thp_on = r == 0;
-		if (r < 0)
-			snprintf(b->thp_note, sizeof(b->thp_note),
-				 "; no THP folding: %s/kpageflags: %s", b->procfs_root,
-				 strerror(-r));
-	} else if (r == 0) {
-		snprintf(b->thp_note, sizeof(b->thp_note),
-			 "; no THP folding: pagemap hides PFNs (needs CAP_SYS_ADMIN)");
-	} else {
-		snprintf(b->thp_note, sizeof(b->thp_note),
-			 "; no THP folding: %s/self/pagemap: %s", b->procfs_root,
-			 strerror(-r));
-	}
+	b->thp_on = thp_open(&b->thp, b->procfs_root) == 0;
+	if (!b->thp_on)
+		snprintf(b->thp_note, sizeof(b->thp_note), "; no THP folding: %.140s",
+			 b->thp.why);
 }
 
 /* The status line: which event, on how many CPUs, and THP folding. */

@@ -39,7 +39,7 @@ struct sampler_bpf {
 	int npossible;
 	uint64_t last_ns, last_samples, last_run_ns, last_lost;
 	bool thp_on;
-	char thp_note[96];
+	char thp_note[160];
 	struct thp_lookup thp;
 	struct sampler_status st;
 };

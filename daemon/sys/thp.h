@@ -1,30 +1,76 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Is a sampled address inside a PMD-sized transparent huge page?  The BPF
- * sampler counts 4 KiB pages; before they go into the hotness table this says
- * which 2 MiB ranges are one folio, so the table keeps one entry for it and
- * the policy moves it as one.  Reads /proc/PID/pagemap (the PFN, root only)
- * and /proc/kpageflags (KPF_THP); read only, no kernel state changes.
+ * Is a sampled address inside a PMD-sized transparent huge page?  The
+ * samplers count pages and ranges; before a 2 MiB range goes to the policy
+ * this says whether it is one folio, so that it is moved with one address
+ * instead of 512 (the kernel looks up every address it is given, and the
+ * 511 tails would find the folio the head already moved).  Read only, no
+ * kernel state changes.  Two ways to know, tried in this order:
  *
- * A range counts as one PMD folio when its first page is a THP head whose PFN
- * is 512-aligned and its last page is a THP tail at PFN + 511.  (kpageflags
- * marks smaller mTHPs as THP too; they fail that test.)
+ *  1. PAGEMAP_SCAN (Linux >= 6.7): an ioctl on /proc/PID/pagemap that
+ *     reports which parts of a range are mapped by a huge PMD
+ *     (PAGE_IS_HUGE).  It needs only the ptrace-read access that opening
+ *     pagemap needs (CAP_SYS_PTRACE for other users' processes), so it
+ *     works under the shipped unit, which has no CAP_SYS_ADMIN.
+ *  2. PFNs: /proc/PID/pagemap's PFN of the range's first and last page and
+ *     /proc/kpageflags.  The kernel zeroes pagemap's PFNs without
+ *     CAP_SYS_ADMIN, so this serves older kernels run as full root.  A
+ *     range counts as one PMD folio when its first page is a THP head whose
+ *     PFN is 512-aligned and its last page is a THP tail at PFN + 511
+ *     (kpageflags marks smaller mTHPs as THP too; they fail that test).
+ *
+ * With neither (an older kernel without CAP_SYS_ADMIN), thp_open() fails
+ * with the reason in thp_lookup.why, and callers treat every 2 MiB range as
+ * 512 base pages.
  */
 #ifndef TIERD_SYS_THP_H
 #define TIERD_SYS_THP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #define THP_CACHE 1024
+#define THP_REGIONS 4	/* PAGEMAP_SCAN output regions a probe reads */
+
+enum thp_method {
+	THP_NONE,
+	THP_SCAN,	/* PAGEMAP_SCAN's PAGE_IS_HUGE */
+	THP_PFN,	/* pagemap PFNs and kpageflags */
+};
+
+/* One region PAGEMAP_SCAN reports: [start, end), huge (PAGE_IS_HUGE). */
+struct thp_region {
+	uint64_t start, end;
+	bool huge;
+};
+
+/* The kernel-facing calls, for tests to replace. */
+struct thp_ops {
+	/*
+	 * PAGEMAP_SCAN on the pagemap @fd for the present, PMD-mapped parts
+	 * of [start, end): at most @n regions into @vec.  Their number, or
+	 * -errno (-ENOTTY or -EINVAL: a kernel without PAGEMAP_SCAN).
+	 */
+	int (*scan)(void *ctx, int fd, uint64_t start, uint64_t end, struct thp_region *vec,
+		    size_t n);
+	/* thp_pfns_visible() */
+	int (*pfns_visible)(void *ctx, const char *proc_root);
+};
+
+extern const struct thp_ops thp_real_ops;
 
 struct thp_lookup {
 	char proc_root[128];
-	int kpageflags_fd;
+	const struct thp_ops *ops;
+	void *ctx;
+	enum thp_method method;
+	char why[192];		/* thp_open()'s failure, for the log */
+	int kpageflags_fd;	/* THP_PFN */
 	pid_t pid;		/* whose pagemap is open */
 	int pagemap_fd;
-	uint64_t probes;	/* pagemap/kpageflags lookups made */
+	uint64_t probes;	/* PAGEMAP_SCAN or pagemap/kpageflags lookups made */
 	struct {
 		pid_t pid;
 		uint64_t base;
@@ -32,13 +78,23 @@ struct thp_lookup {
 	} cache[THP_CACHE];	/* answers of this drain */
 };
 
-/* 0, or -errno when /proc/kpageflags cannot be opened (not root, no CONFIG_PROC_PAGE_MONITOR). */
+/*
+ * Pick the method (PAGEMAP_SCAN when @proc_root/self/pagemap takes it, else
+ * PFNs when they are visible and @proc_root/kpageflags opens): 0, or
+ * -errno with l->method THP_NONE and l->why saying why neither works.
+ */
 int thp_open(struct thp_lookup *l, const char *proc_root);
+int thp_open_ops(struct thp_lookup *l, const char *proc_root, const struct thp_ops *ops,
+		 void *ctx);
 void thp_close(struct thp_lookup *l);
+
+/* "PAGEMAP_SCAN", "pagemap PFNs", or "none". */
+const char *thp_method_name(enum thp_method m);
 
 /*
  * Whether pagemap shows this process PFNs: the kernel zeroes them without
- * CAP_SYS_ADMIN, and then no range can be recognised as a THP.  1, 0, -errno.
+ * CAP_SYS_ADMIN, and then no range can be recognised by its PFNs.  1, 0,
+ * -errno.
  */
 int thp_pfns_visible(const char *proc_root);
 

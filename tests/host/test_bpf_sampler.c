@@ -144,6 +144,7 @@ static void test_no_capability(void)
 	int status = -1;
 
 	if (pid == 0) {
+		static struct thp_lookup thp;
 		struct sampler_bpf_params p;
 		struct sampler *s;
 		char why[SAMPLER_WHY_MAX] = "";
@@ -153,9 +154,16 @@ static void test_no_capability(void)
 		    setresuid(65534, 65534, 65534))
 			_exit(3);
 		prctl(PR_SET_DUMPABLE, 1);	/* so that /proc/self is ours again */
-		/* The kernel hides PFNs from it, so THPs cannot be recognised. */
+		/* The kernel hides PFNs from it; PAGEMAP_SCAN (Linux >= 6.7)
+		 * still recognises THPs. */
 		if (thp_pfns_visible("/proc") != 0)
 			_exit(5);
+		r = thp_open(&thp, "/proc");
+		if (r == 0 ? thp.method != THP_SCAN : r != -EPERM) {
+			fprintf(stderr, "unprivileged THP lookups: %d, %s\n", r, thp.why);
+			_exit(6);
+		}
+		thp_close(&thp);
 		sampler_bpf_params_default(&p);
 		p.fault_pid = getpid();
 		if (sampler_bpf_new(&p, &s))

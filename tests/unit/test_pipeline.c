@@ -46,6 +46,9 @@ static void test_promote(void)
 	CHECK_EQ_INT(map.moves, 1);
 	CHECK_EQ_INT(map.promote_moves, 1);
 	CHECK_EQ_U64(d.stats.move_pages_calls_total, 1);
+	/* As 512 addresses: no THP lookups under a fixture root. */
+	CHECK_EQ_U64(d.stats.move_pages_addresses_total, 512);
+	CHECK_EQ_U64(d.stats.move_pages_thps_total, 0);
 	CHECK_EQ_U64(d.stats.tier[0].promoted_bytes_total, 2 * MIB);
 	CHECK_EQ_U64(d.stats.node[0].promoted_bytes_total, 2 * MIB);
 	CHECK_EQ_U64(d.stats.tier[1].promoted_bytes_total, 0);
@@ -320,6 +323,60 @@ static void test_vanilla_kernel(void)
 	stop(&d);
 }
 
+/* One batch of @pl through account_step(), as the migrator left it (@state). */
+static void account_one(struct tierd *d, const struct batch_plan *pl,
+			const struct policy_intent *in, uint8_t state, uint64_t now_ns)
+{
+	struct acct_call calls[1] = { { .state = state } };
+	struct mig_run_result run = { .calls = state != ACCT_CALL_SKIPPED };
+
+	account_step(mgr.move, &(struct account_in){ .conf = d->conf, .topo = &d->topo, .plan = pl,
+						     .intents = in, .calls = calls, .run = &run },
+		     mgr.ranges, &d->stats, now_ns);
+}
+
+/*
+ * What tierd_move_pages_addresses_total and tierd_move_pages_thps_total
+ * count: a THP (512 pages, one folio) is one address, a range of 512 base
+ * pages 512; a batch the migrator did not start counts nothing.  The plan
+ * goes through account_step() as the tick hands it on.
+ */
+static void test_address_counts(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct policy_intent in[2] = {
+		{ .addr = BASE, .pid = PID, .nr_pages = ENTRY_PAGES, .from_node = 1,
+		  .to_node = 0, .cgroup = -1, .kind = POLICY_PROMOTE },
+		{ .addr = BASE + 2 * MIB, .pid = PID, .nr_pages = ENTRY_PAGES, .from_node = 1,
+		  .to_node = 0, .cgroup = -1, .kind = POLICY_PROMOTE, .flags = POLICY_F_PAGES },
+	};
+	struct batch_params bp = { .batch_pages = 1024, .page_size = PG };
+	const struct batch_plan *pl;
+	struct batcher *b;
+	struct manager_ops fk;
+	char root[4096];
+
+	setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
+	CHECK_EQ_INT(start(&d, &fk), 0);
+	CHECK_EQ_INT(batch_new(&bp, 2 * ENTRY_PAGES, &b), 0);
+	CHECK_EQ_INT(batch_build(b, in, 2, &pl), 0);
+	CHECK_EQ_U64(pl->nr_entries, 1 + ENTRY_PAGES);
+	CHECK_EQ_U64(pl->nr_batches, 1);
+	for (size_t e = 0; e < pl->nr_entries; e++)
+		pl->status[e] = 0;
+	account_one(&d, pl, in, ACCT_CALL_DONE, 1 * SEC);
+	CHECK_EQ_U64(d.stats.move_pages_addresses_total, 1 + ENTRY_PAGES);
+	CHECK_EQ_U64(d.stats.move_pages_thps_total, 1);
+	/* Not started (the time budget ran out): nothing passed. */
+	account_one(&d, pl, in, ACCT_CALL_SKIPPED, 2 * SEC);
+	CHECK_EQ_U64(d.stats.move_pages_addresses_total, 1 + ENTRY_PAGES);
+	CHECK_EQ_U64(d.stats.move_pages_thps_total, 1);
+	batch_free(b);
+	stop(&d);
+}
+
 static void test_dry_run(void)
 {
 	static struct tierd d;
@@ -485,6 +542,7 @@ int main(int argc, char **argv)
 	RUN(test_recheck_sampled);
 	RUN(test_vanilla_kernel);
 	RUN(test_dry_run);
+	RUN(test_address_counts);
 	RUN(test_backlog);
 	RUN(test_small_entries_no_range_mark);
 	RUN(test_query_runs);

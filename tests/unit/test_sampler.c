@@ -10,7 +10,6 @@
 #include "pmu.h"
 #include "sampler_fake.h"
 #include "test.h"
-#include "thp.h"
 
 static const char *fixtures;
 
@@ -134,64 +133,6 @@ static void test_pmu_parse_formats(void)
 	CHECK_EQ_U64(ev.config1, 0xffff);
 }
 
-static void put_u64(const char *path, uint64_t index, uint64_t v)
-{
-	int fd = open(path, O_WRONLY | O_CREAT, 0644);
-
-	CHECK(fd >= 0);
-	CHECK(pwrite(fd, &v, sizeof(v), (off_t)(index * sizeof(v))) == sizeof(v));
-	close(fd);
-}
-
-/* A fake /proc with a pagemap for pid 42 and kpageflags, as sparse files. */
-static void test_thp_lookup(void)
-{
-	const uint64_t present = 1ull << 63, thp = 1ull << 22, head = 1ull << 15,
-		       tail = 1ull << 16;
-	char root[] = "/tmp/tierd-thp-XXXXXX", pm[64], kpf[64], cmd[64];
-	struct thp_lookup *l = calloc(1, sizeof(*l));
-
-	CHECK(mkdtemp(root) != NULL);
-	snprintf(pm, sizeof(pm), "%s/42", root);
-	mkdir(pm, 0755);
-	snprintf(pm, sizeof(pm), "%s/42/pagemap", root);
-	snprintf(kpf, sizeof(kpf), "%s/kpageflags", root);
-	/* 0x200000: a PMD THP at PFN 0x1000 (512-aligned), head and tail. */
-	put_u64(pm, 0x200, present | 0x1000);
-	put_u64(pm, 0x3ff, present | 0x11ff);
-	put_u64(kpf, 0x1000, thp | head);
-	put_u64(kpf, 0x11ff, thp | tail);
-	/* 0x400000: first and last pages are THP (mTHPs) but not one folio. */
-	put_u64(pm, 0x400, present | 0x2000);
-	put_u64(pm, 0x5ff, present | 0x9000);
-	put_u64(kpf, 0x2000, thp | head);
-	put_u64(kpf, 0x9000, thp | head);
-	/* 0x600000: contiguous, aligned, but plain pages. */
-	put_u64(pm, 0x600, present | 0x4000);
-	put_u64(pm, 0x7ff, present | 0x41ff);
-	/* 0x800000: not present. */
-	put_u64(pm, 0x800, 0);
-	put_u64(pm, 0x9ff, 0);
-
-	CHECK_EQ_INT(thp_open(l, root), 0);
-	CHECK_EQ_INT(thp_is_huge(l, 42, 0x2abcde), 1);
-	CHECK_EQ_INT(thp_is_huge(l, 42, 0x200000), 1);	/* cached */
-	CHECK_EQ_U64(l->probes, 1);
-	CHECK_EQ_INT(thp_is_huge(l, 42, 0x400000), 0);
-	CHECK_EQ_INT(thp_is_huge(l, 42, 0x600000), 0);
-	CHECK_EQ_INT(thp_is_huge(l, 42, 0x800000), 0);
-	CHECK_EQ_INT(thp_is_huge(l, 43, 0x200000), -ENOENT);	/* no such pid */
-	thp_reset(l);
-	CHECK_EQ_INT(thp_is_huge(l, 42, 0x200000), 1);
-	CHECK_EQ_U64(l->probes, 5);
-	thp_close(l);
-	free(l);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	CHECK(system(cmd) == 0);
-	CHECK_EQ_INT(thp_open(l = calloc(1, sizeof(*l)), "/nonexistent/proc"), -ENOENT);
-	free(l);
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -204,6 +145,5 @@ int main(int argc, char **argv)
 	RUN(test_pmu_intel);
 	RUN(test_pmu_amd_none_bad);
 	RUN(test_pmu_parse_formats);
-	RUN(test_thp_lookup);
 	return TEST_EXIT();
 }
