@@ -76,6 +76,12 @@ struct tierd_stats {
 	/* Knobs tierd had set that someone else changed since: theirs now,
 	 * never written again; "name,name" (threads.c). */
 	char knobs_foreign[128];
+	/* GPU placement (gather.c): the NVIDIA driver's memory mode ("none",
+	 * "numa", "cdmm") and what told it; each rule's bytes on its node
+	 * (core/gpu_usage.h: UINT64_MAX until read). */
+	char gpu_mode[8];
+	char gpu_mode_why[160];
+	uint64_t gpu_rule_used[POLICY_MAX_RULES];
 };
 
 struct tierd {

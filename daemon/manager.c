@@ -63,7 +63,7 @@ static int start_stages(struct manager *m, const struct manager_ops *ops, size_t
 
 	r = sample_new(d, ops, &d->stats, &m->sample);
 	if (r == 0)
-		r = gather_new(d, ops, max_cand, &m->gather);
+		r = gather_new(d, ops, max_cand, &d->stats, &m->gather);
 	if (r == 0)
 		r = decide_new(d, max_cand, &m->decide);
 	if (r == 0)
@@ -149,6 +149,7 @@ static int step_decide(struct manager *m, uint64_t now_ns)
 		.fast_bytes = m->fast_bytes,
 		.blocked_nodes = account_blocked_mask(a, &d->topo, now_ns),
 		.bytes_per_s = a->last_bytes_per_s,
+		.gpu_usage = gather_gpu_usage(m->gather),
 	};
 	struct decide_out *out = &m->decided;
 	int r = decide_step(m->decide, &in, now_ns, out);

@@ -74,7 +74,6 @@ struct cand_select {
 	const struct cand_procs *procs;
 	struct cand_ranges *ranges;
 	struct policy_page *cand;
-	uint64_t *rule_used;
 };
 
 int cand_select_new(size_t max_cand, struct cand_select **ret)
@@ -106,6 +105,20 @@ void cand_select_free(struct cand_select *m)
 	free(m->addrs);
 	free(m->status);
 	free(m);
+}
+
+/*
+ * Node @id is where promotion leaves a page: a fast-tier node that is not a
+ * GPU node, or a GPU node, which promotion never moves pages off whatever
+ * its tier.  A range wholly on such nodes is known fast.  A GPU node in
+ * tier 0 is not fast by its tier alone: that test is for the kernel's
+ * memory, not for a rule's node.
+ */
+static bool settled_node(const struct topology *topo, int id)
+{
+	int i = topo_node_index(topo, id);
+
+	return i >= 0 && (topo_node_fast(topo, id) || topo->nodes[i].gpu);
 }
 
 /*
@@ -168,7 +181,6 @@ static void flush_staged(struct cand_select *m, uint64_t now_ns)
 		const struct hot_entry_view *v = &s->v;
 		const struct cand_proc *proc = cand_proc_find(m->procs, v->pid);
 		const struct cand_range *rg = cand_range_peek(m->ranges, v->pid, v->addr);
-		uint64_t gpu_bytes = 0; /* on GPU nodes, for the placement rule */
 		bool all_fast = true, all_low = true, one_node = true, whole;
 		size_t added = 0, mapped = 0; /* candidates, pages found */
 		int node = -1;
@@ -182,12 +194,10 @@ static void flush_staged(struct cand_select *m, uint64_t now_ns)
 
 			if (m->status[i] < 0 || idx < 0)
 				continue; /* not populated, or not a memory node */
-			if (m->topo->nodes[idx].tier != 0)
+			if (!settled_node(m->topo, m->status[i]))
 				all_fast = false;
 			if (m->topo->nodes[idx].tier != m->topo->nr_tiers - 1)
 				all_low = false;
-			if (m->topo->nodes[idx].gpu)
-				gpu_bytes += (uint64_t)s->nr_pages * PAGE_SZ;
 			if (mapped++ && m->status[i] != node)
 				one_node = false;
 			node = m->status[i];
@@ -226,8 +236,6 @@ static void flush_staged(struct cand_select *m, uint64_t now_ns)
 		}
 		if (s->cold && mapped && all_low)
 			continue;
-		if (proc->rule >= 0)
-			m->rule_used[proc->rule] += gpu_bytes;
 		m->n += added;
 		m->slots += mapped;
 	}
@@ -325,8 +333,9 @@ static bool known_low(const struct cand_select *m, const struct hot_entry_view *
  * largest steady cost for nothing: with the sample, the decide path's
  * steady-state CPU in the lab is 0.17% of a vCPU, against 1.6% for whole
  * queries.  Not for THPs (one query page anyway), processes with a
- * placement rule (their GPU bytes are counted from the queries), or ranges
- * never seen fast.
+ * placement rule (a range of theirs on the fast tier may still go to the
+ * rule's GPU node: queried whole, it is a candidate once a period), or
+ * ranges never seen fast.
  */
 static bool still_fast(struct cand_select *m, const struct hot_entry_view *v, uint64_t now_ns)
 {
@@ -345,7 +354,7 @@ static bool still_fast(struct cand_select *m, const struct hot_entry_view *v, ui
 	if (m->io->query(m->io->ctx, v->pid, RECHECK_PAGES, addrs, status) < 0)
 		return false;
 	for (size_t i = 0; i < RECHECK_PAGES; i++)
-		if (!topo_node_fast(m->topo, status[i]))
+		if (!settled_node(m->topo, status[i]))
 			return false;
 	cand_range(m->ranges, v->pid, v->addr)->fast_seen = cand_time(now_ns);
 	return true;
@@ -388,7 +397,6 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 	size_t nv, reserve, i;
 	bool tail;
 
-	memset(m->rule_used, 0, POLICY_MAX_RULES * sizeof(*m->rule_used));
 	m->cand_full = false;
 	m->n = 0;
 	m->slots = 0;
@@ -477,7 +485,6 @@ void cand_select_run(struct cand_select *m, const struct cand_in *in, const stru
 	m->procs = in->procs;
 	m->ranges = in->ranges;
 	m->cand = out->cand;
-	m->rule_used = out->rule_used;
 	m->capped = false;
 	out->nr_cand = select_candidates(m, in->demote, now_ns);
 	out->slots = m->slots;

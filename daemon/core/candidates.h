@@ -129,7 +129,10 @@ struct cand_out {
 	size_t nr_cand;
 	size_t slots; /* base pages queried, THPs counted once */
 	bool capped; /* the cap stopped it with table entries left */
-	uint64_t rule_used[POLICY_MAX_RULES]; /* bytes on GPU nodes per rule */
+	/* Each GPU rule's bytes on its node: not the selection's, which
+	 * sees only what it queries; the gather step fills it from
+	 * core/gpu_usage. */
+	uint64_t rule_used[POLICY_MAX_RULES];
 };
 
 struct cand_select;
