@@ -115,7 +115,7 @@ struct policy_page {	/* 56 bytes, no holes: decide keeps 32 Ki of them */
 
 /* A cgroup's fast-tier use and budgets for this tick. */
 struct policy_cgroup {
-	uint64_t fast_bytes;	/* on tier-0 non-GPU nodes now (memory.numa_stat) */
+	uint64_t fast_bytes;	/* on the fast tier now (topo_fast_tier(), memory.numa_stat) */
 	uint64_t fast_max_bytes;	/* 0 = no cap */
 	struct bucket *rate;	/* bytes migrated per second; NULL = no cap */
 };

@@ -714,6 +714,38 @@ static void test_gpu_rule_usage_across_ticks(void)
 	CHECK_EQ_U64(out.stats.promote_bytes, 2 * MiB);
 }
 
+/*
+ * The GPU node alone in tier 0, DRAM in tier 1 (configs/gpu-coherent.yaml):
+ * the fast tier is DRAM's.  The adaptive threshold weighs DRAM's room, hot
+ * pages of a process without a rule go from node 1 to DRAM, and DRAM's own
+ * pages are not lower-tier pages to promote.
+ */
+static void test_gpu_alone_in_tier0(void)
+{
+	struct policy_params pp;
+	struct policy_cgroup cgs[1] = { { 0 } };
+
+	topo_reset();
+	topo_node(0, 1, true, 1 * GiB, 512 * MiB);
+	topo_node(1, 2, false, 4 * GiB, 2 * GiB);
+	topo_node(2, 0, false, 1 * GiB, 512 * MiB);
+	topo.nodes[2].gpu = true;
+	topo_dist(0, 1, 20);
+	topo_dist(0, 2, 15);
+	policy_params_default(&pp);
+	pp.nr_rules = 1;
+	pp.rules[0].node = 2;
+	nr_pages = 0;
+	add_pages(10, 20, 0x40000000, THP, 1, 300, 0);
+	add_pages(10, 21, 0x40000000, THP, 0, 300, 0);
+	add_pages(600, 22, 0x80000000, THP, 1, 1, 0);
+	CHECK_EQ_INT(run(&pp, cgs, 1, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK(out.stats.hot_threshold <= 300);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 10);
+	CHECK_EQ_INT(out.nr_intents, 10);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_NO_ROOM], 0);
+}
+
 /* cold_age_ns: a cold page must also have gone unaccessed long enough;
  * demote false: no watermark demotion at all. */
 static void test_cold_age_and_demote_off(void)
@@ -870,5 +902,6 @@ int main(void)
 	RUN(test_output_full_and_einval);
 	RUN(test_rule_match);
 	RUN(test_gpu_rule_usage_across_ticks);
+	RUN(test_gpu_alone_in_tier0);
 	return TEST_EXIT();
 }
