@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "fsutil.h"
@@ -61,7 +62,8 @@ static int io_is_thp(void *ctx, pid_t pid, uint64_t addr)
 	return thp_is_huge(m->thp, pid, addr);
 }
 
-/* The driver's memory mode, at start: journal and status. */
+/* The driver's memory mode and the kernel's page size, at start: journal
+ * and status. */
 static void read_gpu_mode(struct gather_stage *m, const struct tierd *d)
 {
 	struct gpu_mode_info gm;
@@ -78,6 +80,9 @@ static void read_gpu_mode(struct gather_stage *m, const struct tierd *d)
 	} else if (gm.mode == GPU_MODE_NUMA) {
 		log_info("NVIDIA driver in NUMA mode (%s): the GPU's memory is a NUMA node", gm.why);
 	}
+	if (sysconf(_SC_PAGESIZE) != 4096)
+		log_warn("The kernel's pages are %ld KiB: tierd plans and moves 4 KiB pages, so its byte counts, caps and batches are off on this kernel (run one with 4 KiB pages)",
+			 sysconf(_SC_PAGESIZE) / 1024);
 	m->gpu_mode = gm.mode;
 	snprintf(m->st->gpu_mode, sizeof(m->st->gpu_mode), "%s", gpu_mode_name(gm.mode));
 	snprintf(m->st->gpu_mode_why, sizeof(m->st->gpu_mode_why), "%s", gm.why);
