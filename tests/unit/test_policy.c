@@ -646,6 +646,19 @@ static void test_gpu_rules(void)
 	CHECK_EQ_INT(out.stats.held[POLICY_H_REFILL], 2);
 }
 
+/* The GPU node (2) alone in tier 0, DRAM (node 0) in tier 1, the slow
+ * node 1 in tier 2: configs/gpu-coherent.yaml's order. */
+static void topo_gpu_tier0(void)
+{
+	topo_reset();
+	topo_node(0, 1, true, 1 * GiB, 512 * MiB);
+	topo_node(1, 2, false, 4 * GiB, 2 * GiB);
+	topo_node(2, 0, false, 1 * GiB, 512 * MiB);
+	topo.nodes[2].gpu = true;
+	topo_dist(0, 1, 20);
+	topo_dist(0, 2, 15);
+}
+
 /*
  * The GPU node in tier 0, above DRAM (configs/gpu-coherent.yaml): a rule's
  * usage is what core/gpu_usage read of its node plus what tierd planned
@@ -661,13 +674,7 @@ static void test_gpu_rule_usage_across_ticks(void)
 	struct policy_cgroup cgs[1] = { { 0 } };
 	uint64_t used[1];
 
-	topo_reset();
-	topo_node(0, 1, true, 1 * GiB, 512 * MiB);
-	topo_node(1, 2, false, 4 * GiB, 2 * GiB);
-	topo_node(2, 0, false, 1 * GiB, 512 * MiB);
-	topo.nodes[2].gpu = true;
-	topo_dist(0, 1, 20);
-	topo_dist(0, 2, 15);
+	topo_gpu_tier0();
 	policy_params_default(&pp);
 	pp.hot_threshold = 100;
 	pp.nr_rules = 1;
@@ -725,13 +732,7 @@ static void test_gpu_alone_in_tier0(void)
 	struct policy_params pp;
 	struct policy_cgroup cgs[1] = { { 0 } };
 
-	topo_reset();
-	topo_node(0, 1, true, 1 * GiB, 512 * MiB);
-	topo_node(1, 2, false, 4 * GiB, 2 * GiB);
-	topo_node(2, 0, false, 1 * GiB, 512 * MiB);
-	topo.nodes[2].gpu = true;
-	topo_dist(0, 1, 20);
-	topo_dist(0, 2, 15);
+	topo_gpu_tier0();
 	policy_params_default(&pp);
 	pp.nr_rules = 1;
 	pp.rules[0].node = 2;
