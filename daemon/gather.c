@@ -62,6 +62,14 @@ static int io_is_thp(void *ctx, pid_t pid, uint64_t addr)
 	return thp_is_huge(m->thp, pid, addr);
 }
 
+/* Each rule's usage, not read yet until the first tick reads it. */
+static void init_usage(struct gather_stage *m)
+{
+	gpu_usage_init(&m->usage, &m->pp);
+	for (int r = 0; r < POLICY_MAX_RULES; r++)
+		m->st->gpu_rule_used[r] = GPU_USAGE_UNKNOWN;
+}
+
 /* The driver's memory mode and the kernel's page size, at start: journal
  * and status. */
 static void read_gpu_mode(struct gather_stage *m, const struct tierd *d)
@@ -104,7 +112,7 @@ int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_
 	}
 	decide_params(d->conf, &m->pp);
 	m->st = st;
-	gpu_usage_init(&m->usage, &m->pp);
+	init_usage(m);
 	read_gpu_mode(m, d);
 	if (ops && ops->mig_ops)
 		mig_init(&m->query, ops->mig_ops, ops->mig_ctx, true);
@@ -125,7 +133,7 @@ int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_
 void gather_reload_apply(struct gather_stage *m, const struct tierd_conf *c)
 {
 	decide_params(c, &m->pp);
-	gpu_usage_init(&m->usage, &m->pp);
+	init_usage(m);
 	m->procs_generation = (uint64_t)-1;
 }
 

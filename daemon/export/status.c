@@ -100,8 +100,9 @@ static void status_gpu(const struct tierd *d, FILE *f)
 
 	fmt_bytes(page, sizeof(page), (double)sysconf(_SC_PAGESIZE));
 	fprintf(f, "pages:    %s base pages\n", page);
-	fprintf(f, "gpu:      %s%s%s%s\n", s->gpu_mode[0] ? s->gpu_mode : "none",
-		s->gpu_mode_why[0] ? " (" : "", s->gpu_mode_why, s->gpu_mode_why[0] ? ")" : "");
+	fprintf(f, "gpu:      %s%s%s%s%s\n", s->gpu_mode[0] ? s->gpu_mode : "none",
+		s->gpu_mode_why[0] ? " (" : "", s->gpu_mode_why, s->gpu_mode_why[0] ? ")" : "",
+		gpu_inert(s) ? ": the GPU's memory is no NUMA node, gpu_nodes rules are inert" : "");
 	for (int r = 0; r < d->conf->nr_gpu_nodes && r < POLICY_MAX_RULES; r++) {
 		const struct conf_gpu_node *g = &d->conf->gpu_nodes[r];
 		char used[32], max[32];
