@@ -337,7 +337,7 @@ static void test_grace_hopper(void)
 {
 	static struct manager mgr;
 	static struct tierd d;
-	char root[4096], page[64], *text;
+	char root[4096], page[64], why[4096], *text;
 
 	snprintf(root, sizeof(root), "%s/topology/grace-hopper", fixtures_dir);
 	d.root = root;
@@ -378,6 +378,9 @@ static void test_grace_hopper(void)
 	CHECK(strstr(text, "\ngpu:      cdmm (CoherentGPUMemoryMode \"driver\"): the GPU's memory is "
 			   "no NUMA node, gpu_nodes rules are inert\n"));
 	free(text);
+	/* A reload of the same file is taken, the rule inert again. */
+	CHECK_EQ_INT(tierd_reload(&d, why, sizeof(why)), 0);
+	CHECK_EQ_INT(d.conf->nr_gpu_nodes, 0);
 	manager_fini(&mgr);
 	tierd_fini(&d);
 }
