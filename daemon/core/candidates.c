@@ -108,17 +108,16 @@ void cand_select_free(struct cand_select *m)
 }
 
 /*
- * Node @id is where promotion leaves a page: a fast-tier node that is not a
+ * Node index @i is where promotion leaves a page (@fast_tier:
+ * topo_fast_tier()): a fast-tier node that is not a
  * GPU node, or a GPU node, which promotion never moves pages off whatever
  * its tier.  A range wholly on such nodes is known fast.  A GPU node in
  * tier 0 is not fast by its tier alone: that test is for the kernel's
  * memory, not for a rule's node.
  */
-static bool settled_node(const struct topology *topo, int id)
+static bool settled_node(const struct topology *topo, int i, int fast_tier)
 {
-	int i = topo_node_index(topo, id);
-
-	return i >= 0 && (topo_node_fast(topo, id) || topo->nodes[i].gpu);
+	return topo->nodes[i].gpu || topo->nodes[i].tier == fast_tier;
 }
 
 /*
@@ -175,6 +174,8 @@ static bool range_fits_rates(const struct cand_select *m, const struct cand_proc
  */
 static void flush_staged(struct cand_select *m, uint64_t now_ns)
 {
+	int fast_tier = topo_fast_tier(m->topo);
+
 	query_staged(m);
 	for (size_t k = 0; k < m->nr_staged; k++) {
 		const struct staged *s = &m->staged[k];
@@ -194,7 +195,7 @@ static void flush_staged(struct cand_select *m, uint64_t now_ns)
 
 			if (m->status[i] < 0 || idx < 0)
 				continue; /* not populated, or not a memory node */
-			if (!settled_node(m->topo, m->status[i]))
+			if (!settled_node(m->topo, idx, fast_tier))
 				all_fast = false;
 			if (m->topo->nodes[idx].tier != m->topo->nr_tiers - 1)
 				all_low = false;
@@ -353,9 +354,12 @@ static bool still_fast(struct cand_select *m, const struct hot_entry_view *v, ui
 			(off + i * (PAGES_PER_HUGE / RECHECK_PAGES)) * PAGE_SZ);
 	if (m->io->query(m->io->ctx, v->pid, RECHECK_PAGES, addrs, status) < 0)
 		return false;
-	for (size_t i = 0; i < RECHECK_PAGES; i++)
-		if (!settled_node(m->topo, status[i]))
+	for (size_t i = 0; i < RECHECK_PAGES; i++) {
+		int idx = topo_node_index(m->topo, status[i]);
+
+		if (idx < 0 || !settled_node(m->topo, idx, topo_fast_tier(m->topo)))
 			return false;
+	}
 	cand_range(m->ranges, v->pid, v->addr)->fast_seen = cand_time(now_ns);
 	return true;
 }
