@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpu_usage.h"
 #include "hot_table.h"
 #include "log.h"
 #include "manager.h"
@@ -153,12 +154,17 @@ static int step_decide(struct manager *m, uint64_t now_ns)
 	};
 	struct decide_out *out = &m->decided;
 	int r = decide_step(m->decide, &in, now_ns, out);
+	size_t retries;
 
 	if (r < 0)
 		return r;
 	m->backlog = out->cut;
-	out->nr_intents += account_take_retries(a, now_ns, out->intents + out->nr_intents,
-						DECIDE_MAX_RETRIES);
+	retries = account_take_retries(a, now_ns, out->intents + out->nr_intents,
+				       DECIDE_MAX_RETRIES);
+	/* The policy did not weigh them: a retry onto a GPU rule's node
+	 * counts against the rule like a planned move. */
+	gpu_usage_planned(in.gpu_usage, out->intents + out->nr_intents, retries);
+	out->nr_intents += retries;
 	d->stats.decision = out->stats;
 	d->stats.decision_candidate_pages = m->gathered.slots;
 	return 0;
