@@ -67,6 +67,11 @@ static uint64_t due_key(const struct gpu_usage_proc *g)
 	return g->read ? g->read_ns + 1 : 0;
 }
 
+static uint64_t refresh_ns(const struct gpu_usage_proc *g)
+{
+	return g->planned_bytes ? GPU_USAGE_BUSY_REFRESH_NS : GPU_USAGE_REFRESH_NS;
+}
+
 size_t gpu_usage_due(const struct gpu_usage *u, uint64_t now_ns, pid_t *ret, size_t max)
 {
 	size_t n = 0;
@@ -79,7 +84,7 @@ size_t gpu_usage_due(const struct gpu_usage *u, uint64_t now_ns, pid_t *ret, siz
 			const struct gpu_usage_proc *g = &u->procs[i];
 			bool taken = false;
 
-			if (g->by_cgroup || (g->read && now_ns - g->read_ns < GPU_USAGE_REFRESH_NS))
+			if (g->by_cgroup || (g->read && now_ns - g->read_ns < refresh_ns(g)))
 				continue;
 			for (size_t k = 0; k < n && !taken; k++)
 				taken = ret[k] == g->pid;

@@ -9,7 +9,8 @@
  * file each), and each tracked process the rule matches by command name
  * only is read on its own (/proc/PID/numa_maps, a walk of its page tables:
  * at most GPU_USAGE_READS_PER_TICK of them a tick, each again after
- * GPU_USAGE_REFRESH_NS).  Between two reads, what tierd itself planned to
+ * GPU_USAGE_REFRESH_NS, or GPU_USAGE_BUSY_REFRESH_NS while tierd moves
+ * its pages there).  Between two reads, what tierd itself planned to
  * promote onto the rule's node is added (gpu_usage_planned()), so a read
  * that is seconds old never lets a rule past its cap: an intent that did
  * not land counts until the next read, which only holds the rule back a
@@ -37,6 +38,10 @@
 #include "policy.h"
 
 #define GPU_USAGE_REFRESH_NS (10 * 1000000000ull) /* a process read again after */
+/* ... or after this, while tierd plans moves onto its rule's node: a plan
+ * the migrate step did not carry out this tick (its time budget) counts
+ * until the next reading, and would hold the rule short of its cap. */
+#define GPU_USAGE_BUSY_REFRESH_NS (1000000000ull)
 #define GPU_USAGE_READS_PER_TICK 4 /* numa_maps reads a tick */
 #define GPU_USAGE_UNKNOWN UINT64_MAX /* a rule not read yet: held at its cap */
 
@@ -78,8 +83,9 @@ void gpu_usage_sync(struct gpu_usage *u, const struct cand_procs *p, const bool 
 
 /*
  * Up to @max processes whose numa_maps is due at @now_ns, never-read ones
- * first, then the oldest reading older than GPU_USAGE_REFRESH_NS; returns
- * how many pids are in @ret.
+ * first, then the oldest reading older than GPU_USAGE_REFRESH_NS
+ * (GPU_USAGE_BUSY_REFRESH_NS with moves planned since); returns how many
+ * pids are in @ret.
  */
 size_t gpu_usage_due(const struct gpu_usage *u, uint64_t now_ns, pid_t *ret, size_t max);
 

@@ -114,6 +114,17 @@ static void test_pace(void)
 	CHECK_EQ_U64(gpu_usage_due(&u, 1 * SEC + GPU_USAGE_REFRESH_NS, due, 8), 1);
 	CHECK_EQ_U64(gpu_usage_due(&u, 5 * SEC + GPU_USAGE_REFRESH_NS, due, 1), 1);
 	CHECK_EQ_INT(due[0], 20);
+	/* Moves planned onto its node since its reading: due again after a
+	 * second, not ten. */
+	{
+		struct policy_intent it = { .pid = 30, .nr_pages = 512, .to_node = 3,
+					    .kind = POLICY_PROMOTE };
+
+		gpu_usage_planned(&u, &it, 1);
+	}
+	CHECK_EQ_U64(gpu_usage_due(&u, 5 * SEC + GPU_USAGE_BUSY_REFRESH_NS - 1, due, 8), 0);
+	CHECK_EQ_U64(gpu_usage_due(&u, 5 * SEC + GPU_USAGE_BUSY_REFRESH_NS, due, 8), 1);
+	CHECK_EQ_INT(due[0], 30);
 }
 
 static void test_sync_keeps_readings(void)
