@@ -326,6 +326,19 @@ static void test_missing_node_at_start(void)
 	tierd_fini(&d);
 }
 
+/* tierd started from configs/gpu-coherent.yaml on topology fixture @tree. */
+static void start_gpu_coherent(struct tierd *d, struct manager *mgr, const char *tree,
+			       char *root, size_t size)
+{
+	snprintf(root, size, "%s/topology/%s", fixtures_dir, tree);
+	d->root = root;
+	snprintf(d->config_path, sizeof(d->config_path), "%s/../../configs/gpu-coherent.yaml",
+		 fixtures_dir);
+	d->no_knobs = true;
+	CHECK_EQ_INT(tierd_init(d), 0);
+	CHECK_EQ_INT(manager_init(mgr, d, wrapped_fake()), 0);
+}
+
 /*
  * configs/gpu-coherent.yaml on a Grace Hopper machine: with the driver in
  * NUMA mode the HBM (node 1) is the top tier, DRAM the fast tier, and
@@ -339,15 +352,9 @@ static void test_grace_hopper(void)
 	static struct tierd d;
 	char root[4096], page[64], why[4096], *text;
 
-	snprintf(root, sizeof(root), "%s/topology/grace-hopper", fixtures_dir);
-	d.root = root;
-	snprintf(d.config_path, sizeof(d.config_path), "%s/../../configs/gpu-coherent.yaml",
-		 fixtures_dir);
-	d.no_knobs = true;
-	CHECK_EQ_INT(tierd_init(&d), 0);
+	start_gpu_coherent(&d, &mgr, "grace-hopper", root, sizeof(root));
 	CHECK_EQ_INT(d.conf->nr_gpu_nodes, 1);
 	CHECK_EQ_INT(topo_fast_tier(&d.topo), 1);
-	CHECK_EQ_INT(manager_init(&mgr, &d, wrapped_fake()), 0);
 	CHECK_EQ_STR(d.stats.gpu_mode, "numa");
 	text = render_status(&d, false);
 	snprintf(page, sizeof(page), "\npages:    %.1f KiB base pages\n",
@@ -365,14 +372,8 @@ static void test_grace_hopper(void)
 	tierd_fini(&d);
 
 	memset(&d, 0, sizeof(d));
-	snprintf(root, sizeof(root), "%s/topology/grace-hopper-cdmm", fixtures_dir);
-	d.root = root;
-	snprintf(d.config_path, sizeof(d.config_path), "%s/../../configs/gpu-coherent.yaml",
-		 fixtures_dir);
-	d.no_knobs = true;
-	CHECK_EQ_INT(tierd_init(&d), 0);
+	start_gpu_coherent(&d, &mgr, "grace-hopper-cdmm", root, sizeof(root));
 	CHECK_EQ_INT(d.conf->nr_gpu_nodes, 0);
-	CHECK_EQ_INT(manager_init(&mgr, &d, wrapped_fake()), 0);
 	CHECK_EQ_STR(d.stats.gpu_mode, "cdmm");
 	text = render_status(&d, false);
 	CHECK(strstr(text, "\ngpu:      cdmm (CoherentGPUMemoryMode \"driver\"): the GPU's memory is "
