@@ -214,7 +214,11 @@ static void read_gpu_usage(struct gather_stage *m, uint64_t now_ns)
 			if (e == 0)
 				sum += cg_node_bytes(&st, rule->node);
 			else if (e != -ENOENT) {
-				gpu_read_failed(m, rule->allow[a], e);
+				char what[CONF_PATH_MAX + 64];
+
+				snprintf(what, sizeof(what), "%s%s/memory.numa_stat", CGROUP_ROOT,
+					 rule->allow[a]);
+				gpu_read_failed(m, what, e);
 				ok = false;
 			}
 		}
