@@ -222,6 +222,10 @@ int tierd_reload(struct tierd *d, char *why, size_t why_size)
 		goto refuse;
 	}
 	topo = d->topo;
+	/* The GPU's memory kept by its driver (CDMM) is no node: the rules
+	 * and tiers that name it stay inert, as at start, not refused. */
+	if (!strcmp(d->stats.gpu_mode, "cdmm"))
+		tierd_drop_missing_nodes(next, &topo);
 	r = conf_check_machine(next, &topo, d->root, &gid, &errors, &warnings);
 	if (warnings)
 		log_lines(LOG_WARNING, warnings);

@@ -85,6 +85,12 @@ struct tierd_stats {
 	 * is 512 addresses. */
 	uint64_t move_pages_addresses_total;
 	uint64_t move_pages_thps_total;
+	/* GPU placement (gather.c): the NVIDIA driver's memory mode ("none",
+	 * "numa", "cdmm") and what told it; each rule's bytes on its node
+	 * (core/gpu_usage.h: UINT64_MAX until read). */
+	char gpu_mode[8];
+	char gpu_mode_why[160];
+	uint64_t gpu_rule_used[POLICY_MAX_RULES];
 };
 
 struct recorder;

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "fsutil.h"
+#include "gpu_usage.h"
 #include "log.h"
 #include "stages.h"
 
@@ -286,6 +287,10 @@ int decide_step(struct decide_stage *m, const struct decide_in *in, uint64_t now
 		return r;
 	out->nr_intents = time_budget(c, out->intents, po.nr_intents, in->bytes_per_s);
 	out->cut = out->nr_intents < po.nr_intents;
+	/* What it promotes onto a GPU rule's node counts against the rule
+	 * until its next read, whether the move lands or not. */
+	if (in->gpu_usage)
+		gpu_usage_planned(in->gpu_usage, out->intents, out->nr_intents);
 	out->stats = po.stats;
 	return 0;
 }

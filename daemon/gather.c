@@ -3,21 +3,31 @@
  * Step 2, gather: the I/O half of a tick's decision.  Each configured
  * cgroup's fast-tier bytes (memory.numa_stat), the GPU placement rule of
  * each tracked process (its cgroup and comm, once per change of the
- * process list), and for core/candidates, which picks the candidates,
- * where their pages are: move_pages(2) node queries (nodes NULL) and
- * whether a 2 MiB entry is a PMD THP (sys/thp).
+ * process list), what each rule's processes hold on its node (their
+ * cgroups' memory.numa_stat, a few numa_maps a tick: core/gpu_usage.h),
+ * and for core/candidates, which picks the candidates, where their pages
+ * are: move_pages(2) node queries (nodes NULL) and whether a 2 MiB entry
+ * is a PMD THP (sys/thp).
+ *
+ * The NVIDIA driver's memory mode is read at start (sys/gpu_mode): with
+ * the GPU's memory driver-managed (CDMM) it is no NUMA node, and no
+ * process falls under a GPU rule.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "fsutil.h"
+#include "gpu_mode.h"
+#include "gpu_usage.h"
 #include "hot_table.h"
 #include "log.h"
 #include "manager.h"
 #include "migrate.h"
+#include "numa_maps.h"
 #include "stages.h"
 #include "thp.h"
 
@@ -33,6 +43,11 @@ struct gather_stage {
 	int cg_error; /* last memory.numa_stat error, logged once */
 	const char *root; /* "/" or a fixture tree (--root, tierd-sim) */
 	char proc_root[CONF_PATH_MAX], cgroup_root[CONF_PATH_MAX]; /* below it */
+	enum gpu_mode gpu_mode; /* the NVIDIA driver's, read at start */
+	int gpu_read_error; /* last GPU usage read error, logged once */
+	struct tierd_stats *st; /* gpu_mode, gpu_rule_used */
+	struct gpu_usage usage; /* each GPU rule's bytes on its node */
+	bool by_cgroup[CAND_MAX_PROCS]; /* for gpu_usage_sync() */
 };
 
 static int io_query(void *ctx, pid_t pid, size_t count, void **addrs, int *status)
@@ -73,8 +88,42 @@ static struct thp_lookup *open_thp(const struct tierd *d)
 	return l;
 }
 
+/* Each rule's usage, not read yet until the first tick reads it. */
+static void init_usage(struct gather_stage *m)
+{
+	gpu_usage_init(&m->usage, &m->pp);
+	for (int r = 0; r < POLICY_MAX_RULES; r++)
+		m->st->gpu_rule_used[r] = GPU_USAGE_UNKNOWN;
+}
+
+/* The driver's memory mode and the kernel's page size, at start: journal
+ * and status. */
+static void read_gpu_mode(struct gather_stage *m, const struct tierd *d)
+{
+	struct gpu_mode_info gm;
+	int r = gpu_mode_read(d->root, &gm);
+
+	if (r < 0) {
+		log_warn("Failed to read the NVIDIA driver's proc/driver/nvidia/params under %s: %s (its GPU memory mode is unknown)",
+			 d->root, strerror(-r));
+		snprintf(gm.why, sizeof(gm.why), "unreadable: %s", strerror(-r));
+		gm.mode = GPU_MODE_NONE;
+	} else if (gm.mode == GPU_MODE_CDMM) {
+		log_notice("NVIDIA driver in CDMM mode (%s): the GPU's memory is driver-managed, not a NUMA node%s",
+			   gm.why, d->conf->nr_gpu_nodes ? "; the gpu_nodes rules stay inert" : "");
+	} else if (gm.mode == GPU_MODE_NUMA) {
+		log_info("NVIDIA driver in NUMA mode (%s): the GPU's memory is a NUMA node", gm.why);
+	}
+	if (sysconf(_SC_PAGESIZE) != 4096)
+		log_warn("The kernel's pages are %ld KiB: tierd plans and moves 4 KiB pages, so its byte counts, caps and batches are off on this kernel (run one with 4 KiB pages)",
+			 sysconf(_SC_PAGESIZE) / 1024);
+	m->gpu_mode = gm.mode;
+	snprintf(m->st->gpu_mode, sizeof(m->st->gpu_mode), "%s", gpu_mode_name(gm.mode));
+	snprintf(m->st->gpu_mode_why, sizeof(m->st->gpu_mode_why), "%s", gm.why);
+}
+
 int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_cand,
-	       struct gather_stage **ret)
+	       struct tierd_stats *st, struct gather_stage **ret)
 {
 	struct gather_stage *m = calloc(1, sizeof(*m));
 	int r;
@@ -91,6 +140,9 @@ int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_
 		return r;
 	}
 	decide_params(d->conf, &m->pp);
+	m->st = st;
+	init_usage(m);
+	read_gpu_mode(m, d);
 	if (ops && ops->mig_ops)
 		mig_init(&m->query, ops->mig_ops, ops->mig_ctx, true);
 	else
@@ -106,7 +158,13 @@ int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_
 void gather_reload_apply(struct gather_stage *m, const struct tierd_conf *c)
 {
 	decide_params(c, &m->pp);
+	init_usage(m);
 	m->procs_generation = (uint64_t)-1;
+}
+
+struct gpu_usage *gather_gpu_usage(struct gather_stage *m)
+{
+	return &m->usage;
 }
 
 void gather_free(struct gather_stage *m)
@@ -120,14 +178,16 @@ void gather_free(struct gather_stage *m)
 	free(m);
 }
 
-/* GPU rule of each tracked process, once per change of the process list. */
+/* GPU rule of each tracked process, once per change of the process list;
+ * none in CDMM mode, where no GPU node holds pages. */
 static void match_rules(struct gather_stage *m, struct cand_procs *p)
 {
 	for (int i = 0; i < p->nr; i++) {
 		char cg[CONF_PATH_MAX] = "", comm[64] = "", path[64];
 
 		p->procs[i].rule = -1;
-		if (!m->pp.nr_rules)
+		m->by_cgroup[i] = false;
+		if (!m->pp.nr_rules || m->gpu_mode == GPU_MODE_CDMM)
 			continue;
 		cg_path_of_pid(m->proc_root, p->procs[i].pid, cg, sizeof(cg));
 		snprintf(path, sizeof(path), "proc/%d/comm", p->procs[i].pid);
@@ -135,8 +195,77 @@ static void match_rules(struct gather_stage *m, struct cand_procs *p)
 			comm[strcspn(comm, "\n")] = '\0';
 		p->procs[i].rule = policy_rule_match(&m->pp, cg[0] ? cg : NULL,
 						     comm[0] ? comm : NULL);
+		m->by_cgroup[i] = p->procs[i].rule >= 0 &&
+				  policy_rule_in_cgroups(&m->pp, p->procs[i].rule, cg);
 	}
+	gpu_usage_sync(&m->usage, p, m->by_cgroup);
 	m->procs_generation = p->generation;
+}
+
+static void gpu_read_failed(struct gather_stage *m, const char *what, int r)
+{
+	if (r != m->gpu_read_error)
+		log_warn("Failed to read %s: %s (its GPU rule holds its pages where they are until it is read)",
+			 what, strerror(-r));
+	m->gpu_read_error = r;
+}
+
+/*
+ * What each GPU rule's processes hold on its node (core/gpu_usage.h): the
+ * cgroups it names, every tick, and the numa_maps of a few of its other
+ * processes.  A cgroup that does not exist holds nothing.
+ */
+static void read_gpu_usage(struct gather_stage *m, uint64_t now_ns)
+{
+	pid_t due[GPU_USAGE_READS_PER_TICK];
+	size_t n;
+
+	if (m->gpu_mode == GPU_MODE_CDMM)
+		return; /* the rules are inert */
+	for (int r = 0; r < m->pp.nr_rules; r++) {
+		const struct policy_gpu_rule *rule = &m->pp.rules[r];
+		uint64_t sum = 0;
+		bool ok = true;
+
+		if (!m->usage.has_cgroups[r])
+			continue;
+		for (int a = 0; a < rule->nr_allow; a++) {
+			struct cg_numa_stat st;
+			int e;
+
+			if (!policy_rule_cgroup_top(&m->pp, r, a))
+				continue;
+			e = cg_read_numa_stat(m->cgroup_root, rule->allow[a], &st);
+			if (e == 0)
+				sum += cg_node_bytes(&st, rule->node);
+			else if (e != -ENOENT) {
+				char what[CONF_PATH_MAX + 64];
+
+				snprintf(what, sizeof(what), "%s%s/memory.numa_stat", m->cgroup_root,
+					 rule->allow[a]);
+				gpu_read_failed(m, what, e);
+				ok = false;
+			}
+		}
+		gpu_usage_read_cgroups(&m->usage, r, ok, sum);
+	}
+	n = gpu_usage_due(&m->usage, now_ns, due, GPU_USAGE_READS_PER_TICK);
+	for (size_t i = 0; i < n; i++) {
+		int node = gpu_usage_node_of(&m->usage, due[i]);
+		uint64_t bytes = 0;
+		char what[64];
+		int e;
+
+		if (node < 0)
+			continue;
+		e = numa_maps_node_bytes(m->proc_root, due[i], node, &bytes);
+		if (e < 0 && e != -ESRCH) {
+			snprintf(what, sizeof(what), "/proc/%d/numa_maps", (int)due[i]);
+			gpu_read_failed(m, what, e);
+			continue;
+		}
+		gpu_usage_read_proc(&m->usage, due[i], bytes, now_ns);
+	}
 }
 
 void gather_usage(struct gather_stage *m, const struct tierd_conf *c,
@@ -172,7 +301,10 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 						 c->interval_ms);
 	if (m->procs_generation != in->procs->generation)
 		match_rules(m, in->procs);
+	read_gpu_usage(m, now_ns);
 	if (m->thp)
 		thp_reset(m->thp);
 	cand_select_run(m->sel, &ci, &m->io, now_ns, out);
+	gpu_usage_totals(&m->usage, out->rule_used);
+	memcpy(m->st->gpu_rule_used, out->rule_used, sizeof(m->st->gpu_rule_used));
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpu_usage.h"
 #include "hot_table.h"
 #include "log.h"
 #include "manager.h"
@@ -63,7 +64,7 @@ static int start_stages(struct manager *m, const struct manager_ops *ops, size_t
 
 	r = sample_new(d, ops, &d->stats, &m->sample);
 	if (r == 0)
-		r = gather_new(d, ops, max_cand, &m->gather);
+		r = gather_new(d, ops, max_cand, &d->stats, &m->gather);
 	if (r == 0)
 		r = decide_new(d, max_cand, &m->decide);
 	if (r == 0)
@@ -149,15 +150,21 @@ static int step_decide(struct manager *m, uint64_t now_ns)
 		.fast_bytes = m->fast_bytes,
 		.blocked_nodes = account_blocked_mask(a, &d->topo, now_ns),
 		.bytes_per_s = a->last_bytes_per_s,
+		.gpu_usage = gather_gpu_usage(m->gather),
 	};
 	struct decide_out *out = &m->decided;
 	int r = decide_step(m->decide, &in, now_ns, out);
+	size_t retries;
 
 	if (r < 0)
 		return r;
 	m->backlog = out->cut;
-	out->nr_intents += account_take_retries(a, now_ns, out->intents + out->nr_intents,
-						DECIDE_MAX_RETRIES);
+	retries = account_take_retries(a, now_ns, out->intents + out->nr_intents,
+				       DECIDE_MAX_RETRIES);
+	/* The policy did not weigh them: a retry onto a GPU rule's node
+	 * counts against the rule like a planned move. */
+	gpu_usage_planned(in.gpu_usage, out->intents + out->nr_intents, retries);
+	out->nr_intents += retries;
 	d->stats.decision = out->stats;
 	d->stats.decision_candidate_pages = m->gathered.slots;
 	return 0;

@@ -29,6 +29,7 @@
 #include "daemon.h"
 #include "policy.h"
 
+struct gpu_usage;
 struct hot_table;
 struct manager_ops;
 struct mig_run_result;
@@ -84,14 +85,17 @@ struct gather_in {
 };
 
 int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_cand,
-	       struct gather_stage **ret);
+	       struct tierd_stats *st, struct gather_stage **ret);
 void gather_free(struct gather_stage *g);
 void gather_reload_apply(struct gather_stage *g, const struct tierd_conf *c);
 /* Each configured cgroup's fast-tier bytes (memory.numa_stat). */
 void gather_usage(struct gather_stage *g, const struct tierd_conf *c,
 		  const struct topology *topo, uint64_t *fast_bytes);
+/* The candidates, and each GPU rule's usage (out->rule_used). */
 void gather_step(struct gather_stage *g, const struct gather_in *in, uint64_t now_ns,
 		 struct cand_out *out);
+/* Each GPU rule's usage, which decide adds its planned promotions to. */
+struct gpu_usage *gather_gpu_usage(struct gather_stage *g);
 
 /* ---- 3. decide, 4. batch ---- */
 
@@ -104,6 +108,7 @@ struct decide_in {
 	const uint64_t *fast_bytes; /* per configured cgroup */
 	uint64_t blocked_nodes; /* account_blocked_mask() */
 	uint64_t bytes_per_s; /* the last measured move_pages throughput */
+	struct gpu_usage *gpu_usage; /* the intents' GPU promotions go in; NULL */
 };
 
 struct decide_out {

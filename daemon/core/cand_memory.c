@@ -117,8 +117,9 @@ bool cand_known_low(const struct cand_ranges *r, const struct hot_entry_view *v,
  * largest steady cost for nothing: with the sample, the decide path's
  * steady-state CPU in the lab is 0.17% of a vCPU, against 1.6% for whole
  * queries.  Not for THPs (one query page anyway), processes with a
- * placement rule (their GPU bytes are counted from the queries), or ranges
- * never seen fast.
+ * placement rule (a range of theirs on the fast tier may still go to the
+ * rule's GPU node: queried whole, it is a candidate once a period), or
+ * ranges never seen fast.
  */
 bool cand_still_fast(struct cand_ranges *r, const struct cand_procs *procs,
 		     const struct cand_io *io, const struct topology *topo,
@@ -138,9 +139,12 @@ bool cand_still_fast(struct cand_ranges *r, const struct cand_procs *procs,
 			(off + i * (PAGES_PER_HUGE / RECHECK_PAGES)) * PAGE_SZ);
 	if (io->query(io->ctx, v->pid, RECHECK_PAGES, addrs, status) < 0)
 		return false;
-	for (size_t i = 0; i < RECHECK_PAGES; i++)
-		if (!topo_node_fast(topo, status[i]))
+	for (size_t i = 0; i < RECHECK_PAGES; i++) {
+		int idx = topo_node_index(topo, status[i]);
+
+		if (idx < 0 || !cand_settled_node(topo, idx, topo_fast_tier(topo)))
 			return false;
+	}
 	cand_range(r, v->pid, v->addr)->fast_seen = cand_time(now_ns);
 	return true;
 }

@@ -74,7 +74,6 @@ struct cand_select {
 	const struct cand_procs *procs;
 	struct cand_ranges *ranges;
 	struct policy_page *cand;
-	uint64_t *rule_used;
 };
 
 int cand_select_new(size_t max_cand, struct cand_select **ret)
@@ -162,13 +161,14 @@ static bool range_fits_rates(const struct cand_select *m, const struct cand_proc
  */
 static void flush_staged(struct cand_select *m, uint64_t now_ns)
 {
+	int fast_tier = topo_fast_tier(m->topo);
+
 	query_staged(m);
 	for (size_t k = 0; k < m->nr_staged; k++) {
 		const struct staged *s = &m->staged[k];
 		const struct hot_entry_view *v = &s->v;
 		const struct cand_proc *proc = cand_proc_find(m->procs, v->pid);
 		const struct cand_range *rg = cand_range_peek(m->ranges, v->pid, v->addr);
-		uint64_t gpu_bytes = 0; /* on GPU nodes, for the placement rule */
 		bool all_fast = true, all_low = true, one_node = true, whole;
 		size_t added = 0, mapped = 0; /* candidates, pages found */
 		int node = -1;
@@ -182,12 +182,10 @@ static void flush_staged(struct cand_select *m, uint64_t now_ns)
 
 			if (m->status[i] < 0 || idx < 0)
 				continue; /* not populated, or not a memory node */
-			if (m->topo->nodes[idx].tier != 0)
+			if (!cand_settled_node(m->topo, idx, fast_tier))
 				all_fast = false;
 			if (m->topo->nodes[idx].tier != m->topo->nr_tiers - 1)
 				all_low = false;
-			if (m->topo->nodes[idx].gpu)
-				gpu_bytes += (uint64_t)s->nr_pages * PAGE_SZ;
 			if (mapped++ && m->status[i] != node)
 				one_node = false;
 			node = m->status[i];
@@ -226,8 +224,6 @@ static void flush_staged(struct cand_select *m, uint64_t now_ns)
 		}
 		if (s->cold && mapped && all_low)
 			continue;
-		if (proc->rule >= 0)
-			m->rule_used[proc->rule] += gpu_bytes;
 		m->n += added;
 		m->slots += mapped;
 	}
@@ -378,7 +374,6 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 	double floor;
 	bool tail;
 
-	memset(m->rule_used, 0, POLICY_MAX_RULES * sizeof(*m->rule_used));
 	m->cand_full = false;
 	m->n = 0;
 	m->slots = 0;
@@ -468,7 +463,6 @@ void cand_select_run(struct cand_select *m, const struct cand_in *in, const stru
 	m->procs = in->procs;
 	m->ranges = in->ranges;
 	m->cand = out->cand;
-	m->rule_used = out->rule_used;
 	m->capped = false;
 	out->nr_cand = select_candidates(m, in->demote, now_ns);
 	out->slots = m->slots;

@@ -105,6 +105,19 @@ static inline uint64_t cand_ns(uint32_t t)
 struct cand_range *cand_range(struct cand_ranges *r, pid_t pid, uint64_t addr);
 
 /* The slot of that range if it is the one remembered, else NULL. */
+/*
+ * Node index @i is where promotion leaves a page (@fast_tier:
+ * topo_fast_tier()): a fast-tier node that is not a
+ * GPU node, or a GPU node, which promotion never moves pages off whatever
+ * its tier.  A range wholly on such nodes is known fast.  A GPU node in
+ * tier 0 is not fast by its tier alone: that test is for the kernel's
+ * memory, not for a rule's node.
+ */
+static inline bool cand_settled_node(const struct topology *topo, int i, int fast_tier)
+{
+	return topo->nodes[i].gpu || topo->nodes[i].tier == fast_tier;
+}
+
 /* A range seen wholly on the fast tier (or the lowest) is not queried
  * again for this long. */
 #define CAND_FAST_RECHECK_NS (10 * 1000000000ull)
@@ -153,7 +166,10 @@ struct cand_out {
 	size_t nr_cand;
 	size_t slots; /* base pages queried, THPs counted once */
 	bool capped; /* the cap stopped it with table entries left */
-	uint64_t rule_used[POLICY_MAX_RULES]; /* bytes on GPU nodes per rule */
+	/* Each GPU rule's bytes on its node: not the selection's, which
+	 * sees only what it queries; the gather step fills it from
+	 * core/gpu_usage. */
+	uint64_t rule_used[POLICY_MAX_RULES];
 };
 
 struct cand_select;

@@ -115,7 +115,7 @@ struct policy_page {	/* 56 bytes, no holes: decide keeps 32 Ki of them */
 
 /* A cgroup's fast-tier use and budgets for this tick. */
 struct policy_cgroup {
-	uint64_t fast_bytes;	/* on tier-0 non-GPU nodes now (memory.numa_stat) */
+	uint64_t fast_bytes;	/* on the fast tier now (topo_fast_tier(), memory.numa_stat) */
 	uint64_t fast_max_bytes;	/* 0 = no cap */
 	struct bucket *rate;	/* bytes migrated per second; NULL = no cap */
 };
@@ -126,7 +126,8 @@ struct policy_input {
 	size_t nr_pages;
 	struct policy_cgroup *cgroups;
 	size_t nr_cgroups;
-	/* Per rule: bytes its processes hold on GPU nodes now; NULL = 0. */
+	/* Per rule: bytes its processes hold on its node now (core/gpu_usage);
+	 * NULL = 0. */
 	const uint64_t *rule_used_bytes;
 	struct bucket *global_rate;	/* bytes per second, all moves; NULL = none */
 	/* Bit i set: node index i takes no pages now (ENOMEM back-off,
@@ -250,6 +251,15 @@ bool policy_may_demote(const struct policy_params *params, const struct policy_i
  */
 int policy_rule_match(const struct policy_params *params, const char *cgroup_path,
 		      const char *comm);
+
+/* Is a process in cgroup @cgroup_path in (or below) a cgroup that rule
+ * @rule names?  Such a process is counted by the read of those cgroups. */
+bool policy_rule_in_cgroups(const struct policy_params *params, int rule,
+			    const char *cgroup_path);
+
+/* Is allow entry @a of rule @rule a cgroup that no other entry of the rule
+ * contains: one whose memory.numa_stat the rule's usage adds up? */
+bool policy_rule_cgroup_top(const struct policy_params *params, int rule, int a);
 
 /* The adaptive hot threshold for a heat histogram (bytes per bin): the
  * lowest bin floor whose cumulative bytes (hottest first) fit @room_bytes,

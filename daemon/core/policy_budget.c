@@ -56,6 +56,25 @@ static int charge(const struct plan *pl, const struct policy_page *pg, uint64_t 
 }
 
 /*
+ * What a move does to rule @rule's usage, which counts its node only: up
+ * into it, down out of it.  UINT64_MAX (not read yet, core/gpu_usage)
+ * stays so.
+ */
+static void rule_moved(const struct policy *p, struct plan *pl, int rule, int from, int to,
+		       uint64_t bytes)
+{
+	uint64_t *used = &pl->rule_used[rule];
+	int node = p->params.rules[rule].node;
+
+	if (*used == UINT64_MAX)
+		return;
+	if (pl->topo->nodes[to].id == node)
+		*used = *used > UINT64_MAX - 1 - bytes ? UINT64_MAX - 1 : *used + bytes;
+	if (pl->topo->nodes[from].id == node)
+		*used -= bytes < *used ? bytes : *used;
+}
+
+/*
  * Write the intent to move the first @bytes of candidate @i (all of it, or
  * part of a range of base pages: pol_fit_bytes()) from node index @from to @to,
  * after the rate check.  Returns true when written.
@@ -99,13 +118,8 @@ bool pol_emit_bytes(struct policy *p, struct plan *pl, uint32_t i, int from, int
 		if (fast_node(pl->topo, to))
 			p->cg_delta[pg->cgroup] += bytes;
 	}
-	if (pg->rule >= 0 && pl->topo->nodes[to].gpu)
-		pl->rule_used[pg->rule] += bytes;
-	if (pg->rule >= 0 && pl->topo->nodes[from].gpu) {
-		uint64_t *used = &pl->rule_used[pg->rule];
-
-		*used -= bytes < *used ? bytes : *used;
-	}
+	if (pg->rule >= 0)
+		rule_moved(p, pl, pg->rule, from, to, bytes);
 	out->stats.intents[reason]++;
 	if (kind == POLICY_PROMOTE)
 		out->stats.promote_bytes += bytes;

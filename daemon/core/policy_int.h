@@ -12,8 +12,6 @@
 
 #include "policy.h"
 
-#define TIER_FAST 0
-
 struct policy {
 	struct policy_params params;
 	size_t max_pages;
@@ -47,7 +45,7 @@ static inline uint64_t page_bytes(const struct policy *p, const struct policy_pa
 
 static inline bool fast_node(const struct topology *topo, int idx)
 {
-	return topo->nodes[idx].tier == TIER_FAST && !topo->nodes[idx].gpu;
+	return topo_index_fast(topo, idx);
 }
 
 static inline void hold(struct plan *pl, int why)

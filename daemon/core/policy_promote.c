@@ -18,7 +18,7 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 	if (from < 0 || p->taken[i])
 		return;
 	gpu_rule = pg->rule >= 0 && !topo->nodes[from].gpu;
-	lower = topo->nodes[from].tier > TIER_FAST && !topo->nodes[from].gpu;
+	lower = topo->nodes[from].tier > topo_fast_tier(topo) && !topo->nodes[from].gpu;
 	if (!gpu_rule && !lower)
 		return;	/* hot where it is */
 	if (pol_held_recently(p, pl, i, true))

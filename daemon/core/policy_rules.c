@@ -64,3 +64,30 @@ int policy_rule_match(const struct policy_params *params, const char *cgroup_pat
 	}
 	return -1;
 }
+
+bool policy_rule_in_cgroups(const struct policy_params *params, int rule,
+			    const char *cgroup_path)
+{
+	const struct policy_gpu_rule *r = &params->rules[rule];
+
+	for (int j = 0; cgroup_path && j < r->nr_allow; j++)
+		if (r->allow[j][0] == '/' && cgroup_under(cgroup_path, r->allow[j]))
+			return true;
+	return false;
+}
+
+bool policy_rule_cgroup_top(const struct policy_params *params, int rule, int a)
+{
+	const struct policy_gpu_rule *r = &params->rules[rule];
+
+	if (r->allow[a][0] != '/')
+		return false;
+	for (int j = 0; j < r->nr_allow; j++) {
+		if (j == a || r->allow[j][0] != '/' || !cgroup_under(r->allow[a], r->allow[j]))
+			continue;
+		/* Inside entry j; of two equal entries the first counts. */
+		if (strcmp(r->allow[a], r->allow[j]) || j < a)
+			return false;
+	}
+	return true;
+}

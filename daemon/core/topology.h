@@ -79,13 +79,38 @@ static inline int topo_node_index(const struct topology *topo, int id)
 	return -1;
 }
 
+/*
+ * The fast tier: the fastest tier with a node that is not a GPU node.  Tier 0 but where the configuration puts GPU nodes alone above
+ * DRAM (Grace Hopper's HBM): a GPU node takes pages only through its
+ * placement rule, so the fast tier for everything else, the hot threshold,
+ * promotion's target and cgroups' fast-tier caps, is DRAM's.
+ */
+static inline int topo_fast_tier(const struct topology *topo)
+{
+	int fast = -1;
+
+	for (int i = 0; i < topo->nr_nodes; i++) {
+		const struct topo_node *n = &topo->nodes[i];
+
+		if (!n->gpu && n->tier >= 0 && (fast < 0 || n->tier < fast))
+			fast = n->tier;
+	}
+	return fast < 0 ? 0 : fast;
+}
+
+/* Node index @i is on the fast tier and not a GPU node. */
+static inline bool topo_index_fast(const struct topology *topo, int i)
+{
+	return topo->nodes[i].tier == topo_fast_tier(topo) && !topo->nodes[i].gpu;
+}
+
 /* Node @id is on the fast tier and not a GPU node: where a range tierd
  * promoted may be taken as staying. */
 static inline bool topo_node_fast(const struct topology *topo, int id)
 {
 	int i = topo_node_index(topo, id);
 
-	return i >= 0 && topo->nodes[i].tier == 0 && !topo->nodes[i].gpu;
+	return i >= 0 && topo_index_fast(topo, i);
 }
 
 #endif

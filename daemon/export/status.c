@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "status.h"
@@ -60,6 +61,68 @@ static void sampler_json(const struct tierd_stats *s, FILE *f)
 		(unsigned long long)s->sampler_wakes_total);
 	fprintf(f, ",\"watched\":%u,\"candidates\":%u,\"watch_bound\":%u},", s->watch_procs,
 		s->watch_candidates, s->watch_bound);
+}
+
+/* GPU rules are inert when the driver keeps the GPU's memory (CDMM). */
+static bool gpu_inert(const struct tierd_stats *s)
+{
+	return !strcmp(s->gpu_mode, "cdmm");
+}
+
+/* "page_size":N,"gpu":{"mode","why","rules":[{node, allow, used_bytes
+ * (null until read), max_bytes (0: none), inert}]} */
+static void gpu_json(const struct tierd *d, FILE *f)
+{
+	const struct tierd_stats *s = &d->stats;
+
+	fprintf(f, "\"page_size\":%ld,\"gpu\":{\"mode\":", sysconf(_SC_PAGESIZE));
+	json_str(f, s->gpu_mode[0] ? s->gpu_mode : "none");
+	fputs(",\"why\":", f);
+	json_str(f, s->gpu_mode_why);
+	fputs(",\"rules\":[", f);
+	for (int r = 0; r < d->conf->nr_gpu_nodes && r < POLICY_MAX_RULES; r++) {
+		const struct conf_gpu_node *g = &d->conf->gpu_nodes[r];
+
+		fprintf(f, "%s{\"node\":%d,\"used_bytes\":", r ? "," : "", g->node);
+		if (s->gpu_rule_used[r] == UINT64_MAX || gpu_inert(s))
+			fputs("null", f);
+		else
+			fprintf(f, "%llu", (unsigned long long)s->gpu_rule_used[r]);
+		fprintf(f, ",\"max_bytes\":%llu,\"inert\":%s}",
+			(unsigned long long)g->max_bytes, gpu_inert(s) ? "true" : "false");
+	}
+	fputs("]}", f);
+}
+
+/* The page size, the driver's GPU memory mode, each rule against its cap. */
+static void status_gpu(const struct tierd *d, FILE *f)
+{
+	const struct tierd_stats *s = &d->stats;
+	char page[32];
+
+	fmt_bytes(page, sizeof(page), (double)sysconf(_SC_PAGESIZE));
+	fprintf(f, "pages:    %s base pages\n", page);
+	fprintf(f, "gpu:      %s%s%s%s%s\n", s->gpu_mode[0] ? s->gpu_mode : "none",
+		s->gpu_mode_why[0] ? " (" : "", s->gpu_mode_why, s->gpu_mode_why[0] ? ")" : "",
+		gpu_inert(s) ? ": the GPU's memory is no NUMA node, gpu_nodes rules are inert" : "");
+	for (int r = 0; r < d->conf->nr_gpu_nodes && r < POLICY_MAX_RULES; r++) {
+		const struct conf_gpu_node *g = &d->conf->gpu_nodes[r];
+		char used[32], max[32];
+
+		if (gpu_inert(s)) {
+			fprintf(f, "  rule for node %d: inert, the GPU's memory is no NUMA node\n",
+				g->node);
+			continue;
+		}
+		if (s->gpu_rule_used[r] == UINT64_MAX)
+			snprintf(used, sizeof(used), "not read yet");
+		else
+			fmt_bytes(used, sizeof(used), (double)s->gpu_rule_used[r]);
+		if (g->max_bytes)
+			fmt_bytes(max, sizeof(max), (double)g->max_bytes);
+		fprintf(f, "  rule for node %d: %s used of %s\n", g->node, used,
+			g->max_bytes ? max : "no cap");
+	}
 }
 
 static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
@@ -137,10 +200,12 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 		fprintf(f, "%s\"%s\":%llu", h ? "," : "", policy_hold_name(h),
 			(unsigned long long)s->decision.held[h]);
 	fprintf(f,
-		"}},\"copy_threads\":%u,\"copy_threads_mode\":\"%s\",\"tick_nice\":%d,\"cgroups\":%d}\n",
+		"}},\"copy_threads\":%u,\"copy_threads_mode\":\"%s\",\"tick_nice\":%d,\"cgroups\":%d,",
 		s->copy_threads,
 		conf_copy_mode_name(d->conf->copy_threads.mode),
 		s->tick_nice, d->conf->nr_cgroups);
+	gpu_json(d, f);
+	fputs("}\n", f);
 }
 
 /* The last decision, and what it held back: why hot pages stay put. */
@@ -246,6 +311,7 @@ void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 		conf_copy_mode_name(d->conf->copy_threads.mode));
 	fprintf(f, "cgroups:  %d with budgets (tierctl cgroups)\n",
 		d->conf->nr_cgroups);
+	status_gpu(d, f);
 }
 
 void status_render_nodes(const struct tierd *d, FILE *f, bool json)

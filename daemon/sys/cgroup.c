@@ -113,7 +113,7 @@ uint64_t cg_fast_bytes(const struct cg_numa_stat *s, const struct topology *topo
 	uint64_t sum = 0;
 
 	for (int i = 0; i < topo->nr_nodes; i++)
-		if (topo->nodes[i].tier == 0 && !topo->nodes[i].gpu)
+		if (topo_index_fast(topo, i))
 			sum += cg_node_bytes(s, topo->nodes[i].id);
 	return sum;
 }

@@ -38,8 +38,8 @@ int cg_read_numa_stat(const char *cgroup_root, const char *path, struct cg_numa_
 /* Bytes the cgroup holds on node @id (anon + file), 0 for unknown nodes. */
 uint64_t cg_node_bytes(const struct cg_numa_stat *s, int id);
 
-/* Bytes it holds on the fast tier: tier-0 nodes that are not GPU nodes
- * (policy_cgroup.fast_bytes). */
+/* Bytes it holds on the fast tier's nodes (topo_fast_tier(): GPU nodes
+ * are never part of it; policy_cgroup.fast_bytes). */
 uint64_t cg_fast_bytes(const struct cg_numa_stat *s, const struct topology *topo);
 
 /* Bytes it holds on GPU nodes (for a rule that names this cgroup). */

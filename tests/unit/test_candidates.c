@@ -135,9 +135,53 @@ static void test_range_split(void)
 	cand_select_free(sel);
 }
 
+/*
+ * A range wholly on a GPU node is known fast whatever the node's tier:
+ * promotion never moves it, and the rule's usage is read from the node
+ * (core/gpu_usage), not from these queries.  Wholly on a tier-1 node that
+ * is not a GPU node, it is not.
+ */
+static void test_gpu_range_known_fast(void)
+{
+	static struct fake_node f;
+	struct cand_select *sel;
+	struct cand_out out;
+
+	for (int gpu_tier = 0; gpu_tier < 2; gpu_tier++) {
+		setup();
+		topo.nr_nodes = 3;
+		topo.nodes[2] = (struct topo_node){ .id = 2, .tier = gpu_tier, .gpu = true,
+						    .has_memory = true };
+		procs.procs[0].rule = 0;
+		for (int i = 0; i < 512; i++)
+			f.node[i] = 2;
+		f.queries = 0;
+		CHECK_EQ_INT(cand_select_new(MAX_CAND, &sel), 0);
+		CHECK_EQ_U64(run(sel, &f, 0, 2 * SEC, &out), 1);
+		CHECK_EQ_INT(f.queries, 1);
+		CHECK(cand_range_peek(&ranges, PID, BASE) &&
+		      cand_range_peek(&ranges, PID, BASE)->fast_seen);
+		/* Not queried again within its recheck time. */
+		CHECK_EQ_U64(run(sel, &f, 0, 3 * SEC, &out), 0);
+		CHECK_EQ_INT(f.queries, 1);
+		cand_select_free(sel);
+	}
+	/* On node 1 (tier 1, not a GPU node): queried every tick. */
+	setup();
+	for (int i = 0; i < 512; i++)
+		f.node[i] = 1;
+	f.queries = 0;
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &sel), 0);
+	CHECK_EQ_U64(run(sel, &f, 0, 2 * SEC, &out), 1);
+	CHECK_EQ_U64(run(sel, &f, 0, 3 * SEC, &out), 1);
+	CHECK_EQ_INT(f.queries, 2);
+	cand_select_free(sel);
+}
+
 int main(void)
 {
 	RUN(test_range_one_candidate);
 	RUN(test_range_split);
+	RUN(test_gpu_range_known_fast);
 	return TEST_EXIT();
 }

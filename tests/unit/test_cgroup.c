@@ -43,6 +43,12 @@ static void test_numa_stat(void)
 	CHECK_EQ_U64(cg_node_bytes(&s, 7), 0);
 	CHECK_EQ_U64(cg_fast_bytes(&s, &topo), 1048576 + 8192);
 	CHECK_EQ_U64(cg_gpu_bytes(&s, &topo), 2097152 + 4096);
+	/* The GPU node alone in tier 0, above DRAM (Grace Hopper): the fast
+	 * tier is DRAM's. */
+	topo.nodes[2].tier = 0;
+	topo.nodes[0].tier = 1;
+	topo.nodes[1].tier = 2;
+	CHECK_EQ_U64(cg_fast_bytes(&s, &topo), 1048576 + 8192);
 	CHECK_EQ_INT(cg_read_numa_stat(cgfs, "/nope", &s), -ENOENT);
 	CHECK_EQ_INT(cg_read_numa_stat(cgfs, "/broken", &s), -EINVAL);
 }

@@ -326,6 +326,66 @@ static void test_missing_node_at_start(void)
 	tierd_fini(&d);
 }
 
+/* tierd started from configs/gpu-coherent.yaml on topology fixture @tree. */
+static void start_gpu_coherent(struct tierd *d, struct manager *mgr, const char *tree,
+			       char *root, size_t size)
+{
+	snprintf(root, size, "%s/topology/%s", fixtures_dir, tree);
+	d->root = root;
+	snprintf(d->config_path, sizeof(d->config_path), "%s/../../configs/gpu-coherent.yaml",
+		 fixtures_dir);
+	d->no_knobs = true;
+	CHECK_EQ_INT(tierd_init(d), 0);
+	CHECK_EQ_INT(manager_init(mgr, d, wrapped_fake()), 0);
+}
+
+/*
+ * configs/gpu-coherent.yaml on a Grace Hopper machine: with the driver in
+ * NUMA mode the HBM (node 1) is the top tier, DRAM the fast tier, and
+ * status shows the page size, the mode and the rule against its cap (not
+ * read before the first tick).  In CDMM mode the HBM is no node: tierd
+ * starts, leaves the tier and the rule out, and status says why.
+ */
+static void test_grace_hopper(void)
+{
+	static struct manager mgr;
+	static struct tierd d;
+	char root[4096], page[64], why[4096], *text;
+
+	start_gpu_coherent(&d, &mgr, "grace-hopper", root, sizeof(root));
+	CHECK_EQ_INT(d.conf->nr_gpu_nodes, 1);
+	CHECK_EQ_INT(topo_fast_tier(&d.topo), 1);
+	CHECK_EQ_STR(d.stats.gpu_mode, "numa");
+	text = render_status(&d, false);
+	snprintf(page, sizeof(page), "\npages:    %.1f KiB base pages\n",
+		 sysconf(_SC_PAGESIZE) / 1024.0);
+	CHECK(strstr(text, page));
+	CHECK(strstr(text, "\ngpu:      numa (CoherentGPUMemoryMode \"numa\")\n"
+			   "  rule for node 1: not read yet used of 64.0 GiB\n"));
+	free(text);
+	text = render_status(&d, true);
+	CHECK(strstr(text, "\"gpu\":{\"mode\":\"numa\",\"why\":\"CoherentGPUMemoryMode \\\"numa\\\"\","
+			   "\"rules\":[{\"node\":1,\"used_bytes\":null,\"max_bytes\":68719476736,"
+			   "\"inert\":false}]}}\n"));
+	free(text);
+	manager_fini(&mgr);
+	tierd_fini(&d);
+
+	memset(&d, 0, sizeof(d));
+	start_gpu_coherent(&d, &mgr, "grace-hopper-cdmm", root, sizeof(root));
+	CHECK_EQ_INT(d.conf->nr_gpu_nodes, 0);
+	CHECK_EQ_STR(d.stats.gpu_mode, "cdmm");
+	text = render_status(&d, false);
+	CHECK(strstr(text, "\ngpu:      cdmm (CoherentGPUMemoryMode \"driver\"): the GPU's memory is "
+			   "no NUMA node, gpu_nodes rules are inert\n"));
+	free(text);
+	/* A reload of the same file is taken, the rule inert again. */
+	CHECK_EQ_INT(tierd_reload(&d, why, sizeof(why)), 0);
+	CHECK_EQ_INT(d.conf->nr_gpu_nodes, 0);
+	manager_fini(&mgr);
+	tierd_fini(&d);
+}
+
 /* Idle ticks: a tick that plans nothing, or at most 1% of the pages found
  * hot, while the table holds heat doubles the interval, up to
  * idle_interval_ms; a bigger plan or an empty table goes back to
@@ -412,6 +472,7 @@ int main(int argc, char **argv)
 	RUN(test_lifecycle);
 	RUN(test_missing_default);
 	RUN(test_missing_node_at_start);
+	RUN(test_grace_hopper);
 	RUN(test_idle_interval);
 	unlink(conf_path);
 	rmdir(tmpdir);

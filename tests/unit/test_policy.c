@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "gpu_usage.h"
 #include "policy.h"
 #include "test.h"
 
@@ -645,6 +646,107 @@ static void test_gpu_rules(void)
 	CHECK_EQ_INT(out.stats.held[POLICY_H_REFILL], 2);
 }
 
+/* The GPU node (2) alone in tier 0, DRAM (node 0) in tier 1, the slow
+ * node 1 in tier 2: configs/gpu-coherent.yaml's order. */
+static void topo_gpu_tier0(void)
+{
+	topo_reset();
+	topo_node(0, 1, true, 1 * GiB, 512 * MiB);
+	topo_node(1, 2, false, 4 * GiB, 2 * GiB);
+	topo_node(2, 0, false, 1 * GiB, 512 * MiB);
+	topo.nodes[2].gpu = true;
+	topo_dist(0, 1, 20);
+	topo_dist(0, 2, 15);
+}
+
+/*
+ * The GPU node in tier 0, above DRAM (configs/gpu-coherent.yaml): a rule's
+ * usage is what core/gpu_usage read of its node plus what tierd planned
+ * since, so a second tick on the same reading does not promote again; a
+ * rule not read yet takes nothing.
+ */
+static void test_gpu_rule_usage_across_ticks(void)
+{
+	static struct gpu_usage u;
+	struct policy_params pp;
+	struct cand_procs procs = { .nr = 1 };
+	bool by_cgroup[1] = { false };
+	struct policy_cgroup cgs[1] = { { 0 } };
+	uint64_t used[1];
+
+	topo_gpu_tier0();
+	policy_params_default(&pp);
+	pp.hot_threshold = 100;
+	pp.nr_rules = 1;
+	pp.rules[0].node = 2;
+	pp.rules[0].max_bytes = 8 * MiB;
+	gpu_usage_init(&u, &pp);
+	procs.procs[0] = (struct cand_proc){ .pid = 20, .cgroup = -1, .rule = 0 };
+	gpu_usage_sync(&u, &procs, by_cgroup);
+
+	/* Ten hot 2 MiB ranges of the rule's process on DRAM. */
+	nr_pages = 0;
+	add_pages(10, 20, 0x40000000, THP, 0, 300, 0);
+	for (size_t i = 0; i < nr_pages; i++) {
+		pages[i].rule = 0;
+		pages[i].flags = POLICY_F_PAGES;
+	}
+	/* Not read yet: held at the cap. */
+	gpu_usage_totals(&u, used);
+	CHECK_EQ_INT(run(&pp, cgs, 1, used, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 0);
+	CHECK_EQ_U64(out.stats.promote_bytes, 0);
+
+	/* Read: 3 MiB on node 2.  5 MiB fit: two ranges and half a third. */
+	gpu_usage_read_proc(&u, 20, 3 * MiB, 1000 * SEC);
+	gpu_usage_totals(&u, used);
+	CHECK_EQ_U64(used[0], 3 * MiB);
+	CHECK_EQ_INT(run(&pp, cgs, 1, used, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_GPU, 2), 3);
+	CHECK_EQ_U64(out.stats.promote_bytes, 5 * MiB);
+	gpu_usage_planned(&u, intents, out.nr_intents);
+
+	/* The next tick, before the process is read again: the same ranges
+	 * (the moves not seen by a query) find the rule at its cap. */
+	gpu_usage_totals(&u, used);
+	CHECK_EQ_U64(used[0], 8 * MiB);
+	CHECK_EQ_INT(run(&pp, cgs, 1, used, NULL, 0, 1001 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_GPU, 2), 0);
+
+	/* A read 10 s later finds 6 MiB there (some moves did not land): the
+	 * plan is dropped, 2 MiB fit. */
+	gpu_usage_read_proc(&u, 20, 6 * MiB, 1011 * SEC);
+	gpu_usage_totals(&u, used);
+	CHECK_EQ_INT(run(&pp, cgs, 1, used, NULL, 0, 1011 * SEC), 0);
+	CHECK_EQ_U64(out.stats.promote_bytes, 2 * MiB);
+}
+
+/*
+ * The GPU node alone in tier 0, DRAM in tier 1 (configs/gpu-coherent.yaml):
+ * the fast tier is DRAM's.  The adaptive threshold weighs DRAM's room, hot
+ * pages of a process without a rule go from node 1 to DRAM, and DRAM's own
+ * pages are not lower-tier pages to promote.
+ */
+static void test_gpu_alone_in_tier0(void)
+{
+	struct policy_params pp;
+	struct policy_cgroup cgs[1] = { { 0 } };
+
+	topo_gpu_tier0();
+	policy_params_default(&pp);
+	pp.nr_rules = 1;
+	pp.rules[0].node = 2;
+	nr_pages = 0;
+	add_pages(10, 20, 0x40000000, THP, 1, 300, 0);
+	add_pages(10, 21, 0x40000000, THP, 0, 300, 0);
+	add_pages(600, 22, 0x80000000, THP, 1, 1, 0);
+	CHECK_EQ_INT(run(&pp, cgs, 1, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK(out.stats.hot_threshold <= 300);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 10);
+	CHECK_EQ_INT(out.nr_intents, 10);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_NO_ROOM], 0);
+}
+
 /* cold_age_ns: a cold page must also have gone unaccessed long enough;
  * demote false: no watermark demotion at all. */
 static void test_cold_age_and_demote_off(void)
@@ -800,5 +902,7 @@ int main(void)
 	RUN(test_nearest_and_blocked);
 	RUN(test_output_full_and_einval);
 	RUN(test_rule_match);
+	RUN(test_gpu_rule_usage_across_ticks);
+	RUN(test_gpu_alone_in_tier0);
 	return TEST_EXIT();
 }
