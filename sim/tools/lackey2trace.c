@@ -52,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PAGE_SHIFT 12
 #define CHUNK_PAGES_SHIFT 9		/* 2 MiB chunks of 4 KiB pages */
@@ -277,6 +278,57 @@ static int parse_line(struct state *s, const char *l)
 	return data_access(s, addr, size);
 }
 
+/*
+ * Lines of stdin, read a megabyte at a time: lackey writes gigabytes, and
+ * stdio's locked getline() costs as much as parsing them.
+ */
+struct input {
+	int fd;
+	size_t start, end;
+	char buf[1 << 20];
+};
+
+/* 1 with *ret_line the next line (NUL for its newline), 0 at the end, or a
+ * negative errno.  A line longer than the buffer is cut into pieces. */
+static int next_line(struct input *in, char **ret_line)
+{
+	char *nl;
+	ssize_t n;
+
+	for (;;) {
+		nl = memchr(in->buf + in->start, '\n', in->end - in->start);
+		if (nl) {
+			*nl = '\0';
+			*ret_line = in->buf + in->start;
+			in->start = nl + 1 - in->buf;
+			return 1;
+		}
+		if (in->start == 0 && in->end == sizeof(in->buf) - 1) {
+			in->buf[in->end] = '\0';
+			*ret_line = in->buf;
+			in->start = in->end = 0;
+			return 1;
+		}
+		memmove(in->buf, in->buf + in->start, in->end - in->start);
+		in->end -= in->start;
+		in->start = 0;
+		n = read(in->fd, in->buf + in->end, sizeof(in->buf) - 1 - in->end);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0) {
+			if (!in->end)
+				return 0;
+			in->buf[in->end] = '\0';
+			*ret_line = in->buf;
+			in->end = 0;
+			return 1;
+		}
+		in->end += n;
+	}
+}
+
 static int cmp_rec(const void *a, const void *b)
 {
 	const struct rec *x = a, *y = b;
@@ -374,8 +426,8 @@ int main(int argc, char **argv)
 	uint64_t ips = 1000000000, interval_us = 1000, cache_bytes = 0, per_interval;
 	const char *tenant = NULL;
 	struct state s = { 0 };
+	static struct input in;
 	char *line = NULL;
-	size_t cap = 0;
 	int c, r = 0;
 
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
@@ -409,7 +461,7 @@ int main(int argc, char **argv)
 		if (!s.cache.tags || !s.cache.age)
 			r = -ENOMEM;
 	}
-	while (!r && getline(&line, &cap, stdin) > 0) {
+	while (!r && (r = next_line(&in, &line)) == 1) {
 		r = parse_line(&s, line);
 		if (r == 1) {
 			/* The data accesses after an I line are its own. */
@@ -418,15 +470,12 @@ int main(int argc, char **argv)
 			s.instr++;
 		}
 	}
-	if (!r && ferror(stdin))
-		r = -EIO;
 	if (!r && s.page.n)
 		r = close_interval(&s, (s.instr ? s.instr - 1 : 0) / per_interval);
 	if (!r)
 		r = write_trace(&s, tenant, interval_us, ips, cache_bytes);
 	if (r)
 		fprintf(stderr, "lackey2trace: %s\n", strerror(-r));
-	free(line);
 	free(s.recs);
 	free(s.cache.tags);
 	free(s.cache.age);
