@@ -52,6 +52,10 @@ int move_new(const struct tierd *d, const struct manager_ops *ops, struct move_s
 		 m->mig.has_promote ?
 			 "move_pages(2) with MPOL_MF_PROMOTE (the kernel's batch promotion path)" :
 			 "plain move_pages(2): this kernel has no MPOL_MF_PROMOTE");
+	if (m->mig.has_move_all)
+		log_info("Shared pages move too (MPOL_MF_MOVE_ALL)");
+	else
+		log_warn("Pages that several processes map stay where they are: MPOL_MF_MOVE_ALL needs CAP_SYS_NICE");
 	*ret = m;
 	return 0;
 }
@@ -103,7 +107,9 @@ static void remember_moves(const struct topology *topo, struct cand_ranges *rang
 		struct cand_range *rg;
 		bool whole;
 
-		if (pl->status[i] != it->to_node)
+		/* A shared page moved through another process is where it
+		 * was asked to go for this one as well. */
+		if (pl->status[i] != it->to_node && pl->status[i] != ACCT_STATUS_SHARED)
 			continue;
 		rg = cand_range(ranges, it->pid, it->addr);
 		if (it->pid != run_pid || base != run_base || it->to_node != run_node) {
@@ -136,7 +142,7 @@ static void add_stats(struct tierd_stats *s, const struct tierd_conf *c,
 		[ACCT_MOVED] = -1, [ACCT_ELSEWHERE] = -1,
 		[ACCT_BUSY] = ERRC_BUSY, [ACCT_GONE] = ERRC_GONE,
 		[ACCT_NOMEM] = ERRC_NOMEM, [ACCT_DENIED] = ERRC_DENIED,
-		[ACCT_OTHER] = ERRC_OTHER,
+		[ACCT_OTHER] = ERRC_OTHER, [ACCT_SHARED] = -1,
 	};
 	for (int t = 0; t < TOPO_MAX_TIERS; t++) {
 		s->tier[t].promoted_bytes_total +=
