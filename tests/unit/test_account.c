@@ -5,6 +5,7 @@
 
 #include "account.h"
 #include "batch.h"
+#include "candidates.h"
 #include "fake_migrate.h"
 #include "migrate.h"
 #include "test.h"
@@ -583,6 +584,63 @@ static void test_shared_counted_once(void)
 	teardown_run();
 }
 
+/*
+ * The pages the kernel refused: left out while they stay on the node they
+ * were refused from, until they move or their retry time passes, which
+ * doubles when a retry is refused again.
+ */
+static void test_denied_memory(void)
+{
+	static struct cand_ranges r;
+	const uint64_t base = 0x40000000, t0 = 100 * SEC;
+
+	memset(&r, 0, sizeof(r));
+	cand_denied_mark(&r, 7, base + 3 * PG, 1, 1, -EACCES, t0);
+	CHECK(cand_denied_skip(&r, 7, base + 3 * PG, 1, t0));
+	CHECK(cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + 59 * SEC));
+	/* Its neighbours, the same page of another process: proposed. */
+	CHECK(!cand_denied_skip(&r, 7, base + 4 * PG, 1, t0));
+	CHECK(!cand_denied_skip(&r, 8, base + 3 * PG, 1, t0));
+	/* Wholly on node 1, the range is no single candidate. */
+	CHECK(cand_denied_whole(&r, 7, base + 100 * PG, 1, t0));
+	CHECK(!cand_denied_whole(&r, 8, base, 1, t0));
+	/* A minute on (and at most 67 ms, cand_time()'s unit): proposed again. */
+	CHECK(!cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + 60 * SEC + SEC / 10));
+	CHECK(!cand_denied_whole(&r, 7, base, 1, t0 + 60 * SEC + SEC / 10));
+	/* Refused again: two minutes, then four. */
+	cand_denied_mark(&r, 7, base + 3 * PG, 1, 1, -EACCES, t0 + 61 * SEC);
+	CHECK(cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + 61 * SEC + 119 * SEC));
+	CHECK(!cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + 61 * SEC + 120 * SEC + SEC / 10));
+	cand_denied_mark(&r, 7, base + 3 * PG, 1, 1, -EACCES, t0 + 200 * SEC);
+	CHECK(cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + 200 * SEC + 239 * SEC));
+	CHECK(!cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + 200 * SEC + 240 * SEC + SEC / 10));
+	/* The back-off stops at 32 minutes. */
+	for (int i = 0; i < 8; i++)
+		cand_denied_mark(&r, 7, base + 3 * PG, 1, 1, -EACCES, t0 + (1000 + i * 4000) * SEC);
+	CHECK(cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + (29000 + 1919) * SEC));
+	CHECK(!cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + (29000 + 1920) * SEC + SEC / 10));
+
+	/* Found on another node: something changed, its mark goes; a range
+	 * found wholly on another node loses them all. */
+	memset(&r, 0, sizeof(r));
+	cand_denied_mark(&r, 7, base + 5 * PG, 1, 1, -EPERM, t0);
+	cand_denied_mark(&r, 7, base + 6 * PG, 1, 1, -EPERM, t0);
+	CHECK(!cand_denied_skip(&r, 7, base + 5 * PG, 0, t0 + SEC));
+	CHECK(!cand_denied_skip(&r, 7, base + 5 * PG, 1, t0 + 2 * SEC));
+	CHECK(cand_denied_skip(&r, 7, base + 6 * PG, 1, t0 + 2 * SEC));
+	CHECK(!cand_denied_whole(&r, 7, base, 0, t0 + 2 * SEC));
+	CHECK(!cand_denied_skip(&r, 7, base + 6 * PG, 1, t0 + 2 * SEC));
+	CHECK(!cand_denied_whole(&r, 7, base, 1, t0 + 2 * SEC));
+
+	/* A THP: all its 512 pages; a refusal from another node starts over. */
+	cand_denied_mark(&r, 9, base, 512, 1, -EACCES, t0);
+	CHECK(cand_denied_skip(&r, 9, base, 1, t0));
+	CHECK(cand_denied_skip(&r, 9, base + 511 * PG, 1, t0));
+	cand_denied_mark(&r, 9, base + 7 * PG, 1, 0, -EACCES, t0);
+	CHECK(!cand_denied_skip(&r, 9, base, 1, t0));
+	CHECK(cand_denied_skip(&r, 9, base + 7 * PG, 0, t0));
+}
+
 int main(void)
 {
 	RUN(test_statuses);
@@ -593,5 +651,6 @@ int main(void)
 	RUN(test_range_pages);
 	RUN(test_call_failed_and_dry_run);
 	RUN(test_shared_counted_once);
+	RUN(test_denied_memory);
 	return TEST_EXIT();
 }
