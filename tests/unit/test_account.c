@@ -515,6 +515,15 @@ static int sk_query(void *ctx, int pid, unsigned long count, void **addrs, int *
 	return sk_move_pages(ctx, pid, count, addrs, NULL, status, 0);
 }
 
+/* Every page on node 1, nothing asked yet. */
+static void sk_reset(void)
+{
+	memset(&sk, 0, sizeof(sk));
+	sk.shared_node = 1;
+	for (int i = 0; i < 4; i++)
+		sk.private_node[0][i] = sk.private_node[1][i] = 1;
+}
+
 static uint64_t sk_now_ns(void *ctx)
 {
 	return 0;
@@ -540,10 +549,7 @@ static void test_shared_counted_once(void)
 	add(8, 0x3000, 1, 1, 0, POLICY_PROMOTE, 0);
 	setup_run(1);
 
-	memset(&sk, 0, sizeof(sk));
-	sk.shared_node = 1;
-	for (int i = 0; i < 4; i++)
-		sk.private_node[0][i] = sk.private_node[1][i] = 1;
+	sk_reset();
 	CHECK_EQ_INT(mig_init(&m, &ops, NULL, false), 0);
 	CHECK(m.has_move_all);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
@@ -563,10 +569,7 @@ static void test_shared_counted_once(void)
 	/* Without a way to look, as before: the shared page counts twice. */
 	teardown_run();
 	setup_run(1);
-	memset(&sk, 0, sizeof(sk));
-	sk.shared_node = 1;
-	for (int i = 0; i < 4; i++)
-		sk.private_node[0][i] = sk.private_node[1][i] = 1;
+	sk_reset();
 	CHECK_EQ_INT(mig_init(&m, &blind, NULL, false), 0);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(sk.queries, 0);
@@ -576,7 +579,7 @@ static void test_shared_counted_once(void)
 	teardown_run();
 	nr = 2;
 	setup_run(1);
-	memset(&sk, 0, sizeof(sk));
+	sk_reset();
 	CHECK_EQ_INT(mig_init(&m, &ops, NULL, false), 0);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(sk.queries, 0);
