@@ -5,7 +5,9 @@
  * then every page's status into core/account, and what landed where into
  * the daemon's counters, which status, tierctl and the metrics read.
  * Ranges that reached their target get their move time remembered for the
- * policy's cool-down and ping-pong checks.
+ * policy's cool-down and ping-pong checks, and pages the kernel refused to
+ * move are remembered so that they are not proposed again every tick
+ * (cand_denied_mark()).
  *
  * Dry run (config or tierctl): each batch is a node query; the account
  * counts what would have moved.
@@ -21,9 +23,14 @@
 
 #define MAX_RETRY_QUEUE 4096
 
+/* At most one line a minute about refused pages. */
+#define DENIED_LOG_NS (60 * 1000000000ull)
+
 struct move_stage {
 	struct migrator mig;
 	struct account *acct;
+	uint64_t denied_logged_ns; /* when the last line about refused pages was */
+	uint64_t denied_unlogged; /* pages refused since */
 };
 
 int move_new(const struct tierd *d, const struct manager_ops *ops, struct move_stage **ret)
@@ -52,6 +59,10 @@ int move_new(const struct tierd *d, const struct manager_ops *ops, struct move_s
 		 m->mig.has_promote ?
 			 "move_pages(2) with MPOL_MF_PROMOTE (the kernel's batch promotion path)" :
 			 "plain move_pages(2): this kernel has no MPOL_MF_PROMOTE");
+	if (m->mig.has_move_all)
+		log_info("Shared pages move too (MPOL_MF_MOVE_ALL)");
+	else
+		log_warn("Pages that several processes map stay where they are: MPOL_MF_MOVE_ALL needs CAP_SYS_NICE");
 	*ret = m;
 	return 0;
 }
@@ -103,7 +114,9 @@ static void remember_moves(const struct topology *topo, struct cand_ranges *rang
 		struct cand_range *rg;
 		bool whole;
 
-		if (pl->status[i] != it->to_node)
+		/* A shared page moved through another process is where it
+		 * was asked to go for this one as well. */
+		if (pl->status[i] != it->to_node && pl->status[i] != ACCT_STATUS_SHARED)
 			continue;
 		rg = cand_range(ranges, it->pid, it->addr);
 		if (it->pid != run_pid || base != run_base || it->to_node != run_node) {
@@ -152,6 +165,54 @@ static void count_addresses(struct tierd_stats *s, const struct batch_plan *pl,
 	}
 }
 
+/*
+ * Remember the pages the kernel refused to move (ACCT_DENIED), from the
+ * node they were on, so that candidate selection leaves them out until
+ * something changes (candidates.h).  Returns how many base pages.
+ */
+static uint64_t remember_denials(struct cand_ranges *ranges, const struct batch_plan *pl,
+				 const struct policy_intent *intents, const struct acct_call *calls,
+				 uint64_t now_ns)
+{
+	uint64_t pages = 0;
+
+	for (size_t k = 0; k < pl->nr_batches; k++) {
+		const struct batch *b = &pl->batches[k];
+
+		if (calls[k].state == ACCT_CALL_SKIPPED ||
+		    (calls[k].state == ACCT_CALL_FAILED &&
+		     acct_classify(calls[k].err, b->node) != ACCT_DENIED))
+			continue;
+		for (size_t e = b->first; e < b->first + b->count; e++) {
+			const struct policy_intent it = batch_entry_intent(pl, e, intents);
+			int err = calls[k].state == ACCT_CALL_FAILED ? calls[k].err : pl->status[e];
+
+			if (acct_classify(err, it.to_node) != ACCT_DENIED)
+				continue;
+			cand_denied_mark(ranges, it.pid, it.addr, it.nr_pages, it.from_node, err,
+					 now_ns);
+			pages += it.nr_pages;
+		}
+	}
+	return pages;
+}
+
+/* One line a minute at most: who was refused last, and how many pages. */
+static void log_denials(struct move_stage *m, uint64_t pages, uint64_t now_ns)
+{
+	const struct account *a = m->acct;
+
+	m->denied_unlogged += pages;
+	if (!m->denied_unlogged ||
+	    (m->denied_logged_ns && now_ns - m->denied_logged_ns < DENIED_LOG_NS))
+		return;
+	log_notice("The kernel refused to move %llu pages, the last of pid %d (%s); they are not proposed again until they move or their retry time passes",
+		   (unsigned long long)m->denied_unlogged, a->denied_pid,
+		   strerror(a->denied_errno));
+	m->denied_logged_ns = now_ns;
+	m->denied_unlogged = 0;
+}
+
 static void add_stats(struct tierd_stats *s, const struct tierd_conf *c,
 		      const struct topology *topo, const struct account *a,
 		      const struct account *before)
@@ -160,7 +221,7 @@ static void add_stats(struct tierd_stats *s, const struct tierd_conf *c,
 		[ACCT_MOVED] = -1, [ACCT_ELSEWHERE] = -1,
 		[ACCT_BUSY] = ERRC_BUSY, [ACCT_GONE] = ERRC_GONE,
 		[ACCT_NOMEM] = ERRC_NOMEM, [ACCT_DENIED] = ERRC_DENIED,
-		[ACCT_OTHER] = ERRC_OTHER,
+		[ACCT_OTHER] = ERRC_OTHER, [ACCT_SHARED] = -1,
 	};
 	for (int t = 0; t < TOPO_MAX_TIERS; t++) {
 		s->tier[t].promoted_bytes_total +=
@@ -231,6 +292,7 @@ void account_step(struct move_stage *m, const struct account_in *in, struct cand
 	if (in->dry_run)
 		return;
 	remember_moves(in->topo, ranges, in->plan, in->intents, now_ns);
+	log_denials(m, remember_denials(ranges, in->plan, in->intents, in->calls, now_ns), now_ns);
 	/* The copy-thread controller's throughput input (threads.c). */
 	st->migrate_bytes_total += run->moved_bytes;
 	st->migrate_ns_total += run->elapsed_ns;

@@ -15,6 +15,7 @@ static const char *const class_names[ACCT_NR] = {
 	[ACCT_NOMEM] = "nomem",
 	[ACCT_DENIED] = "denied",
 	[ACCT_OTHER] = "other",
+	[ACCT_SHARED] = "shared",
 };
 
 const char *acct_class_name(enum acct_class c)
@@ -39,6 +40,8 @@ enum acct_class acct_classify(int status, int target)
 	case EACCES:
 	case EPERM:
 		return ACCT_DENIED;
+	case -ACCT_STATUS_SHARED:
+		return ACCT_SHARED;
 	default:
 		return ACCT_OTHER;
 	}
@@ -165,6 +168,8 @@ static void account_page(struct account *a, const struct topology *topo,
 			sum_add(&a->cgroup_moved[it->cgroup * 2 + kind], np, nb);
 		return;
 	}
+	if (c == ACCT_SHARED)
+		return;	/* where it was asked to go, counted with its first move */
 	if (it->cgroup >= 0 && (size_t)it->cgroup < a->max_cgroups)
 		a->cgroup_errors[it->cgroup] += np;
 	switch (c) {

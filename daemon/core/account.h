@@ -7,14 +7,19 @@
  * queued for a retry on a later tick, with a doubling delay, up to a number
  * of tries; -ENOENT, -EFAULT and -ESRCH pages are dropped (the page or the
  * process is gone); -ENOMEM stops moves to that node for a doubling back-off;
- * -EACCES and -EPERM (a cpuset or a missing capability) are counted and the
- * last offender kept for the daemon to report.
+ * -EACCES and -EPERM (a cpuset, a missing capability, a shared page the
+ * kernel will not move) are counted and the last offender kept for the
+ * daemon to report; the daemon remembers the pages (cand_denied_mark()) so
+ * that they are not proposed again until something changes.  A page that
+ * an earlier batch of the plan moved through another process that maps it
+ * (ACCT_STATUS_SHARED) is counted apart, not as moved a second time.
  *
  * Pure: times come in; arrays are sized in account_new().
  */
 #ifndef TIERD_CORE_ACCOUNT_H
 #define TIERD_CORE_ACCOUNT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,8 +36,17 @@ enum acct_class {
 	ACCT_NOMEM,		/* -ENOMEM: target backs off */
 	ACCT_DENIED,		/* -EACCES, -EPERM: reported */
 	ACCT_OTHER,		/* anything else (-EINVAL, -EIO, ...) */
+	ACCT_SHARED,		/* ACCT_STATUS_SHARED: moved already, not an error */
 	ACCT_NR,
 };
+
+/*
+ * The status sys/migrate gives a page that was on its target before its
+ * call: a shared page that an earlier batch of the plan moved through
+ * another process that maps it.  The kernel never reports -EEXIST in the
+ * status array (do_pages_move() turns it into -EFAULT).
+ */
+#define ACCT_STATUS_SHARED (-EEXIST)
 
 /* The class of one move_pages status for a page asked to go to @target. */
 enum acct_class acct_classify(int status, int target);

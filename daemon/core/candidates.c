@@ -192,9 +192,12 @@ static void flush_staged(struct cand_select *m, uint64_t now_ns)
 		}
 		/* A range of base pages all on one node: one candidate. */
 		whole = s->count == PAGES_PER_HUGE && mapped == s->count && one_node &&
-			range_fits_rates(m, proc);
+			range_fits_rates(m, proc) &&
+			!cand_denied_whole(m->ranges, v->pid, v->addr, node, now_ns);
 		for (size_t i = s->first; i < s->first + s->count; i++) {
-			if (m->status[i] < 0 || topo_node_index(m->topo, m->status[i]) < 0)
+			if (m->status[i] < 0 || topo_node_index(m->topo, m->status[i]) < 0 ||
+			    cand_denied_skip(m->ranges, v->pid, (uint64_t)(uintptr_t)m->addrs[i],
+					     m->status[i], now_ns))
 				continue;
 			m->cand[m->n + added++] = (struct policy_page){
 				.pid = v->pid,

@@ -75,8 +75,39 @@ struct cand_range {
 	uint32_t low_seen;
 };
 
+/*
+ * Pages the kernel refused to move (-EACCES, -EPERM: a cpuset without the
+ * target node, a shared page without CAP_SYS_NICE, a shared library's page
+ * the promotion path will not take), by 2 MiB range of a process.
+ * Proposed again, they would be refused again every tick, counted as
+ * denied every time, and take the tick's budget from pages that can move.
+ * Candidate selection leaves a page out while it stays on the node it was
+ * refused from (cand_denied_skip()), until something changes: the page is
+ * found on another node, or, for what tierd cannot see (the other
+ * processes that shared the page exit, a cpuset grows),
+ * CAND_DENIED_RETRY_NS pass, doubling with each refusal after a retry up
+ * to CAND_DENIED_RETRY_MAX_NS (32 min).
+ * A direct-mapped cache too: a collision forgets the older range, whose
+ * pages are then proposed and refused once more.
+ */
+#define CAND_DENIED_SLOTS 1024 /* 2 GiB of ranges; 88 KiB */
+#define CAND_DENIED_RETRY_NS (60 * 1000000000ull)
+#define CAND_DENIED_RETRY_MAX_NS (32 * CAND_DENIED_RETRY_NS)
+
+struct cand_denied {
+	uint64_t base; /* 2 MiB aligned */
+	pid_t pid;
+	int16_t node; /* the node its pages were refused from */
+	uint8_t tries; /* refusals in a row (after a retry) */
+	uint8_t err; /* the errno of the last refusal */
+	uint32_t until; /* cand_time(): proposed again from then; 0 = free slot */
+	uint32_t pad;
+	uint64_t pages[HOT_HUGE_SIZE / HOT_PAGE_SIZE / 64]; /* bit i: page i refused */
+};
+
 struct cand_ranges {
 	struct cand_range slot[CAND_RANGE_SLOTS];
+	struct cand_denied denied[CAND_DENIED_SLOTS];
 };
 
 /*
@@ -138,6 +169,30 @@ bool cand_still_fast(struct cand_ranges *r, const struct cand_procs *procs,
 
 const struct cand_range *cand_range_peek(const struct cand_ranges *r, pid_t pid,
 					 uint64_t addr);
+
+/*
+ * The kernel refused to move @nr_pages pages (1, or 512 for a THP) at @addr
+ * of @pid from @node with @err (a negative errno) at @now_ns: leave them
+ * out of the candidates (cand_denied_skip()).
+ */
+void cand_denied_mark(struct cand_ranges *r, pid_t pid, uint64_t addr, uint32_t nr_pages,
+		      int node, int err, uint64_t now_ns);
+
+/*
+ * Is the page at @addr of @pid, found on @node, one the kernel refused to
+ * move from there, with nothing changed since?  A page found elsewhere
+ * loses its mark.
+ */
+bool cand_denied_skip(struct cand_ranges *r, pid_t pid, uint64_t addr, int node,
+		      uint64_t now_ns);
+
+/*
+ * The 2 MiB range at @addr of @pid is wholly on @node: does it hold pages
+ * the kernel refused to move from there?  (Then it is no single
+ * candidate.)  Refused from another node, they all moved: their marks go.
+ */
+bool cand_denied_whole(struct cand_ranges *r, pid_t pid, uint64_t addr, int node,
+		       uint64_t now_ns);
 
 /* The I/O selection needs, from the caller. */
 struct cand_io {

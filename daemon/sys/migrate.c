@@ -55,6 +55,13 @@ static int real_move_pages(void *ctx, int pid, unsigned long count, void **addrs
 	return (int)r;
 }
 
+static int real_query(void *ctx, int pid, unsigned long count, void **addrs, int *status)
+{
+	int r = real_move_pages(ctx, pid, count, addrs, NULL, status, 0);
+
+	return r < 0 ? r : 0;
+}
+
 static uint64_t real_now_ns(void *ctx)
 {
 	struct timespec ts;
@@ -72,6 +79,7 @@ const struct mig_ops mig_real_ops = {
 	.move_pages = real_move_pages,
 	.now_ns = real_now_ns,
 	.node_free = real_node_free,
+	.query = real_query,
 };
 
 int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_run)
@@ -83,6 +91,8 @@ int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_
 	m->ctx = ctx;
 	m->dry_run = dry_run;
 	m->page_bytes = (uint64_t)sysconf(_SC_PAGESIZE);
+	/* Refused only without CAP_SYS_NICE (kernel_move_pages()). */
+	m->has_move_all = ops->move_pages(ctx, 0, 0, NULL, NULL, NULL, MPOL_MF_MOVE_ALL) == 0;
 	r = ops->move_pages(ctx, 0, 0, NULL, NULL, NULL, MPOL_MF_PROMOTE);
 	m->has_promote = r == 0;
 	return r == 0 || r == -EINVAL ? 0 : r;
@@ -174,11 +184,87 @@ static void time_call(struct mig_run_result *ret, uint64_t t0, uint64_t t1, uint
 	ret->span_ns = t1 - *first_t0;
 }
 
+/*
+ * Which processes' batches moved pages to each node earlier in a plan: a
+ * batch of another process to that node may list shared pages they moved
+ * already.  By node id < 64.
+ */
+struct moved_by {
+	uint64_t nodes;		/* a batch moved pages there */
+	uint64_t several;	/* batches of more than one process did */
+	int pid[64];		/* the one that did */
+};
+
+static bool may_be_moved(const struct moved_by *mb, const struct batch *b)
+{
+	uint64_t bit;
+
+	if (b->node < 0 || b->node >= 64)
+		return false;
+	bit = 1ull << b->node;
+	return (mb->nodes & bit) && ((mb->several & bit) || mb->pid[b->node] != b->pid);
+}
+
+static void note_moved(struct moved_by *mb, const struct batch_plan *pl, size_t k)
+{
+	const struct batch *b = &pl->batches[k];
+	uint64_t bit;
+	size_t i;
+
+	if (b->node < 0 || b->node >= 64)
+		return;
+	for (i = b->first; i < b->first + b->count; i++)
+		if (pl->status[i] == pl->nodes[i])
+			break;
+	if (i == b->first + b->count)
+		return;
+	bit = 1ull << b->node;
+	if ((mb->nodes & bit) && mb->pid[b->node] != b->pid)
+		mb->several |= bit;
+	if (!(mb->nodes & bit))
+		mb->pid[b->node] = b->pid;
+	mb->nodes |= bit;
+}
+
+/*
+ * Before batch @k: which of its pages are on their target already
+ * (m->there).  True when it looked; false when it could not (no query op,
+ * a batch larger than MIG_LOOK_MAX, a query that failed), and the move
+ * counts every page as before.
+ */
+static bool look_before(struct migrator *m, const struct batch_plan *pl, size_t k)
+{
+	const struct batch *b = &pl->batches[k];
+	int *status = pl->status + b->first;
+
+	if (!m->ops->query || b->count > MIG_LOOK_MAX ||
+	    m->ops->query(m->ctx, b->pid, b->count, pl->addrs + b->first, status) < 0)
+		return false;
+	memset(m->there, 0, (b->count + 63) / 64 * sizeof(m->there[0]));
+	for (size_t i = 0; i < b->count; i++)
+		if (status[i] == pl->nodes[b->first + i])
+			m->there[i / 64] |= 1ull << (i % 64);
+	return true;
+}
+
+/* After batch @k's move: a page that was on its target before is marked
+ * ACCT_STATUS_SHARED, not moved by this call. */
+static void mark_there(const struct migrator *m, const struct batch_plan *pl, size_t k)
+{
+	const struct batch *b = &pl->batches[k];
+	int *status = pl->status + b->first;
+
+	for (size_t i = 0; i < b->count; i++)
+		if ((m->there[i / 64] & 1ull << (i % 64)) && status[i] == pl->nodes[b->first + i])
+			status[i] = ACCT_STATUS_SHARED;
+}
+
 int mig_run_plan(struct migrator *m, const struct batch_plan *pl, uint64_t nomem_nodes,
 		 struct acct_call *calls, struct mig_run_result *ret)
 {
 	uint64_t start = m->ops->now_ns(m->ctx), first_t0 = 0;
 	bool timed = false; /* a call counted in ret's call times */
+	struct moved_by mb = { 0 };
 
 	memset(ret, 0, sizeof(*ret));
 	memset(calls, 0, pl->nr_batches * sizeof(*calls));
@@ -188,6 +274,7 @@ int mig_run_plan(struct migrator *m, const struct batch_plan *pl, uint64_t nomem
 		int *status = pl->status + b->first;
 		uint64_t t0, t1;
 		int flags = MPOL_MF_MOVE, r;
+		bool looked = false;
 
 		/* Its other batches are left for a later tick. */
 		if (!m->dry_run && node_nomem(&nomem_nodes, b, false)) {
@@ -196,6 +283,8 @@ int mig_run_plan(struct migrator *m, const struct batch_plan *pl, uint64_t nomem
 		}
 		if (b->promote && m->has_promote)
 			flags |= MPOL_MF_PROMOTE;
+		if (m->has_move_all)
+			flags |= MPOL_MF_MOVE_ALL;
 		t0 = m->ops->now_ns(m->ctx);
 		if (k && m->budget_ns && t0 - start >= m->budget_ns) {
 			/* The time budget is spent: the rest waits. */
@@ -205,6 +294,11 @@ int mig_run_plan(struct migrator *m, const struct batch_plan *pl, uint64_t nomem
 		if (!m->dry_run && room_short(m, pl, k)) {
 			ret->room_skipped_batches += mig_skip(pl, k, k + 1);
 			continue;
+		}
+		if (!m->dry_run && may_be_moved(&mb, b)) {
+			looked = look_before(m, pl, k);
+			ret->looks += looked;
+			t0 = m->ops->now_ns(m->ctx); /* the call's time, not the look's */
 		}
 		if (m->dry_run)
 			r = m->ops->move_pages(m->ctx, b->pid, b->count, addrs, NULL, status, 0);
@@ -223,8 +317,12 @@ int mig_run_plan(struct migrator *m, const struct batch_plan *pl, uint64_t nomem
 				ret->first_error = r;
 			continue;
 		}
-		if (!m->dry_run)
-			time_call(ret, t0, t1, &first_t0, &timed);
+		if (m->dry_run)
+			continue;
+		time_call(ret, t0, t1, &first_t0, &timed);
+		if (looked)
+			mark_there(m, pl, k);
+		note_moved(&mb, pl, k);
 	}
 	return 0;
 }

@@ -13,6 +13,20 @@
  * path) when mig_init() found the kernel accepts it; otherwise plain
  * MPOL_MF_MOVE.  In a dry run nothing moves: each batch is a node query
  * (nodes = NULL), and the account counts what would have moved.
+ *
+ * Shared pages: with MPOL_MF_MOVE alone the kernel moves only pages that
+ * one process maps, and answers -EACCES for the others (a database's
+ * shared buffers, the pages a forked server shares with its child, any
+ * MAP_SHARED segment or file that several processes map).  Every call
+ * carries MPOL_MF_MOVE_ALL when tierd holds CAP_SYS_NICE (mig_init()
+ * asks the kernel), so those pages move like the others, in both
+ * directions, as the kernel's own tiering (NUMA balancing's promotion,
+ * reclaim's demotion) moves them.  A shared page is often in the plan
+ * once per process that maps it: the first batch moves it, and a later
+ * batch of another process finds it on its target already.  Before such
+ * a batch (another process's batch to the same node moved pages earlier
+ * in the plan) the migrator asks where its pages are, and a page that was
+ * there already gets ACCT_STATUS_SHARED, so that it is counted once.
  */
 #ifndef TIERD_SYS_MIGRATE_H
 #define TIERD_SYS_MIGRATE_H
@@ -40,16 +54,28 @@ struct mig_ops {
 	uint64_t (*now_ns)(void *ctx);	/* CLOCK_MONOTONIC */
 	/* MemFree of node @node, or a negative errno; NULL: never checked. */
 	int (*node_free)(void *ctx, int node, uint64_t *ret_bytes);
+	/*
+	 * Where @count pages of @pid are (move_pages(2) with nodes NULL), 0
+	 * or a negative errno.  NULL: the migrator does not look before a
+	 * batch, and a shared page that an earlier batch moved through
+	 * another process counts as moved by each.
+	 */
+	int (*query)(void *ctx, int pid, unsigned long count, void **addrs, int *status);
 };
 
 /* The real move_pages(2); its ctx is the root directory (a const char *,
  * NULL for "/") where /proc and /sys are read. */
 extern const struct mig_ops mig_real_ops;
 
+/* Addresses of one batch the migrator looks at before it moves them; a
+ * larger batch is moved without looking (batch_pages is at most 65536). */
+#define MIG_LOOK_MAX 65536
+
 struct migrator {
 	const struct mig_ops *ops;
 	void *ctx;
 	bool has_promote;	/* the kernel takes MPOL_MF_PROMOTE */
+	bool has_move_all;	/* MPOL_MF_MOVE_ALL: tierd holds CAP_SYS_NICE */
 	bool dry_run;
 	uint64_t page_bytes;	/* of a base page: an intent's nr_pages counts them */
 	/* mig_run_plan() starts no batch after this long (0: no limit). */
@@ -57,13 +83,17 @@ struct migrator {
 	/* By node id: mig_run_plan() starts no batch that would leave that
 	 * node less free memory than this (0: no floor). */
 	uint64_t floor_bytes[TOPO_MAX_NODES];
+	/* mig_run_plan()'s scratch: which addresses of the batch it is about
+	 * to move were on their target before the call (bit i: address i). */
+	uint64_t there[MIG_LOOK_MAX / 64];
 };
 
 /*
  * Set up and probe: move_pages(0, 0, NULL, NULL, NULL, MPOL_MF_PROMOTE) is 0
  * on a patched kernel and -EINVAL on a vanilla one.  Returns 0; the probe's
  * answer is in m->has_promote (a probe error other than -EINVAL is returned
- * as is, with has_promote false).
+ * as is, with has_promote false).  The same call with MPOL_MF_MOVE_ALL is
+ * -EPERM without CAP_SYS_NICE: m->has_move_all says which.
  */
 int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_run);
 
@@ -73,6 +103,7 @@ int mig_query(struct migrator *m, int pid, size_t count, void **addrs, int *stat
 
 struct mig_run_result {
 	size_t calls;
+	size_t looks;		/* node queries before a batch (shared pages) */
 	size_t failed_calls;	/* whole call failed; its pages take that errno */
 	size_t nomem_skipped_batches;	/* to a node in ENOMEM back-off */
 	/* Reached their target, and would move in a dry run: what

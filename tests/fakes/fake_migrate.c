@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <numaif.h>
 
 #include "fake_migrate.h"
 
@@ -11,7 +12,7 @@ static int fake_move_pages(void *ctx, int pid, unsigned long count, void **addrs
 	struct fake_mig_call *c;
 
 	if (count == 0 && !addrs)
-		return f->probe_result;
+		return flags & MPOL_MF_MOVE_ALL ? f->move_all_probe : f->probe_result;
 	if (f->nr_calls >= FAKE_MIG_STEPS || count > FAKE_MIG_PAGES)
 		return -E2BIG;
 	c = &f->calls[f->nr_calls++];

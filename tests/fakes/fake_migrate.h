@@ -31,6 +31,7 @@ struct fake_mig_call {
 
 struct fake_mig {
 	int probe_result;		/* what the MPOL_MF_PROMOTE probe returns */
+	int move_all_probe;		/* the MPOL_MF_MOVE_ALL probe's: 0, -EPERM */
 	int query_node;			/* node a query reports */
 	struct fake_mig_step steps[FAKE_MIG_STEPS];
 	int nr_steps;

@@ -5,6 +5,7 @@
 
 #include "account.h"
 #include "batch.h"
+#include "candidates.h"
 #include "fake_migrate.h"
 #include "migrate.h"
 #include "test.h"
@@ -119,8 +120,10 @@ static void test_statuses(void)
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, 100 * SEC, &res), 0);
 
 	CHECK_EQ_INT(f.nr_calls, 2);
-	CHECK_EQ_INT(f.calls[0].flags, MPOL_MF_MOVE);
-	CHECK_EQ_INT(f.calls[1].flags, MPOL_MF_MOVE | MPOL_MF_PROMOTE);
+	/* With CAP_SYS_NICE (the probe): shared pages move too. */
+	CHECK(m.has_move_all);
+	CHECK_EQ_INT(f.calls[0].flags, MPOL_MF_MOVE | MPOL_MF_MOVE_ALL);
+	CHECK_EQ_INT(f.calls[1].flags, MPOL_MF_MOVE | MPOL_MF_MOVE_ALL | MPOL_MF_PROMOTE);
 	CHECK_EQ_INT(f.calls[1].count, 6);
 	CHECK_EQ_U64(f.calls[1].addrs[5], 0x200000);
 	CHECK_EQ_INT(f.calls[1].nodes[5], 0);
@@ -174,6 +177,14 @@ static void test_statuses(void)
 	/* (After node 1's back-off: a batch to a node in back-off is skipped.) */
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, 106 * SEC, &res), 0);
 	CHECK_EQ_INT(f.nr_calls, 2);
+	CHECK_EQ_INT(f.calls[1].flags, MPOL_MF_MOVE | MPOL_MF_MOVE_ALL);
+	/* Without CAP_SYS_NICE: MPOL_MF_MOVE alone. */
+	f.move_all_probe = -EPERM;
+	f.nr_calls = 0;
+	f.next_step = f.nr_steps;
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	CHECK(!m.has_move_all);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, 112 * SEC, &res), 0);
 	CHECK_EQ_INT(f.calls[1].flags, MPOL_MF_MOVE);
 	/* A probe failing otherwise is returned. */
 	f.probe_result = -EPERM;
@@ -459,7 +470,178 @@ static void test_call_failed_and_dry_run(void)
 	CHECK_EQ_INT(acct_classify(-EIO, 0), ACCT_OTHER);
 	CHECK_EQ_INT(acct_classify(2, 0), ACCT_ELSEWHERE);
 	CHECK_EQ_STR(acct_class_name(ACCT_NOMEM), "nomem");
+	CHECK_EQ_INT(acct_classify(ACCT_STATUS_SHARED, 0), ACCT_SHARED);
+	CHECK_EQ_STR(acct_class_name(ACCT_SHARED), "shared");
 	teardown_run();
+}
+
+/*
+ * A kernel where page 0x1000 of pids 7 and 8 is one shared page (the same
+ * address after a fork) and every other page is private; all start on
+ * node 1.  A move lands every page where asked.
+ */
+static struct {
+	int shared_node;
+	int private_node[2][4]; /* pid 7, 8: pages 0x2000.. */
+	int moves, queries;
+} sk;
+
+static int *sk_page(int pid, uint64_t addr)
+{
+	if (addr == 0x1000)
+		return &sk.shared_node;
+	return &sk.private_node[pid - 7][addr / 0x1000 - 2];
+}
+
+static int sk_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
+			 const int *nodes, int *status, int flags)
+{
+	if (count == 0 && !addrs)
+		return flags & MPOL_MF_PROMOTE ? -EINVAL : 0;
+	sk.moves += !!nodes;
+	sk.queries += !nodes;
+	for (unsigned long i = 0; i < count; i++) {
+		int *node = sk_page(pid, (uint64_t)(uintptr_t)addrs[i]);
+
+		if (nodes)
+			*node = nodes[i];
+		status[i] = *node;
+	}
+	return 0;
+}
+
+static int sk_query(void *ctx, int pid, unsigned long count, void **addrs, int *status)
+{
+	return sk_move_pages(ctx, pid, count, addrs, NULL, status, 0);
+}
+
+/* Every page on node 1, nothing asked yet. */
+static void sk_reset(void)
+{
+	memset(&sk, 0, sizeof(sk));
+	sk.shared_node = 1;
+	for (int i = 0; i < 4; i++)
+		sk.private_node[0][i] = sk.private_node[1][i] = 1;
+}
+
+static uint64_t sk_now_ns(void *ctx)
+{
+	return 0;
+}
+
+/* A shared page in the plan of each process that maps it is counted once,
+ * where it moved: the batch that moves it.  Looks happen only before a
+ * batch that may list pages another process's batch moved. */
+static void test_shared_counted_once(void)
+{
+	const struct mig_ops ops = { .move_pages = sk_move_pages, .now_ns = sk_now_ns,
+				     .query = sk_query };
+	const struct mig_ops blind = { .move_pages = sk_move_pages, .now_ns = sk_now_ns };
+	struct mig_run_result res;
+	struct migrator m;
+
+	setup_topo();
+	nr = 0;
+	add(7, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
+	add(7, 0x2000, 1, 1, 0, POLICY_PROMOTE, 0);
+	add(8, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
+	add(8, 0x2000, 1, 1, 0, POLICY_PROMOTE, 0);
+	add(8, 0x3000, 1, 1, 0, POLICY_PROMOTE, 0);
+	setup_run(1);
+
+	sk_reset();
+	CHECK_EQ_INT(mig_init(&m, &ops, NULL, false), 0);
+	CHECK(m.has_move_all);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
+	CHECK_EQ_INT(sk.moves, 2);
+	CHECK_EQ_INT(sk.queries, 1); /* before pid 8's batch only */
+	CHECK_EQ_INT(res.looks, 1);
+	CHECK_EQ_INT(pl->status[2], ACCT_STATUS_SHARED);
+	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 4);
+	CHECK_EQ_U64(a->class_pages[ACCT_SHARED], 1);
+	CHECK_EQ_U64(a->class_pages[ACCT_DENIED], 0);
+	CHECK_EQ_U64(res.moved_bytes, 4 * PG);
+	CHECK_EQ_U64(a->node_in[0][POLICY_PROMOTE].pages, 4);
+	CHECK_EQ_U64(a->tier_in[0][POLICY_PROMOTE].pages, 4);
+	CHECK_EQ_U64(a->cgroup_moved[0 * 2 + POLICY_PROMOTE].pages, 4);
+	CHECK_EQ_U64(a->cgroup_errors[0], 0);
+
+	/* Without a way to look, as before: the shared page counts twice. */
+	teardown_run();
+	setup_run(1);
+	sk_reset();
+	CHECK_EQ_INT(mig_init(&m, &blind, NULL, false), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
+	CHECK_EQ_INT(sk.queries, 0);
+	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 5);
+
+	/* One process's batches look at nothing: pid 7 alone. */
+	teardown_run();
+	nr = 2;
+	setup_run(1);
+	sk_reset();
+	CHECK_EQ_INT(mig_init(&m, &ops, NULL, false), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
+	CHECK_EQ_INT(sk.queries, 0);
+	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 2);
+	teardown_run();
+}
+
+/*
+ * The pages the kernel refused: left out while they stay on the node they
+ * were refused from, until they move or their retry time passes, which
+ * doubles when a retry is refused again.
+ */
+static void test_denied_memory(void)
+{
+	static struct cand_ranges r;
+	const uint64_t base = 0x40000000, t0 = 100 * SEC;
+
+	memset(&r, 0, sizeof(r));
+	cand_denied_mark(&r, 7, base + 3 * PG, 1, 1, -EACCES, t0);
+	CHECK(cand_denied_skip(&r, 7, base + 3 * PG, 1, t0));
+	CHECK(cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + 59 * SEC));
+	/* Its neighbours, the same page of another process: proposed. */
+	CHECK(!cand_denied_skip(&r, 7, base + 4 * PG, 1, t0));
+	CHECK(!cand_denied_skip(&r, 8, base + 3 * PG, 1, t0));
+	/* Wholly on node 1, the range is no single candidate. */
+	CHECK(cand_denied_whole(&r, 7, base + 100 * PG, 1, t0));
+	CHECK(!cand_denied_whole(&r, 8, base, 1, t0));
+	/* A minute on (and at most 67 ms, cand_time()'s unit): proposed again. */
+	CHECK(!cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + 60 * SEC + SEC / 10));
+	CHECK(!cand_denied_whole(&r, 7, base, 1, t0 + 60 * SEC + SEC / 10));
+	/* Refused again: two minutes, then four. */
+	cand_denied_mark(&r, 7, base + 3 * PG, 1, 1, -EACCES, t0 + 61 * SEC);
+	CHECK(cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + 61 * SEC + 119 * SEC));
+	CHECK(!cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + 61 * SEC + 120 * SEC + SEC / 10));
+	cand_denied_mark(&r, 7, base + 3 * PG, 1, 1, -EACCES, t0 + 200 * SEC);
+	CHECK(cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + 200 * SEC + 239 * SEC));
+	CHECK(!cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + 200 * SEC + 240 * SEC + SEC / 10));
+	/* The back-off stops at 32 minutes. */
+	for (int i = 0; i < 8; i++)
+		cand_denied_mark(&r, 7, base + 3 * PG, 1, 1, -EACCES, t0 + (1000 + i * 4000) * SEC);
+	CHECK(cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + (29000 + 1919) * SEC));
+	CHECK(!cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + (29000 + 1920) * SEC + SEC / 10));
+
+	/* Found on another node: something changed, its mark goes; a range
+	 * found wholly on another node loses them all. */
+	memset(&r, 0, sizeof(r));
+	cand_denied_mark(&r, 7, base + 5 * PG, 1, 1, -EPERM, t0);
+	cand_denied_mark(&r, 7, base + 6 * PG, 1, 1, -EPERM, t0);
+	CHECK(!cand_denied_skip(&r, 7, base + 5 * PG, 0, t0 + SEC));
+	CHECK(!cand_denied_skip(&r, 7, base + 5 * PG, 1, t0 + 2 * SEC));
+	CHECK(cand_denied_skip(&r, 7, base + 6 * PG, 1, t0 + 2 * SEC));
+	CHECK(!cand_denied_whole(&r, 7, base, 0, t0 + 2 * SEC));
+	CHECK(!cand_denied_skip(&r, 7, base + 6 * PG, 1, t0 + 2 * SEC));
+	CHECK(!cand_denied_whole(&r, 7, base, 1, t0 + 2 * SEC));
+
+	/* A THP: all its 512 pages; a refusal from another node starts over. */
+	cand_denied_mark(&r, 9, base, 512, 1, -EACCES, t0);
+	CHECK(cand_denied_skip(&r, 9, base, 1, t0));
+	CHECK(cand_denied_skip(&r, 9, base + 511 * PG, 1, t0));
+	cand_denied_mark(&r, 9, base + 7 * PG, 1, 0, -EACCES, t0);
+	CHECK(!cand_denied_skip(&r, 9, base, 1, t0));
+	CHECK(cand_denied_skip(&r, 9, base + 7 * PG, 0, t0));
 }
 
 int main(void)
@@ -471,5 +653,7 @@ int main(void)
 	RUN(test_busy_retries_and_nomem_backoff);
 	RUN(test_range_pages);
 	RUN(test_call_failed_and_dry_run);
+	RUN(test_shared_counted_once);
+	RUN(test_denied_memory);
 	return TEST_EXIT();
 }
