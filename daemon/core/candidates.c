@@ -6,10 +6,12 @@
  *  1. the hottest entries of the table (promotion) and, when the policy
  *     may demote this tick (policy_may_demote(): a node short of free
  *     memory, a cgroup over its cap), up to a quarter of them from the
- *     coldest (demotion; see select_candidates());
+ *     coldest (demotion; see select_candidates()): first memory the
+ *     source saw no access in at all (idle_walk()), then the table's
+ *     coldest entries;
  *  2. a 2 MiB entry is one candidate when it is a PMD THP, else its 512
  *     base pages are queried, and are one candidate when they are all on
- *     one node (flush_staged()); at most max_cand slots (a page queried, a
+ *     one node (cand_flush_staged()); at most max_cand slots (a page queried, a
  *     THP) a tick, so the node queries and the memory are bounded;
  *  3. a range seen wholly on the fast tier, or moved there wholly by the
  *     last tick (the account step), is not queried again for promotion
@@ -17,65 +19,19 @@
  *     need moving (still_fast() rechecks a sample of its pages after);
  *  4. where each candidate is: node queries, one call for a run of
  *     entries of one process, up to QUERY_ENTRIES entries and QUERY_PAGES
- *     pages (see stage_entry()).
+ *     pages (see cand_stage_entry()).
  *
  * What a tick looks at is bounded: MAX_VIEWS entries of the table a
- * selection, COLD_QUERY_PAGES pages the coldest pass queries, and max_cand
+ * selection, COLD_QUERY_PAGES pages the coldest pass queries and as many
+ * the idle pass, IDLE_VISITS idle 2 MiB ranges looked at, and max_cand
  * slots in all.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "candidates.h"
 
-#define NSEC_PER_SEC 1000000000ull
-#define PAGE_SZ 4096u
-#define PAGES_PER_HUGE (HOT_HUGE_SIZE / PAGE_SZ)
-#define MAX_VIEWS 4096 /* table entries looked at a tick */
-#define COLD_QUERY_PAGES (16u << 10) /* base pages the coldest pass queries a tick */
-#define QUERY_ENTRIES 1024 /* entries one node query may cover */
-#define QUERY_PAGES 4096 /* base pages it may cover (a 2 MiB entry of base pages is 512) */
-#define COLD_WINDOWS 2 /* MAX_VIEWS selections the coldest pass makes a tick */
-#define FAST_RECHECK_NS (10 * NSEC_PER_SEC)
-#define RECHECK_PAGES 16 /* of a known-fast range's 512, see still_fast() */
-
-/* An entry of the table chosen as candidates, waiting for its node query. */
-struct staged {
-	struct hot_entry_view v;
-	uint32_t first, count; /* its pages in addrs[] */
-	uint32_t nr_pages; /* base pages per queried page: 512 for a THP, else 1 */
-	bool cold; /* staged by a cold pass */
-};
-
-struct cand_select {
-	size_t max_cand; /* candidates (array entries) a tick */
-	bool cand_full; /* stage_entry() refused an entry for max_cand this tick */
-	size_t n; /* candidates in cand[] this tick, queried */
-	/* Their slots: one per page the query found, one per THP.  A range
-	 * of base pages on one node is one candidate but 512 slots, so a
-	 * tick queries and plans the pages it did when each page was a
-	 * candidate (max_cand), and cand[] holds up to max_cand candidates. */
-	size_t slots;
-	size_t cold_queried; /* base pages the coldest pass staged this tick */
-	struct staged *staged; /* entries whose query is pending, QUERY_ENTRIES */
-	size_t nr_staged, staged_pages; /* their number, and their pages in addrs[] */
-	struct hot_cursor cold_cursor; /* where the coldest pass goes on from */
-	struct hot_entry_view *views;
-	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
-	void **addrs; /* the staged entries' pages, QUERY_PAGES */
-	int *status;
-	bool capped;
-	/* This run's inputs and outputs (cand_select_run()'s arguments). */
-	const struct cand_in *in;
-	const struct cand_io *io;
-	const struct topology *topo;
-	const struct hot_table *hot;
-	const struct cand_procs *procs;
-	struct cand_ranges *ranges;
-	struct policy_page *cand;
-	uint64_t *rule_used;
-};
+#include "cand_int.h"
 
 int cand_select_new(size_t max_cand, struct cand_select **ret)
 {
@@ -158,9 +114,9 @@ static bool range_fits_rates(const struct cand_select *m, const struct cand_proc
  * For the cold passes, an entry found wholly on the lowest tier adds
  * nothing: there is no tier to demote it to, and it would take the
  * reserve's slots from the cold pages that can go down (its range is
- * remembered as low, see known_low()).
+ * remembered as low, see cand_known_low()).
  */
-static void flush_staged(struct cand_select *m, uint64_t now_ns)
+void cand_flush_staged(struct cand_select *m, uint64_t now_ns)
 {
 	query_staged(m);
 	for (size_t k = 0; k < m->nr_staged; k++) {
@@ -237,13 +193,13 @@ static void flush_staged(struct cand_select *m, uint64_t now_ns)
 
 /*
  * Stage the pages of entry @v for the node query, as candidates once
- * flush_staged() has their nodes; the staged entries go first when the
+ * cand_flush_staged() has their nodes; the staged entries go first when the
  * query's arrays are full, or when the staged pages might not all fit
  * in cand[] (pages found unmapped, and cold entries found on the lowest
  * tier, give their slots back).  False, and cand_full set, when the entry
  * does not fit even then.
  */
-static bool stage_entry(struct cand_select *m, const struct hot_entry_view *v, bool cold,
+bool cand_stage_entry(struct cand_select *m, const struct hot_entry_view *v, bool cold,
 			uint64_t now_ns)
 {
 	uint32_t nr_pages = 1, count = 1;
@@ -259,7 +215,7 @@ static bool stage_entry(struct cand_select *m, const struct hot_entry_view *v, b
 	}
 	if (m->nr_staged == QUERY_ENTRIES || m->staged_pages + count > QUERY_PAGES ||
 	    m->slots + m->staged_pages + count > m->max_cand)
-		flush_staged(m, now_ns);
+		cand_flush_staged(m, now_ns);
 	if (m->slots + count > m->max_cand) {
 		m->cand_full = true; /* gather() stops at the first refusal */
 		return false;
@@ -279,11 +235,11 @@ static bool stage_entry(struct cand_select *m, const struct hot_entry_view *v, b
  * Are @limit candidate slots taken?  Staged pages count as taken until
  * their query, which may give some back: then they are queried first.
  */
-static bool slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
+bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
 {
 	if (m->slots + m->staged_pages < limit)
 		return false;
-	flush_staged(m, now_ns);
+	cand_flush_staged(m, now_ns);
 	return m->slots >= limit;
 }
 
@@ -306,7 +262,7 @@ static bool known_fast(const struct cand_select *m, const struct hot_entry_view 
  * taken as low until then, when the cold passes query it again; one tierd
  * promoted is held there by the policy's cool-down about as long.
  */
-static bool known_low(const struct cand_select *m, const struct hot_entry_view *v,
+bool cand_known_low(const struct cand_select *m, const struct hot_entry_view *v,
 		      uint64_t now_ns)
 {
 	const struct cand_range *rg = cand_range_peek(m->ranges, v->pid, v->addr);
@@ -378,14 +334,14 @@ static bool still_fast(struct cand_select *m, const struct hot_entry_view *v, ui
  * tier stays a candidate (the head skips what the tail took: one query a
  * range a tick).  The coldest pass is below everything the head looked
  * at, so an entry it finds on the lowest tier takes no slot
- * (flush_staged()), and its queries are bounded by COLD_QUERY_PAGES a
+ * (cand_flush_staged()), and its queries are bounded by COLD_QUERY_PAGES a
  * tick: 16 Ki base pages, what a quarter of the cap's slots would query.
  */
 static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns);
 
 static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now_ns)
 {
-	size_t nv, reserve, i;
+	size_t nv, reserve, left, i;
 	bool tail;
 
 	memset(m->rule_used, 0, POLICY_MAX_RULES * sizeof(*m->rule_used));
@@ -395,31 +351,40 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 	m->cold_queried = 0;
 	nv = hot_select_hottest(m->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
 	reserve = demote ? m->max_cand / 4 : 0;
+	/* Idle memory first: nothing is colder.  What it leaves of the
+	 * reserve is the table's coldest's. */
+	if (reserve) {
+		cand_idle_walk(m, reserve, now_ns);
+		cand_flush_staged(m, now_ns);
+		m->cand_full = false;
+		m->cold_queried = 0;	/* the coldest pass's own budget */
+	}
+	left = reserve > m->slots ? reserve - m->slots : 0;
 	tail = reserve && nv < MAX_VIEWS;
 	if (tail) {
 		memset(m->cold_taken, 0, sizeof(m->cold_taken));
-		for (size_t k = nv; k-- > 0 && !slots_taken(m, reserve, now_ns);) {
-			if (known_low(m, &m->views[k], now_ns))
+		for (size_t k = nv; k-- > 0 && !cand_slots_taken(m, reserve, now_ns);) {
+			if (cand_known_low(m, &m->views[k], now_ns))
 				continue;
-			stage_entry(m, &m->views[k], false, now_ns);
+			cand_stage_entry(m, &m->views[k], false, now_ns);
 			m->cold_taken[k / 64] |= 1ull << (k % 64);
 		}
 		reserve = 0;
 	}
-	for (i = 0; i < nv && !slots_taken(m, m->max_cand - reserve, now_ns) &&
+	for (i = 0; i < nv && !cand_slots_taken(m, m->max_cand - (reserve ? left : 0), now_ns) &&
 		    !m->cand_full; i++) {
 		if ((tail && (m->cold_taken[i / 64] & 1ull << (i % 64))) ||
 		    known_fast(m, &m->views[i], now_ns) ||
 		    still_fast(m, &m->views[i], now_ns))
 			continue;
-		stage_entry(m, &m->views[i], false, now_ns);
+		cand_stage_entry(m, &m->views[i], false, now_ns);
 	}
 	/* Stopped by the cap with entries left: the last one may have been
 	 * refused (a range of 512 base pages with fewer slots left). */
 	m->capped = m->cand_full || i < nv;
-	if (reserve)
+	if (reserve && i > 0)
 		cold_walk(m, m->views[i - 1].heat, now_ns);
-	flush_staged(m, now_ns);
+	cand_flush_staged(m, now_ns);
 	return m->n;
 }
 
@@ -446,10 +411,10 @@ static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns)
 		size_t i;
 
 		for (i = 0; i < nv && m->views[i].heat < floor_heat; i++) {
-			if (known_low(m, &m->views[i], now_ns))
+			if (cand_known_low(m, &m->views[i], now_ns))
 				continue;
 			stopped = m->cold_queried >= COLD_QUERY_PAGES ||
-				  !stage_entry(m, &m->views[i], true, now_ns);
+				  !cand_stage_entry(m, &m->views[i], true, now_ns);
 			if (stopped)	/* the tick's pages, or views[i] did not fit */
 				break;
 		}
@@ -465,7 +430,6 @@ static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns)
 		hot_cursor_after(m->hot, &m->views[nv - 1], &m->cold_cursor);
 	}
 }
-
 
 void cand_select_run(struct cand_select *m, const struct cand_in *in, const struct cand_io *io,
 		     uint64_t now_ns, struct cand_out *out)
