@@ -18,6 +18,7 @@
 
 #include "cgroup.h"
 #include "daemon.h"
+#include "idle.h"
 #include "log.h"
 #include "manager.h"
 #include "sampler.h"
@@ -41,6 +42,10 @@ struct sample_stage {
 	struct hot_table hot;
 	void *hot_mem; /* mmap()ed, hot_mem_len bytes */
 	size_t hot_mem_len;
+	struct idle_set idle; /* what the source saw idle, when it can tell */
+	struct idle_range *idle_mem; /* mmap()ed, idle_cap ranges */
+	size_t idle_len;
+	bool idle_on;
 	struct targets targets;
 	bool targets_ok;
 	struct targets_rule rules[2 * CONF_MAX_PATTERNS + 1];
@@ -117,6 +122,37 @@ static int hot_setup(struct sample_stage *m, const struct tierd_conf *c,
 	return hot_init(&m->hot, &hp, m->hot_mem, len, now_ns);
 }
 
+/*
+ * Room for the idle ranges of one report: a range per region of the
+ * DAMON source (its kdamond's max_nr_regions, and min_nr_regions for
+ * each target), 32 bytes each, 460 KiB at the defaults; mapped, so only
+ * the pages the reports fill become resident.  Attached where the source
+ * can tell idle memory (sampler_idle_into()).
+ */
+static void idle_setup(struct sample_stage *m, const struct tierd_conf *c)
+{
+	uint64_t cap = (uint64_t)c->sampling.damon_max_regions +
+		       (uint64_t)c->sampling.damon_min_regions * DAMON_MAX_TARGETS;
+	void *mem;
+
+	if (cap > UINT32_MAX)
+		cap = UINT32_MAX;
+	mem = mmap(NULL, cap * sizeof(struct idle_range), PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		log_warn("No room for idle memory ranges (%s): only memory with heat is demoted",
+			 strerror(errno));
+		return;
+	}
+	m->idle_mem = mem;
+	m->idle_len = cap * sizeof(struct idle_range);
+	idle_init(&m->idle, m->idle_mem, (uint32_t)cap);
+	m->idle_on = sampler_idle_into(m->s, &m->idle) == 0;
+	if (!m->idle_on)
+		log_info("Idle memory: %s cannot tell it; only memory with heat is demoted",
+			 m->s->ops->name);
+}
+
 /* The configured cgroup a process is in: the longest configured path that
  * is its cgroup or an ancestor of it; -1 when none. */
 static int cgroup_index(const struct tierd_conf *c, pid_t pid)
@@ -181,6 +217,7 @@ static int sample_start(struct sample_stage *m, const struct tierd *d,
 			return r;
 		m->s = ops->sampler;
 		snprintf(st->sampler_source, sizeof(st->sampler_source), "%s", m->s->ops->name);
+		idle_setup(m, d->conf);
 		return 0;
 	}
 	if (d->no_knobs || strcmp(d->root, "/")) {
@@ -205,6 +242,7 @@ static int sample_start(struct sample_stage *m, const struct tierd *d,
 	snprintf(st->sampler_source, sizeof(st->sampler_source), "%s", m->s->ops->name);
 	set_reason(st, why);
 	log_info("Hotness source: %s", why);
+	idle_setup(m, d->conf);
 	return 0;
 }
 
@@ -233,6 +271,11 @@ int sample_new(const struct tierd *d, const struct manager_ops *ops,
 struct hot_table *sample_table(struct sample_stage *m)
 {
 	return m && m->s ? &m->hot : NULL;
+}
+
+const struct idle_set *sample_idle(struct sample_stage *m)
+{
+	return m && m->s && m->idle_on ? &m->idle : NULL;
 }
 
 static int rescan(struct sample_stage *m, const struct tierd_conf *c, struct cand_procs *procs)
@@ -423,12 +466,16 @@ void sample_free(struct sample_stage *m)
 {
 	if (!m)
 		return;
+	if (m->s && m->idle_on)
+		sampler_idle_into(m->s, NULL); /* a fake sampler outlives the stage */
 	for (size_t i = 0; i < m->nr_cands; i++)
 		sampler_free(m->cands[i]); /* a fake sampler is the test's */
 	if (m->targets_ok)
 		targets_free(&m->targets);
 	if (m->hot_mem)
 		munmap(m->hot_mem, m->hot_mem_len);
+	if (m->idle_mem)
+		munmap(m->idle_mem, m->idle_len);
 	free(m->pids);
 	free(m);
 }
