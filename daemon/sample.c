@@ -144,13 +144,17 @@ static void idle_setup(struct sample_stage *m, const struct tierd_conf *c)
 			 strerror(errno));
 		return;
 	}
-	m->idle_mem = mem;
-	m->idle_len = cap * sizeof(struct idle_range);
-	idle_init(&m->idle, m->idle_mem, (uint32_t)cap);
+	idle_init(&m->idle, mem, (uint32_t)cap);
 	m->idle_on = sampler_idle_into(m->s, &m->idle) == 0;
-	if (!m->idle_on)
+	if (!m->idle_on) {
+		munmap(mem, cap * sizeof(struct idle_range));
+		idle_init(&m->idle, NULL, 0);
 		log_info("Idle memory: %s cannot tell it; only memory with heat is demoted",
 			 m->s->ops->name);
+		return;
+	}
+	m->idle_mem = mem;
+	m->idle_len = cap * sizeof(struct idle_range);
 }
 
 /* The configured cgroup a process is in: the longest configured path that
