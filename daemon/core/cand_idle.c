@@ -62,10 +62,13 @@ static bool idle_worth(struct cand_select *m, pid_t pid, uint64_t addr, uint64_t
  * the next pass starts again from the first range.  A worked example: a
  * 1 GiB data set untouched for an hour, on a node under its watermark, is
  * 512 ranges; a tick samples each at 16 pages and queries the whole of
- * those on the fast node, 512 pages each, until the reserve's slots or
- * the tick's 64 Ki pages are taken: 120 ranges (240 MiB) a tick, one
- * candidate each; the policy demotes them, all at heat 0, until the node
- * is back at its high target, and the next tick goes on from there.
+ * those on the fast node, 512 pages each, until the reserve's slots are
+ * taken (a quarter of a tick's candidates, 8 Ki at the most: 16 ranges,
+ * 32 MiB, 8 Ki pages queried and 256 sampled), one candidate each; the
+ * policy demotes them, all at heat 0, until the node is back at its high
+ * target, and the next tick goes on from there.  With the data set on the
+ * slow tier already, a tick samples 4 Ki ranges (8 GiB) within its 64 Ki
+ * pages, and skips them for FAST_RECHECK_NS after.
  */
 void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 {
