@@ -7,7 +7,7 @@
  *     may demote this tick (policy_may_demote(): a node short of free
  *     memory, a cgroup over its cap), up to a quarter of them from the
  *     coldest (demotion; see select_candidates()): first memory the
- *     source saw no access in at all (idle_walk()), then the table's
+ *     source saw no access in at all (cand_idle.c), then the table's
  *     coldest entries;
  *  2. a 2 MiB entry is one candidate when it is a PMD THP, else its 512
  *     base pages are queried, and are one candidate when they are all on
@@ -29,7 +29,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 #include "cand_int.h"
 
@@ -200,7 +199,7 @@ void cand_flush_staged(struct cand_select *m, uint64_t now_ns)
  * does not fit even then.
  */
 bool cand_stage_entry(struct cand_select *m, const struct hot_entry_view *v, bool cold,
-			uint64_t now_ns)
+		      uint64_t now_ns)
 {
 	uint32_t nr_pages = 1, count = 1;
 	struct staged *s;
@@ -263,7 +262,7 @@ static bool known_fast(const struct cand_select *m, const struct hot_entry_view 
  * promoted is held there by the policy's cool-down about as long.
  */
 bool cand_known_low(const struct cand_select *m, const struct hot_entry_view *v,
-		      uint64_t now_ns)
+		    uint64_t now_ns)
 {
 	const struct cand_range *rg = cand_range_peek(m->ranges, v->pid, v->addr);
 
@@ -370,8 +369,9 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 			m->cold_taken[k / 64] |= 1ull << (k % 64);
 		}
 		reserve = 0;
+		left = 0;
 	}
-	for (i = 0; i < nv && !cand_slots_taken(m, m->max_cand - (reserve ? left : 0), now_ns) &&
+	for (i = 0; i < nv && !cand_slots_taken(m, m->max_cand - left, now_ns) &&
 		    !m->cand_full; i++) {
 		if ((tail && (m->cold_taken[i / 64] & 1ull << (i % 64))) ||
 		    known_fast(m, &m->views[i], now_ns) ||
