@@ -43,7 +43,10 @@ static bool idle_worth(struct cand_select *m, pid_t pid, uint64_t addr, uint64_t
  * in->idle_min_ns (core/idle.h: DAMON's regions with nr_accesses 0, by
  * their age), as cold candidates of heat 0, until @limit slots are taken.
  * This is what finds a data set that nobody has touched since before
- * tierd started: it has no heat, so the table never holds it.
+ * tierd started: it has no heat, so the table never holds it.  A tick
+ * calls it twice (select_candidates()): first within the reserve kept for
+ * the coldest, then, after the table's entries, in the slots they left;
+ * the second call goes on from where the first stopped.
  *
  * Only whole 2 MiB ranges inside an idle range are taken (a region's
  * edges are pages, and the rest of an edge range may be in use), each as
@@ -64,18 +67,19 @@ static bool idle_worth(struct cand_select *m, pid_t pid, uint64_t addr, uint64_t
  * 512 ranges; a tick samples each at 16 pages and queries the whole of
  * those on the fast node, 512 pages each, until the reserve's slots are
  * taken (a quarter of a tick's candidates, 8 Ki at the most: 16 ranges,
- * 32 MiB, 8 Ki pages queried and 256 sampled), one candidate each; the
- * policy demotes them, all at heat 0, until the node is back at its high
- * target, and the next tick goes on from there.  With the data set on the
+ * 32 MiB), then, with a table of a small hot set, in the rest of the
+ * tick's slots up to its 64 Ki pages queried: some 120 ranges (240 MiB)
+ * in all, one candidate each.  The policy demotes them, all at heat 0,
+ * until the node is back at its high target; a node further short goes
+ * on at the next tick, from there.  With the data set on the
  * slow tier already, a tick samples 4 Ki ranges (8 GiB) within its 64 Ki
  * pages, and skips them for FAST_RECHECK_NS after.
  */
 void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 {
 	const struct idle_set *s = m->in->idle;
-	size_t queried = 0, visited = 0;
 
-	if (!s || !s->n)
+	if (!s || !s->n || m->idle_end)
 		return;
 	for (uint32_t i = idle_find(s, m->idle_pid, m->idle_addr); i < s->n; i++) {
 		const struct idle_range *r = &s->r[i];
@@ -89,14 +93,14 @@ void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 		for (; a < r->end && r->end - a >= HOT_HUGE_SIZE; a += HOT_HUGE_SIZE) {
 			struct hot_entry_view v = { .pid = r->pid, .addr = a, .len = HOT_HUGE_SIZE,
 						    .last_ns = r->since_ns };
-
-			bool stop = visited++ >= IDLE_VISITS || queried >= IDLE_QUERY_PAGES ||
+			bool stop = m->idle_visited++ >= IDLE_VISITS ||
+				    m->idle_queried >= IDLE_QUERY_PAGES ||
 				    cand_slots_taken(m, limit, now_ns);
 
 			if (!stop && (hot_entry_len(m->hot, r->pid, a) || cand_known_low(m, &v, now_ns)))
 				continue;
 			if (!stop) {
-				queried += RECHECK_PAGES;
+				m->idle_queried += RECHECK_PAGES;
 				if (!idle_worth(m, r->pid, a, now_ns))
 					continue;
 				stop = !cand_stage_entry(m, &v, true, now_ns);
@@ -106,9 +110,10 @@ void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 				m->idle_addr = a;
 				return;
 			}
-			queried += m->staged[m->nr_staged - 1].count;
+			m->idle_queried += m->staged[m->nr_staged - 1].count;
 		}
 	}
 	m->idle_pid = 0;
 	m->idle_addr = 0;
+	m->idle_end = true;
 }

@@ -46,6 +46,10 @@ struct cand_select {
 	struct hot_cursor cold_cursor; /* where the coldest pass goes on from */
 	pid_t idle_pid; /* where the idle pass goes on from (0: the first range) */
 	uint64_t idle_addr;
+	/* This tick's idle pass: ranges looked at, pages queried, and whether
+	 * it went through the whole set (a later call adds nothing). */
+	size_t idle_visited, idle_queried;
+	bool idle_end;
 	struct hot_entry_view *views;
 	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
 	void **addrs; /* the staged entries' pages, QUERY_PAGES */
@@ -75,8 +79,8 @@ bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns);
 bool cand_known_low(const struct cand_select *m, const struct hot_entry_view *v,
 		    uint64_t now_ns);
 
-/* cand_idle.c: memory the source saw idle, into the cold reserve's first
- * @limit slots. */
+/* cand_idle.c: memory the source saw idle, as cold candidates until @limit
+ * slots are taken; a second call in a tick goes on where the first stopped. */
 void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns);
 
 #endif

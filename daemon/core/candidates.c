@@ -348,6 +348,9 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 	m->n = 0;
 	m->slots = 0;
 	m->cold_queried = 0;
+	m->idle_visited = 0;
+	m->idle_queried = 0;
+	m->idle_end = false;
 	nv = hot_select_hottest(m->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
 	reserve = demote ? m->max_cand / 4 : 0;
 	/* Idle memory first: nothing is colder.  What it leaves of the
@@ -384,6 +387,11 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 	m->capped = m->cand_full || i < nv;
 	if (reserve && i > 0)
 		cold_walk(m, m->views[i - 1].heat, now_ns);
+	/* Slots the table's entries left: more idle memory.  A node far
+	 * short of free memory would otherwise get a reserve's worth a tick
+	 * and, once above its low target, stop short of its high one. */
+	if (demote && !m->cand_full)
+		cand_idle_walk(m, m->max_cand, now_ns);
 	cand_flush_staged(m, now_ns);
 	return m->n;
 }

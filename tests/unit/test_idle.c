@@ -222,10 +222,11 @@ static void test_idle_ages_and_edges(void)
 }
 
 /*
- * Bounds: 32 MiB idle, a reserve of 1024 slots (max_cand 4096) takes two
- * ranges a tick; the next tick goes on from where the last one stopped,
- * in a new report of the same memory, and after the last range starts
- * again from the first.
+ * Bounds: 32 MiB idle and a hot set of 16 ranges on the slow node, more
+ * than the 4096 slots of max_cand hold.  The reserve of 1024 slots takes
+ * two idle ranges a tick, the hot set the rest; the next tick goes on
+ * from where the last one stopped, in a new report of the same memory,
+ * and after the last range starts again from the first.
  */
 static void test_idle_reserve_and_cursor(void)
 {
@@ -234,6 +235,9 @@ static void test_idle_reserve_and_cursor(void)
 	struct cand_out out;
 
 	setup(0);
+	for (int i = SPAN_PAGES / 2; i < SPAN_PAGES; i++)
+		mem.node[i] = 1;
+	CHECK(hot_record(&hot, PID, BASE + 32 * MIB, 32 * MIB, 20.0, now) > 0);
 	CHECK_EQ_INT(cand_select_new(4096, &sel), 0);
 	for (int tick = 0; tick < 9; tick++) {
 		uint64_t first = BASE + (uint64_t)(2 * (tick % 8)) * RANGE;
@@ -242,10 +246,38 @@ static void test_idle_reserve_and_cursor(void)
 		CHECK_EQ_INT(idle_add(&idle, PID, BASE, BASE + 32 * MIB, 0), 0);
 		memset(&ranges, 0, sizeof(ranges));
 		run(sel, true, 60 * SEC, now + (uint64_t)tick * SEC, &out);
-		CHECK_EQ_U64(out.nr_cand, 2);
-		CHECK_EQ_U64(out.slots, 1024);
-		CHECK(cand_at(&out, first) != NULL);
-		CHECK(cand_at(&out, first + RANGE) != NULL);
+		CHECK_EQ_U64(out.nr_cand, 8);
+		CHECK_EQ_U64(out.slots, 4096);
+		CHECK(cand_at(&out, first) && cand_at(&out, first)->heat == 0);
+		CHECK(cand_at(&out, first + RANGE) && cand_at(&out, first + RANGE)->heat == 0);
+		CHECK(first + 2 * RANGE == BASE + 32 * MIB || !cand_at(&out, first + 2 * RANGE));
+	}
+	cand_select_free(sel);
+}
+
+/*
+ * The slots the table leaves: with nothing in it, the idle pass takes the
+ * whole cap, 8 ranges of the 16 a tick, then the other 8, then the first
+ * again.
+ */
+static void test_idle_spare_slots(void)
+{
+	const uint64_t now = 100 * SEC;
+	struct cand_select *sel;
+	struct cand_out out;
+
+	setup(0);
+	CHECK_EQ_INT(cand_select_new(4096, &sel), 0);
+	for (int tick = 0; tick < 3; tick++) {
+		uint64_t first = BASE + (uint64_t)(8 * (tick % 2)) * RANGE;
+
+		idle_begin(&idle);
+		CHECK_EQ_INT(idle_add(&idle, PID, BASE, BASE + 32 * MIB, 0), 0);
+		run(sel, true, 60 * SEC, now + (uint64_t)tick * SEC, &out);
+		CHECK_EQ_U64(out.nr_cand, 8);
+		CHECK_EQ_U64(out.slots, 4096);
+		for (int k = 0; k < 8; k++)
+			CHECK(cand_at(&out, first + (uint64_t)k * RANGE) != NULL);
 	}
 	cand_select_free(sel);
 }
@@ -288,6 +320,7 @@ int main(void)
 	RUN(test_idle_ranges_never_touched);
 	RUN(test_idle_ages_and_edges);
 	RUN(test_idle_reserve_and_cursor);
+	RUN(test_idle_spare_slots);
 	RUN(test_idle_on_slow_node);
 	return test_failures ? 1 : 0;
 }
