@@ -9,8 +9,10 @@
  * sampling intervals it was found accessed in (mm/damon/core.c:
  * kdamond_reset_aggregated(), just before it zeroes the counts).  This
  * program runs there, keeps only tierd's own kdamond (kdamond_pid, set by
- * the loader) and only regions with at least one access, and writes them
- * into one half of a two-half array that userspace maps: the aggregation
+ * the loader), and writes its regions, with their counts and ages (an idle
+ * region's age is how long it has gone untouched: what demotion looks for
+ * in memory the table has no heat for), into one half of a two-half array
+ * that userspace maps: the aggregation
  * being written (pass_seq) goes to half pass_seq & 1, the newest complete
  * one (done_seq) stays readable in the other half until pass done_seq + 2
  * begins, one aggregation interval later at the soonest.  Userspace reads
@@ -27,8 +29,8 @@
  *
  * Worked example.  One target, 40 regions, 100 ms aggregation, 6 of them
  * accessed: every 100 ms, 40 program runs (one lookup, a few compares) and
- * 6 array writes of 24 bytes.  A tick 4 s later reads the 6 records of the
- * newest pass; the 39 passes before it were overwritten in place, so
+ * 40 array writes of 32 bytes.  A tick 4 s later reads the 40 records of
+ * the newest pass; the 39 passes before it were overwritten in place, so
  * nothing piles up, and nothing is lost, however long the tick.  That is
  * what replaced the sysfs route's `update_schemes_tried_regions` write
  * (blocks for up to one aggregation interval) and its three file reads per
@@ -59,9 +61,9 @@
  * of the two and at worst wakes tierd for nothing (its own look finds
  * nothing fresh) or not at all.
  *
- * How it fails.  More accessed regions in one pass than half_cap (the
- * kdamond's max_nr_regions plus a margin): the rest are counted in overflow
- * and the pass reads as partial.  The tracepoint fires for every kdamond on
+ * How it fails.  More regions in one pass than half_cap (the kdamond's
+ * max_nr_regions plus a margin): the rest are counted in overflow and the
+ * pass reads as partial.  The tracepoint fires for every kdamond on
  * the machine; the pid filter is the first thing each run checks, so other
  * kdamonds cost one compare per region.  A pass that follows a change of
  * targets may mix the old and new targets; the loader ignores the pass in
@@ -127,7 +129,7 @@ __u64 pass_seq;		/* the pass being written, 0 before the first */
 __u64 done_seq;		/* the newest complete pass, 0 before the first */
 __u32 pass_n[2];	/* records in each half */
 __u64 seen;		/* regions of our kdamond, accessed or not */
-__u64 overflow;		/* accessed regions that did not fit in their half */
+__u64 overflow;		/* regions that did not fit in their half */
 __u64 wakes;		/* passes put into the wake ring */
 __u64 wake_drops;	/* ... and those the ring had no room for */
 
@@ -192,20 +194,22 @@ int BPF_PROG(damon_aggregated, unsigned int target_id, struct damon_region *r,
 	last_start = start;
 	target_seen++;
 	seen++;
+	half = pass_seq & 1;
+	i = pass_n[half];
+	key = half * half_cap + i;
+	rec = i < half_cap ? bpf_map_lookup_elem(&regions, &key) : NULL;
+	if (rec) {
+		rec->start = start;
+		rec->end = end;
+		rec->target = target_id;
+		rec->nr_accesses = nr_accesses;
+		rec->age = r->age;
+		rec->reserved = 0;
+		pass_n[half] = i + 1;
+	} else {
+		overflow++;
+	}
 	if (nr_accesses) {
-		half = pass_seq & 1;
-		i = pass_n[half];
-		key = half * half_cap + i;
-		rec = i < half_cap ? bpf_map_lookup_elem(&regions, &key) : NULL;
-		if (rec) {
-			rec->start = start;
-			rec->end = end;
-			rec->target = target_id;
-			rec->nr_accesses = nr_accesses;
-			pass_n[half] = i + 1;
-		} else {
-			overflow++;
-		}
 		if (pass_look && end > start) {
 			const __u8 *cells;
 

@@ -8,12 +8,16 @@
 #ifndef TIERD_BPF_DAMON_H
 #define TIERD_BPF_DAMON_H
 
-/* One accessed region of one aggregation: an element of the regions array. */
+/* One region of one aggregation: an element of the regions array. */
 struct damon_feed_rec {
 	__u64 start;		/* [start, end): the region's virtual addresses */
 	__u64 end;
 	__u32 target;		/* the target's index in the kdamond's context */
 	__u32 nr_accesses;	/* sampling intervals it was seen accessed in */
+	/* Aggregation intervals its access count has stayed about the same
+	 * (DAMON's age): with nr_accesses 0, how long it has been idle. */
+	__u32 age;
+	__u32 reserved;
 };
 
 /*

@@ -135,7 +135,7 @@ struct tierd {
 
 /*
  * The least memory that matters once idle: a peek wakes tierd for new heat
- * in no less (with the share of sample.c's WAKE_SHARE), and a tick that
+ * in no less (with the share of sample_peek.c's WAKE_SHARE), and a tick that
  * moves less does not put the sampling back at full pace (sample.c).
  */
 #define TIERD_IDLE_MOVE_BYTES (8ull << 20)

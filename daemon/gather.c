@@ -291,6 +291,7 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 	struct cand_in ci = {
 		.topo = in->topo, .hot = in->hot, .procs = in->procs, .ranges = in->ranges,
 		.demote = in->demote, .cg_burst = cg_burst,
+		.idle = in->idle, .idle_min_ns = m->pp.cold_age_ns,
 	};
 
 	if (c->promotion.max_rate_mb_per_s)

@@ -128,7 +128,7 @@ static int step_gather(struct manager *m, struct hot_table *hot, uint64_t now_ns
 	const struct tierd *d = m->d;
 	struct gather_in in = {
 		.conf = d->conf, .topo = &d->topo, .hot = hot,
-		.procs = m->procs, .ranges = m->ranges,
+		.procs = m->procs, .ranges = m->ranges, .idle = sample_idle(m->sample),
 	};
 
 	gather_usage(m->gather, d->conf, &d->topo, m->fast_bytes);

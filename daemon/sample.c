@@ -19,53 +19,18 @@
 #include "cgroup.h"
 #include "daemon.h"
 #include "fsutil.h"
+#include "idle.h"
 #include "log.h"
 #include "manager.h"
 #include "sampler.h"
 #include "record.h"
+#include "sample_int.h"
 #include "sample_sources.h"
-#include "sample_watch.h"
 #include "stages.h"
 #include "targets.h"
 
 #define NSEC_PER_MSEC 1000000ull
 #define SCAN_INTERVAL_NS (2000 * NSEC_PER_MSEC) /* /proc walk for targets */
-/* A peek wakes tierd for new heat in at least this much memory ... */
-#define WAKE_MIN_BYTES TIERD_IDLE_MOVE_BYTES
-/* ... that is at least 1/WAKE_SHARE of what the source saw accessed: DAMON
- * moves its region edges every aggregation, and a converged hot set's edges
- * must not wake tierd each time. */
-#define WAKE_SHARE 8
-
-struct sample_stage {
-	struct sampler *cands[2];
-	size_t nr_cands;
-	struct sampler *s; /* the one running, NULL when none */
-	struct hot_table hot;
-	void *hot_mem; /* mmap()ed, hot_mem_len bytes */
-	size_t hot_mem_len;
-	struct targets targets;
-	bool targets_ok;
-	struct targets_rule rules[2 * CONF_MAX_PATTERNS + 1];
-	struct conf_strlist cgroups, comms; /* the rules' strings */
-	pid_t *pids; /* sorted, what the sampler was given */
-	size_t nr_pids;
-	uint64_t last_scan_ns;
-	int scan_source; /* what the last scan logged: 0 none, 1 /proc, 2 cgroups */
-	int last_error;
-	unsigned int backlog_ticks; /* ticks in a row with a backlog */
-	uint32_t generation; /* the source's, when it was last logged */
-	unsigned int pace; /* what the sampler was last set to (1: full) */
-	uint64_t moved_at_pace; /* sample_in.moved_bytes_total then */
-	struct sample_watch watch; /* which targets the source watches */
-	bool watch_ok;
-	bool watch_over; /* more targets than the source watches: logged */
-	pid_t *watched; /* [CAND_MAX_PROCS], the watch's choice */
-	const struct topology *topo; /* the tiers the watch weighs memory by */
-	const pid_t *fake_pids; /* manager_ops.pids: tracked instead of a scan */
-	size_t nr_fake_pids;
-	char proc_root[CONF_PATH_MAX]; /* ROOT/proc: a process's cgroup */
-};
 
 /* tierd.yaml sampling.targets as targets rules (see targets.h). */
 static int targets_setup(struct sample_stage *m, const struct tierd_conf *c)
@@ -124,6 +89,41 @@ static int hot_setup(struct sample_stage *m, const struct tierd_conf *c,
 	m->hot_mem_len = len;
 	hp.mem_zeroed = true;
 	return hot_init(&m->hot, &hp, m->hot_mem, len, now_ns);
+}
+
+/*
+ * Room for the idle ranges of one report: a range per region of the
+ * DAMON source (its kdamond's max_nr_regions, and min_nr_regions for
+ * each target), 32 bytes each, 460 KiB at the defaults; mapped, so only
+ * the pages the reports fill become resident.  Attached where the source
+ * can tell idle memory (sampler_idle_into()).
+ */
+static void idle_setup(struct sample_stage *m, const struct tierd_conf *c)
+{
+	uint64_t cap = (uint64_t)c->sampling.damon_max_regions +
+		       (uint64_t)c->sampling.damon_min_regions * DAMON_MAX_TARGETS;
+	void *mem;
+
+	if (cap > UINT32_MAX)
+		cap = UINT32_MAX;
+	mem = mmap(NULL, cap * sizeof(struct idle_range), PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		log_warn("No room for idle memory ranges (%s): only memory with heat is demoted",
+			 strerror(errno));
+		return;
+	}
+	idle_init(&m->idle, mem, (uint32_t)cap);
+	m->idle_on = sampler_idle_into(m->s, &m->idle) == 0;
+	if (!m->idle_on) {
+		munmap(mem, cap * sizeof(struct idle_range));
+		idle_init(&m->idle, NULL, 0);
+		log_info("Idle memory: %s cannot tell it; only memory with heat is demoted",
+			 m->s->ops->name);
+		return;
+	}
+	m->idle_mem = mem;
+	m->idle_len = cap * sizeof(struct idle_range);
 }
 
 /* The configured cgroup a process is in: the longest configured path that
@@ -192,6 +192,7 @@ static int sample_start(struct sample_stage *m, const struct tierd *d,
 			return r;
 		m->s = ops->sampler;
 		snprintf(st->sampler_source, sizeof(st->sampler_source), "%s", m->s->ops->name);
+		idle_setup(m, d->conf);
 		return 0;
 	}
 	if (d->no_knobs || strcmp(d->root, "/")) {
@@ -216,6 +217,7 @@ static int sample_start(struct sample_stage *m, const struct tierd *d,
 	snprintf(st->sampler_source, sizeof(st->sampler_source), "%s", m->s->ops->name);
 	set_reason(st, why);
 	log_info("Hotness source: %s", why);
+	idle_setup(m, d->conf);
 	return 0;
 }
 
@@ -270,6 +272,11 @@ int sample_new(const struct tierd *d, const struct manager_ops *ops,
 struct hot_table *sample_table(struct sample_stage *m)
 {
 	return m && m->s ? &m->hot : NULL;
+}
+
+const struct idle_set *sample_idle(struct sample_stage *m)
+{
+	return m && m->s && m->idle_on ? &m->idle : NULL;
 }
 
 static int rescan(struct sample_stage *m, const struct tierd_conf *c, struct cand_procs *procs,
@@ -393,54 +400,6 @@ int sample_step(struct sample_stage *m, const struct tierd_conf *c, const struct
 	return 0;
 }
 
-/*
- * Between idle ticks (manager_peek()): has the source seen heat where the
- * table has little, in enough memory to be a hot set arriving or moving?
- * Without it a new hot set waits for the next idle tick, up to
- * idle_interval_ms, before tierd starts to promote it.
- */
-int sample_peek(struct sample_stage *m, uint64_t start_ns, uint64_t now_ns)
-{
-	struct sampler_peek pk;
-	int r;
-
-	if (!m->s)
-		return 0;
-	r = sampler_peek(m->s, &m->hot, now_ns, &pk);
-	if (r == -EOPNOTSUPP || r == 0)
-		return 0;
-	if (r < 0)
-		return r;
-	if (pk.new_bytes < WAKE_MIN_BYTES || pk.new_bytes * WAKE_SHARE < pk.accessed_bytes)
-		return 0;
-	log_debug("peek at %.3f s: new heat in %llu of %llu KiB accessed, ticking now",
-		  (double)(now_ns - start_ns) / 1e9, (unsigned long long)(pk.new_bytes >> 10),
-		  (unsigned long long)(pk.accessed_bytes >> 10));
-	return 1;
-}
-
-void sample_peek_arm(struct sample_stage *m, bool on, uint64_t until_ns)
-{
-	int r;
-
-	if (!m->s)
-		return;
-	r = sampler_peek_arm(m->s, on ? &m->hot : NULL, until_ns,
-			     WAKE_MIN_BYTES, WAKE_SHARE);
-	if (r < 0 && r != -EOPNOTSUPP)
-		log_debug("peek arm: %s", strerror(-r));
-}
-
-int sample_peek_fd(struct sample_stage *m, uint32_t *gen)
-{
-	return m->s ? sampler_peek_fd(m->s, gen) : -EOPNOTSUPP;
-}
-
-int sample_fd(struct sample_stage *m)
-{
-	return m->s ? sampler_fd(m->s) : -1;
-}
-
 int sample_reload_check(const struct tierd_conf *c, const struct tierd_conf *next,
 			char *why, size_t why_size)
 {
@@ -472,6 +431,8 @@ void sample_free(struct sample_stage *m)
 {
 	if (!m)
 		return;
+	if (m->s && m->idle_on)
+		sampler_idle_into(m->s, NULL); /* a fake sampler outlives the stage */
 	for (size_t i = 0; i < m->nr_cands; i++)
 		sampler_free(m->cands[i]); /* a fake sampler is the test's */
 	if (m->targets_ok)
@@ -481,6 +442,8 @@ void sample_free(struct sample_stage *m)
 	free(m->watched);
 	if (m->hot_mem)
 		munmap(m->hot_mem, m->hot_mem_len);
+	if (m->idle_mem)
+		munmap(m->idle_mem, m->idle_len);
 	free(m->pids);
 	free(m);
 }

@@ -65,6 +65,8 @@ int sample_step(struct sample_stage *s, const struct tierd_conf *c, const struct
 		struct cand_procs *procs, struct tierd_stats *st, uint64_t now_ns);
 /* The table, NULL while no source runs. */
 struct hot_table *sample_table(struct sample_stage *s);
+/* The memory the source last saw idle, NULL when it cannot tell. */
+const struct idle_set *sample_idle(struct sample_stage *s);
 int sample_peek(struct sample_stage *s, uint64_t start_ns, uint64_t now_ns);
 void sample_peek_arm(struct sample_stage *s, bool on, uint64_t until_ns);
 int sample_peek_fd(struct sample_stage *s, uint32_t *gen);
@@ -81,6 +83,7 @@ struct gather_in {
 	const struct hot_table *hot;
 	struct cand_procs *procs; /* gather fills each one's GPU rule */
 	struct cand_ranges *ranges;
+	const struct idle_set *idle; /* sample_idle() */
 	bool demote; /* keep a quarter of the candidates for the coldest */
 };
 

@@ -6,10 +6,12 @@
  *  1. the hottest entries of the table (promotion) and, when the policy
  *     may demote this tick (policy_may_demote(): a node short of free
  *     memory, a cgroup over its cap), up to a quarter of them from the
- *     coldest (demotion; see select_candidates());
+ *     coldest (demotion; see select_candidates()): first memory the
+ *     source saw no access in at all (cand_idle.c), then the table's
+ *     coldest entries;
  *  2. a 2 MiB entry is one candidate when it is a PMD THP, else its 512
  *     base pages are queried, and are one candidate when they are all on
- *     one node (flush_staged()); at most max_cand slots (a page queried, a
+ *     one node (cand_flush_staged()); at most max_cand slots (a page queried, a
  *     THP) a tick, so the node queries and the memory are bounded;
  *  3. a range seen wholly on the fast tier, or moved there wholly by the
  *     last tick (the account step), is not queried again for promotion
@@ -17,64 +19,19 @@
  *     need moving (cand_still_fast() rechecks a sample of its pages after);
  *  4. where each candidate is: node queries, one call for a run of
  *     entries of one process, up to QUERY_ENTRIES entries and QUERY_PAGES
- *     pages (see stage_entry()).
+ *     pages (see cand_stage_entry()).
  *
  * What a tick looks at is bounded: MAX_VIEWS entries of the table a
  * selection, 1 + HOT_WINDOWS selections for the hottest (head_walk()) and
  * COLD_WINDOWS for the coldest, COLD_QUERY_PAGES pages the coldest pass
- * queries, and max_cand slots in all.
+ * queries and as many the idle pass, IDLE_VISITS idle 2 MiB ranges looked
+ * at, and max_cand slots in all.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "candidates.h"
-
-#define PAGE_SZ 4096u
-#define PAGES_PER_HUGE (HOT_HUGE_SIZE / PAGE_SZ)
-#define MAX_VIEWS 4096 /* table entries looked at a tick */
-#define COLD_QUERY_PAGES (16u << 10) /* base pages the coldest pass queries a tick */
-#define QUERY_ENTRIES 1024 /* entries one node query may cover */
-#define QUERY_PAGES 4096 /* base pages it may cover (a 2 MiB entry of base pages is 512) */
-#define COLD_WINDOWS 2 /* MAX_VIEWS selections the coldest pass makes a tick */
-#define HOT_WINDOWS 2 /* and the head past its first MAX_VIEWS */
-
-/* An entry of the table chosen as candidates, waiting for its node query. */
-struct staged {
-	struct hot_entry_view v;
-	uint32_t first, count; /* its pages in addrs[] */
-	uint32_t nr_pages; /* base pages per queried page: 512 for a THP, else 1 */
-	bool cold; /* staged by a cold pass */
-};
-
-struct cand_select {
-	size_t max_cand; /* candidates (array entries) a tick */
-	bool cand_full; /* stage_entry() refused an entry for max_cand this tick */
-	size_t n; /* candidates in cand[] this tick, queried */
-	/* Their slots: one per page the query found, one per THP.  A range
-	 * of base pages on one node is one candidate but 512 slots, so a
-	 * tick queries and plans the pages it did when each page was a
-	 * candidate (max_cand), and cand[] holds up to max_cand candidates. */
-	size_t slots;
-	size_t cold_queried; /* base pages the coldest pass staged this tick */
-	struct staged *staged; /* entries whose query is pending, QUERY_ENTRIES */
-	size_t nr_staged, staged_pages; /* their number, and their pages in addrs[] */
-	struct hot_cursor cold_cursor; /* where the coldest pass goes on from */
-	struct hot_cursor hot_cursor; /* where the head goes on past MAX_VIEWS */
-	struct hot_entry_view *views;
-	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
-	void **addrs; /* the staged entries' pages, QUERY_PAGES */
-	int *status;
-	bool capped;
-	/* This run's inputs and outputs (cand_select_run()'s arguments). */
-	const struct cand_in *in;
-	const struct cand_io *io;
-	const struct topology *topo;
-	const struct hot_table *hot;
-	const struct cand_procs *procs;
-	struct cand_ranges *ranges;
-	struct policy_page *cand;
-};
+#include "cand_int.h"
 
 int cand_select_new(size_t max_cand, struct cand_select **ret)
 {
@@ -159,7 +116,7 @@ static bool range_fits_rates(const struct cand_select *m, const struct cand_proc
  * reserve's slots from the cold pages that can go down (its range is
  * remembered as low, see cand_known_low()).
  */
-static void flush_staged(struct cand_select *m, uint64_t now_ns)
+void cand_flush_staged(struct cand_select *m, uint64_t now_ns)
 {
 	int fast_tier = topo_fast_tier(m->topo);
 
@@ -236,14 +193,14 @@ static void flush_staged(struct cand_select *m, uint64_t now_ns)
 
 /*
  * Stage the pages of entry @v for the node query, as candidates once
- * flush_staged() has their nodes; the staged entries go first when the
+ * cand_flush_staged() has their nodes; the staged entries go first when the
  * query's arrays are full, or when the staged pages might not all fit
  * in cand[] (pages found unmapped, and cold entries found on the lowest
  * tier, give their slots back).  False, and cand_full set, when the entry
  * does not fit even then.
  */
-static bool stage_entry(struct cand_select *m, const struct hot_entry_view *v, bool cold,
-			uint64_t now_ns)
+bool cand_stage_entry(struct cand_select *m, const struct hot_entry_view *v, bool cold,
+		      uint64_t now_ns)
 {
 	uint32_t nr_pages = 1, count = 1;
 	struct staged *s;
@@ -258,7 +215,7 @@ static bool stage_entry(struct cand_select *m, const struct hot_entry_view *v, b
 	}
 	if (m->nr_staged == QUERY_ENTRIES || m->staged_pages + count > QUERY_PAGES ||
 	    m->slots + m->staged_pages + count > m->max_cand)
-		flush_staged(m, now_ns);
+		cand_flush_staged(m, now_ns);
 	if (m->slots + count > m->max_cand) {
 		m->cand_full = true; /* gather() stops at the first refusal */
 		return false;
@@ -278,11 +235,11 @@ static bool stage_entry(struct cand_select *m, const struct hot_entry_view *v, b
  * Are @limit candidate slots taken?  Staged pages count as taken until
  * their query, which may give some back: then they are queried first.
  */
-static bool slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
+bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
 {
 	if (m->slots + m->staged_pages < limit)
 		return false;
-	flush_staged(m, now_ns);
+	cand_flush_staged(m, now_ns);
 	return m->slots >= limit;
 }
 
@@ -313,19 +270,20 @@ static bool slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
  * tier stays a candidate (the head skips what the tail took: one query a
  * range a tick).  The coldest pass is below everything the head looked
  * at, so an entry it finds on the lowest tier takes no slot
- * (flush_staged()), and its queries are bounded by COLD_QUERY_PAGES a
+ * (cand_flush_staged()), and its queries are bounded by COLD_QUERY_PAGES a
  * tick: 16 Ki base pages, what a quarter of the cap's slots would query.
  */
 static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns);
 
-static bool head_take(struct cand_select *m, const struct hot_entry_view *v, size_t reserve,
+/* Stage @v unless it is known fast; false when @limit slots are taken. */
+static bool head_take(struct cand_select *m, const struct hot_entry_view *v, size_t limit,
 		      uint64_t now_ns)
 {
-	if (slots_taken(m, m->max_cand - reserve, now_ns) || m->cand_full)
+	if (cand_slots_taken(m, limit, now_ns) || m->cand_full)
 		return false;
 	if (!cand_known_fast(m->ranges, v, now_ns) &&
 	    !cand_still_fast(m->ranges, m->procs, m->io, m->topo, v, now_ns))
-		stage_entry(m, v, false, now_ns);
+		cand_stage_entry(m, v, false, now_ns);
 	return true;
 }
 
@@ -339,7 +297,7 @@ static bool head_take(struct cand_select *m, const struct hot_entry_view *v, siz
  * walk starts again at the head's end.  Returns the heat of the last
  * entry looked at (the coldest pass's floor).
  */
-static double head_walk(struct cand_select *m, size_t reserve, uint64_t now_ns)
+static double head_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 {
 	struct hot_cursor end;
 	double floor = m->views[MAX_VIEWS - 1].heat;
@@ -352,7 +310,7 @@ static double head_walk(struct cand_select *m, size_t reserve, uint64_t now_ns)
 	for (int w = 0; w < HOT_WINDOWS; w++) {
 		nv = hot_select_hottest_after(m->hot, 0, now_ns, &m->hot_cursor, m->views,
 					      MAX_VIEWS);
-		for (i = 0; i < nv && head_take(m, &m->views[i], reserve, now_ns); i++)
+		for (i = 0; i < nv && head_take(m, &m->views[i], limit, now_ns); i++)
 			;
 		if (i)
 			floor = m->views[i - 1].heat;
@@ -373,7 +331,7 @@ static double head_walk(struct cand_select *m, size_t reserve, uint64_t now_ns)
 
 static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now_ns)
 {
-	size_t nv, reserve, i;
+	size_t nv, reserve, left, i;
 	double floor;
 	bool tail;
 
@@ -381,23 +339,36 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 	m->n = 0;
 	m->slots = 0;
 	m->cold_queried = 0;
+	m->idle_visited = 0;
+	m->idle_queried = 0;
+	m->idle_end = false;
 	nv = hot_select_hottest(m->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
 	reserve = demote ? m->max_cand / 4 : 0;
+	/* Idle memory first: nothing is colder.  What it leaves of the
+	 * reserve is the table's coldest's. */
+	if (reserve) {
+		cand_idle_walk(m, reserve, now_ns);
+		cand_flush_staged(m, now_ns);
+		m->cand_full = false;
+		m->cold_queried = 0;	/* the coldest pass's own budget */
+	}
+	left = reserve > m->slots ? reserve - m->slots : 0;
 	tail = reserve && nv < MAX_VIEWS;
 	if (tail) {
 		memset(m->cold_taken, 0, sizeof(m->cold_taken));
-		for (size_t k = nv; k-- > 0 && !slots_taken(m, reserve, now_ns);) {
+		for (size_t k = nv; k-- > 0 && !cand_slots_taken(m, reserve, now_ns);) {
 			if (cand_known_low(m->ranges, &m->views[k], now_ns))
 				continue;
-			stage_entry(m, &m->views[k], false, now_ns);
+			cand_stage_entry(m, &m->views[k], false, now_ns);
 			m->cold_taken[k / 64] |= 1ull << (k % 64);
 		}
 		reserve = 0;
+		left = 0;
 	}
 	for (i = 0; i < nv; i++) {
 		if (tail && (m->cold_taken[i / 64] & 1ull << (i % 64)))
 			continue;
-		if (!head_take(m, &m->views[i], reserve, now_ns))
+		if (!head_take(m, &m->views[i], m->max_cand - left, now_ns))
 			break;
 	}
 	/* Stopped by the cap with entries left: the last one may have been
@@ -405,10 +376,15 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 	m->capped = m->cand_full || i < nv;
 	floor = i ? m->views[i - 1].heat : 0.0;
 	if (i == MAX_VIEWS && !m->capped)
-		floor = head_walk(m, reserve, now_ns);
-	if (reserve)
+		floor = head_walk(m, m->max_cand - left, now_ns);
+	if (reserve && i > 0)
 		cold_walk(m, floor, now_ns);
-	flush_staged(m, now_ns);
+	/* Slots the table's entries left: more idle memory.  A node far
+	 * short of free memory would otherwise get a reserve's worth a tick
+	 * and, once above its low target, stop short of its high one. */
+	if (demote && !m->cand_full)
+		cand_idle_walk(m, m->max_cand, now_ns);
+	cand_flush_staged(m, now_ns);
 	return m->n;
 }
 
@@ -438,7 +414,7 @@ static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns)
 			if (cand_known_low(m->ranges, &m->views[i], now_ns))
 				continue;
 			stopped = m->cold_queried >= COLD_QUERY_PAGES ||
-				  !stage_entry(m, &m->views[i], true, now_ns);
+				  !cand_stage_entry(m, &m->views[i], true, now_ns);
 			if (stopped)	/* the tick's pages, or views[i] did not fit */
 				break;
 		}
@@ -454,7 +430,6 @@ static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns)
 		hot_cursor_after(m->hot, &m->views[nv - 1], &m->cold_cursor);
 	}
 }
-
 
 void cand_select_run(struct cand_select *m, const struct cand_in *in, const struct cand_io *io,
 		     uint64_t now_ns, struct cand_out *out)

@@ -2,7 +2,8 @@
 /*
  * Candidate selection: which entries of the hotness table a tick weighs,
  * and the node each is on.  The hottest entries for promotion, a reserve
- * of the coldest when the policy may demote, ranges known to be on the
+ * of the coldest when the policy may demote (memory the source saw idle
+ * first, core/idle.h, then the table's coldest), ranges known to be on the
  * fast (or lowest) tier skipped or rechecked through a sample of their
  * pages, a 2 MiB range of base pages on one node taken as one candidate,
  * all within a tick's page and candidate budgets.  What it keeps between
@@ -23,6 +24,7 @@
 #include <sys/types.h>
 
 #include "hot_table.h"
+#include "idle.h"
 #include "policy.h"
 #include "topology.h"
 
@@ -210,6 +212,11 @@ struct cand_in {
 	const struct cand_procs *procs;
 	struct cand_ranges *ranges; /* read, and marked with what queries saw */
 	bool demote; /* keep a quarter of the candidates for the coldest */
+	/* Memory the source saw no access in (NULL: none known), and how long
+	 * a range must have gone unaccessed to be a candidate: the idle pass,
+	 * first in the quarter kept for the coldest (candidates.c). */
+	const struct idle_set *idle;
+	uint64_t idle_min_ns;
 	/* The rate buckets' sizes (0: no limit), globally and per cgroup
 	 * index: a range is one candidate only where 2 MiB fits them. */
 	uint64_t global_burst;

@@ -13,13 +13,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* struct damon_feed_rec: one accessed region of one aggregation, as the
- * program writes it and the feed hands it on. */
+/* struct damon_feed_rec: one region of one aggregation, as the program
+ * writes it and the feed hands it on. */
 #include "../../bpf/damon.h"
 
 struct damon_feed_counters {
 	uint64_t seen;		/* regions of the followed kdamond, all passes */
-	uint64_t overflow;	/* accessed regions that did not fit (passes partial) */
+	uint64_t overflow;	/* regions that did not fit (passes partial) */
 	uint64_t retries;	/* copies that raced a new pass and were redone */
 	uint64_t wakes;		/* passes the program woke tierd for */
 	uint64_t wake_drops;	/* ... and could not (its ring was full) */
@@ -28,7 +28,7 @@ struct damon_feed_counters {
 struct damon_feed;
 
 struct damon_feed_ops {
-	/* Load and attach, with room for @max_regions accessed regions per
+	/* Load and attach, with room for @max_regions regions per
 	 * aggregation and a known-heat sketch of @known_cells cells (a power
 	 * of two, DAMON_KNOWN_CELLS_MIN..MAX); -errno and one line in @why
 	 * when it cannot run here. */

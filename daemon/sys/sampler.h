@@ -37,6 +37,12 @@
  *    descriptor for an event loop, *@gen changing whenever it is a new one,
  *    or -EOPNOTSUPP while there is none (the DAMON source before its
  *    tracepoint feed runs).
+ *  - idle_into() (optional): from now on, every drain that reads a whole
+ *    report of the source replaces @set (core/idle.h) with the memory it
+ *    saw no access in, and since when; NULL stops.  The DAMON source does,
+ *    from its tracepoint feed (regions with nr_accesses 0, by their age).
+ *    -EOPNOTSUPP from a source that cannot tell idle memory from memory
+ *    it did not look at.
  *  - stop() releases everything start() took; safe to call twice.
  *  - free() accepts NULL and stops first.
  */
@@ -50,6 +56,7 @@
 #include <sys/types.h>
 
 struct hot_table;
+struct idle_set;
 
 #define SAMPLER_WHY_MAX 256
 
@@ -93,6 +100,7 @@ struct sampler_ops {
 	int (*peek_arm)(struct sampler *s, const struct hot_table *t, uint64_t at_ns,
 			uint64_t min_bytes, uint32_t share);
 	int (*peek_fd)(struct sampler *s, uint32_t *gen);
+	int (*idle_into)(struct sampler *s, struct idle_set *set);
 	void (*stop)(struct sampler *s);
 	/* A file descriptor for the event loop, or -1: drain on the tick.
 	 * Readable when a drain came back without what the source was still
@@ -145,6 +153,11 @@ static inline int sampler_peek_arm(struct sampler *s, const struct hot_table *t,
 static inline int sampler_peek_fd(struct sampler *s, uint32_t *gen)
 {
 	return s->ops->peek_fd ? s->ops->peek_fd(s, gen) : -EOPNOTSUPP;
+}
+
+static inline int sampler_idle_into(struct sampler *s, struct idle_set *set)
+{
+	return s->ops->idle_into ? s->ops->idle_into(s, set) : -EOPNOTSUPP;
 }
 
 static inline int sampler_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hot_table.h"
+#include "idle.h"
 #include "sampler_fake.h"
 
 #define FAKE(s) ((struct sampler_fake *)(s))
@@ -63,7 +64,20 @@ static int fake_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 	f->st.records += n;
 	f->st.drains++;
 	f->nq = 0;
+	if (f->idle && f->niq) {
+		idle_begin(f->idle);
+		for (size_t i = 0; i < f->niq; i++)
+			idle_add(f->idle, f->iq[i].pid, f->iq[i].start, f->iq[i].end,
+				 f->iq[i].since_ns);
+	}
+	f->niq = 0;
 	return n;
+}
+
+static int fake_idle_into(struct sampler *s, struct idle_set *set)
+{
+	FAKE(s)->idle = set;
+	return 0;
 }
 
 static int fake_peek(struct sampler *s, const struct hot_table *t, uint64_t now_ns,
@@ -145,6 +159,7 @@ static const struct sampler_ops fake_ops = {
 	.peek = fake_peek,
 	.peek_arm = fake_peek_arm,
 	.peek_fd = fake_peek_fd,
+	.idle_into = fake_idle_into,
 	.set_pace = fake_set_pace,
 	.stop = fake_stop,
 	.fd = fake_fd,
@@ -170,5 +185,18 @@ int sampler_fake_push(struct sampler_fake *f, pid_t pid, uint64_t addr, uint64_t
 	f->q[f->nq].len = len;
 	f->q[f->nq].weight = weight;
 	f->nq++;
+	return 0;
+}
+
+int sampler_fake_idle(struct sampler_fake *f, pid_t pid, uint64_t start, uint64_t end,
+		      uint64_t since_ns)
+{
+	if (f->niq == SAMPLER_FAKE_MAX)
+		return -ENOSPC;
+	f->iq[f->niq].pid = pid;
+	f->iq[f->niq].start = start;
+	f->iq[f->niq].end = end;
+	f->iq[f->niq].since_ns = since_ns;
+	f->niq++;
 	return 0;
 }

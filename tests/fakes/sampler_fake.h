@@ -2,7 +2,8 @@
 /*
  * A scripted sampler for tests: probe and start results are set by the test,
  * samples are queued with sampler_fake_push() and come out of drain() in
- * order.  It records the targets it was given.
+ * order, and so do idle ranges (sampler_fake_idle()), into the set given
+ * to idle_into().  It records the targets it was given.
  */
 #ifndef TIERD_FAKE_SAMPLER_H
 #define TIERD_FAKE_SAMPLER_H
@@ -27,6 +28,12 @@ struct sampler_fake {
 		double weight;
 	} q[SAMPLER_FAKE_MAX];
 	size_t nq;
+	struct idle_set *idle;	/* idle_into()'s */
+	struct {
+		pid_t pid;
+		uint64_t start, end, since_ns;
+	} iq[SAMPLER_FAKE_MAX];
+	size_t niq;		/* a drain with any replaces the idle set */
 	int peek_ret;		/* what peek() returns; with 1 it fills in peek */
 	struct sampler_peek peek;
 	int peeks;
@@ -46,5 +53,8 @@ void sampler_fake_init(struct sampler_fake *f, const char *name);
 /* Queue one sample; -ENOSPC when the queue is full. */
 int sampler_fake_push(struct sampler_fake *f, pid_t pid, uint64_t addr, uint64_t len,
 		      double weight);
+/* Queue one idle range for the next drain's report; -ENOSPC when full. */
+int sampler_fake_idle(struct sampler_fake *f, pid_t pid, uint64_t start, uint64_t end,
+		      uint64_t since_ns);
 
 #endif

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "hot_table.h"
+#include "idle.h"
 #include "sampler_damon.h"
 #include "test.h"
 
@@ -1020,11 +1021,11 @@ static void test_cleans_up_after_crash(void)
 /* One aggregation of two targets (pids 100 and 200); test_feed takes the
  * first four, test_peek all. */
 static const struct damon_feed_rec feed_regions[] = {
-	{ 0x400000, 0x600000, 0, 10 },			/* pid 100 */
-	{ 0x7f0000000000, 0x7f0000400000, 1, 5 },	/* pid 200: two ranges */
-	{ 0x800000, 0xa00000, 5, 9 },			/* no such target */
-	{ 0xa00000, 0xa00000, 0, 9 },			/* empty */
-	{ 0xa00000, 0xc00000, 0, 0 },			/* not accessed */
+	{ 0x400000, 0x600000, 0, 10, 0, 0 },			/* pid 100 */
+	{ 0x7f0000000000, 0x7f0000400000, 1, 5, 0, 0 },	/* pid 200: two ranges */
+	{ 0x800000, 0xa00000, 5, 9, 0, 0 },			/* no such target */
+	{ 0xa00000, 0xa00000, 0, 9, 0, 0 },			/* empty */
+	{ 0xa00000, 0xc00000, 0, 0, 0, 0 },			/* not accessed */
 };
 
 static void test_feed(void)
@@ -1202,6 +1203,69 @@ static struct sampler *mk_watching(struct fake_feed *ff, struct hot_table *t, vo
 	return s;
 }
 
+/*
+ * Idle regions: a drain from the feed replaces the idle set with the
+ * regions at nr_accesses 0 and an age, each idle since age aggregations
+ * of the pace it counts at (250 ms at the idle pace); accessed regions
+ * go to the table only, and the set stays as it is while no new
+ * aggregation comes.  New targets empty it.  Sysfs regions say nothing
+ * of idle memory, and a source without a feed cannot tell.
+ */
+static void test_feed_idle(void)
+{
+	static uint64_t mem[8192];
+	static struct idle_range room[4];
+	static const struct damon_feed_rec regions[] = {
+		{ 0x400000, 0x600000, 0, 10, 3, 0 },		/* pid 100, accessed */
+		{ 0x600000, 0x40600000, 0, 0, 400, 0 },		/* pid 100, idle 100 s */
+		{ 0x40600000, 0x40800000, 0, 0, 0, 0 },		/* just went idle */
+		{ 0x800000, 0xa00000, 5, 0, 9, 0 },		/* no such target */
+		{ 0x7f0000000000, 0x7f0000400000, 1, 0, 8, 0 },	/* pid 200, 2 s */
+	};
+	const uint64_t now = 1000000000000ull;
+	const pid_t one[] = { 100 };
+	struct fake_feed ff = { .pass = 7 };
+	struct idle_set set;
+	struct hot_table t;
+	struct sampler *s;
+
+	idle_init(&set, room, 4);
+	s = mk_watching(&ff, &t, mem, sizeof(mem), 1024);
+	CHECK_EQ_INT(sampler_idle_into(s, &set), 0);
+	ff.regions = regions;
+	ff.nregions = 5;
+	ff.done = 8;
+	CHECK_EQ_INT(drain(s, &t, now), 0);	/* on sysfs */
+	CHECK_EQ_INT(set.n, 0);
+	CHECK_EQ_INT(set_pace(s, 10), 0);
+	ff.done = 9;
+	CHECK_EQ_INT(drain(s, &t, now), 1);
+	CHECK(hot_heat(&t, 100, 0x400000, now) > 0.0);
+	CHECK_EQ_INT(set.n, 2);
+	CHECK_EQ_INT(set.r[0].pid, 100);
+	CHECK_EQ_U64(set.r[0].start, 0x600000);
+	CHECK_EQ_U64(set.r[0].end, 0x40600000);
+	CHECK_EQ_U64(set.r[0].since_ns, now - 400 * 250000000ull);
+	CHECK_EQ_INT(set.r[1].pid, 200);
+	CHECK_EQ_U64(set.r[1].since_ns, now - 8 * 250000000ull);
+	CHECK_EQ_U64(set.bytes, (1ull << 30) + (4 << 20));
+	CHECK(hot_heat(&t, 100, 0x600000, now) == 0.0);	/* idle: no heat */
+	/* No new aggregation: the set stays. */
+	CHECK_EQ_INT(drain(s, &t, now + 1), 0);
+	CHECK_EQ_INT(set.n, 2);
+	/* New targets: the old ones' idle regions go. */
+	ff.pass = 12;
+	CHECK_EQ_INT(set_targets(s, one, 1), 0);
+	CHECK_EQ_INT(set.n, 0);
+	CHECK_EQ_INT(sampler_idle_into(s, NULL), 0);
+	sampler_free(s);
+
+	/* Without a feed: -EOPNOTSUPP. */
+	s = mk_watching(NULL, &t, mem, sizeof(mem), 1024);
+	CHECK_EQ_INT(sampler_idle_into(s, &set), -EOPNOTSUPP);
+	sampler_free(s);
+}
+
 /* A peek: only with the feed, each aggregation once, without folding it;
  * "new" is where the table's heat is below half the region's weight. */
 static void test_peek(void)
@@ -1211,11 +1275,11 @@ static void test_peek(void)
 	/* 1 GiB from 0x400000: 512 ranges, looked at one in 64 (the first is
 	 * 0x400000, hot in the table after the drain) */
 	static const struct damon_feed_rec large[] = {
-		{ 0x400000, 0x40400000, 0, 4 },
+		{ 0x400000, 0x40400000, 0, 4, 0, 0 },
 	};
 	/* pid 100's range at 1.5 times its count: a jump, not new heat */
 	static const struct damon_feed_rec jump[] = {
-		{ 0x400000, 0x600000, 0, 15 },
+		{ 0x400000, 0x600000, 0, 15, 0, 0 },
 	};
 	struct fake_feed ff = { .pass = 7 };
 	struct sampler_peek pk;
@@ -1402,7 +1466,7 @@ static void test_peek_arm(void)
 	/* sized for 64 GiB: 2^17 cells */
 	static struct fake_feed ff = { .pass = 7, .mem_bytes = 64ull << 30 };
 	static const struct damon_feed_rec large[] = {
-		{ 0x400000, 0x40400000, 0, 4 },
+		{ 0x400000, 0x40400000, 0, 4, 0, 0 },
 	};
 	const uint32_t m = (1u << 17) - 1;
 	const pid_t pids[] = { 100, 200 };
@@ -1574,6 +1638,7 @@ int main(void)
 	RUN(test_drain_does_not_wait);
 	RUN(test_tick_never_waits);
 	RUN(test_feed);
+	RUN(test_feed_idle);
 	RUN(test_peek);
 	RUN(test_known);
 	RUN(test_known_unit);

@@ -5,7 +5,8 @@
  * candidates takes the whole cap when nothing needs demoting, and leaves a
  * quarter of it to the coldest entries when a node is short of memory, so
  * those are demoted, past ranges already on the slow node, in a table
- * smaller or larger than the views a tick takes; rate limits and the cap.
+ * smaller or larger than the views a tick takes; rate limits and the cap;
+ * memory the source saw idle, which the table has no heat for.
  *
  *   test_pipeline_cold FIXTURES_DIR
  */
@@ -213,6 +214,44 @@ static void test_cold_reserve(void)
 	/* A table smaller than the cap: every range once, the cold ones
 	 * from the reserve, the rest, the slow ones too, from the head. */
 	cold_reserve(100 << 10, 20, POLICY_R_WMARK);
+}
+
+/*
+ * Node 0 below its low target, and memory that has no heat at all: the
+ * source reports the first 104 ranges idle, of which the first (on node 0)
+ * is the touched set, hot in the table, the next 95 are on node 1 and the
+ * last 8 (the cold ranges) on node 0.  Idle for less than cold_age_s,
+ * nothing moves; once idle long enough, the 8 ranges on node 0 are
+ * demoted, one intent each, and the touched range stays.
+ */
+static void test_idle_demoted(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	char root[4096];
+	struct manager_ops fk;
+
+	setup_big(&d, root, sizeof(root), &sf, &map, &fk);
+	writable_root(&d, 100 << 10);
+	for (int i = 0; i < ENTRY_PAGES; i++)
+		map.node[i] = 0;
+	CHECK_EQ_INT(start(&d, &fk), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 21.0), 0);
+	CHECK_EQ_INT(sampler_fake_idle(&sf, PID, BASE, BASE + SLOW_FIRST * PG, SEC / 2), 0);
+	CHECK_EQ_INT(manager_tick(&mgr, 1 * SEC), 0);
+	CHECK_EQ_INT(map.moves, 0);
+	CHECK_EQ_U64(sample_idle(mgr.sample)->bytes, SLOW_FIRST * PG);
+
+	CHECK_EQ_INT(sampler_fake_idle(&sf, PID, BASE, BASE + SLOW_FIRST * PG, SEC / 2), 0);
+	CHECK_EQ_INT(manager_tick(&mgr, 3 * SEC), 0);
+	CHECK_EQ_U64(mgr.decided.stats.intents[POLICY_R_WMARK], COLD_RANGES);
+	CHECK_EQ_INT(count_on(&map, COLD_FIRST, SLOW_FIRST, 1), COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_INT(count_on(&map, 0, ENTRY_PAGES, 0), ENTRY_PAGES);
+	CHECK_EQ_U64(map.moved_pages, COLD_RANGES * ENTRY_PAGES);
+	CHECK_EQ_U64(d.stats.tier[1].demoted_bytes_total, COLD_RANGES * 2 * MIB);
+	stop(&d);
+	fs_tree_remove(tree);
 }
 
 /*
@@ -424,6 +463,7 @@ int main(int argc, char **argv)
 	RUN(test_rate_no_spin);
 	RUN(test_rate_below_range);
 	RUN(test_cold_reserve);
+	RUN(test_idle_demoted);
 	RUN(test_cold_pass_large_table);
 	RUN(test_cold_walk);
 	RUN(test_cold_walk_small_entries);

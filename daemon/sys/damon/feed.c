@@ -16,9 +16,11 @@
  * tierd holds the link.  The child inherits no memory locks (mlockall's are
  * not inherited) and its libbpf messages go to tierd's log as usual.
  *
- * Memory then: 2 * half_cap * 24 bytes of kernel memory (350 KiB at the
- * default 2000 regions and 64 targets), mapped here; a read touches only the
- * pages of the records it copies.  The known-heat sketch (damon.h), 32 KiB
+ * Memory then: 2 * half_cap * 32 bytes of kernel memory (930 KiB at
+ * tierd's defaults: 2000 regions, 200 a target at the least, 64 targets),
+ * mapped here; a read touches only the pages of the records it copies: every
+ * region of the newest aggregation, the idle ones too (their ages are what
+ * demotion of untouched memory goes by).  The known-heat sketch (damon.h), 32 KiB
  * up to 2 MiB by the machine's memory, is another mapped array, which
  * tierd writes at each idle tick.  The wake ring is one page of data;
  * libbpf's ring_buffer consumes it here, and its epoll descriptor is what

@@ -4,6 +4,20 @@
  * `stat` schemes' tried_regions in sysfs, or from the damon_aggregated
  * tracepoint through a damon_feed.
  *
+ * Idle regions.  A region with no access adds no heat, so the table never
+ * holds memory nobody touches: a data set loaded before tierd started, and
+ * never since, would sit on the fast tier for ever.  The feed hands over
+ * every region with its age (aggregation intervals its access count has
+ * stayed about the same, which the kernel rescales when the intervals
+ * change: tierd's idle pace), so a drain from the feed also replaces the
+ * idle set (core/idle.h) with the regions at nr_accesses 0, each idle
+ * since age * the aggregation interval ago; demotion takes from there
+ * (core/candidates.c: idle_walk()).  A range per region: the set is
+ * bounded by the kdamond's regions, whatever memory they cover.  The sysfs
+ * route reads accessed regions only (an idle one would cost three more
+ * reads a drain, and its schemes are what runs before tierd is first at
+ * rest): until the feed runs, or where it cannot, no memory is known idle.
+ *
  * The sysfs route.  A tried region does not say which target it belongs to.
  * That is solved with one scheme per target, each excluding every other
  * target with a `target` filter (matching=N on damon_target_idx=i), so
@@ -24,6 +38,7 @@
 #include <unistd.h>
 
 #include "../../core/hot_table.h"
+#include "../../core/idle.h"
 #include "source.h"
 
 /* One number of tried region @ri, under the directory @dfd (admin-relative
@@ -135,6 +150,8 @@ int damon_tp_follow(struct sampler_damon *d, pid_t pid)
 
 	if (r < 0)
 		return r;
+	if (d->idle)
+		idle_begin(d->idle);	/* the old targets' idle regions */
 	d->feed_after = pass;
 	d->peek_after = pass;
 	return 0;
@@ -146,10 +163,26 @@ int damon_tp_follow(struct sampler_damon *d, pid_t pid)
  * at the change is skipped) the first heat comes at the drain after the
  * next aggregation's end, a tick later at the most.
  */
+/* Idle region @g of a drain at @now_ns into the idle set, with @aggr_ns
+ * the aggregation interval its age counts. */
+static void idle_note(struct sampler_damon *d, const struct damon_feed_rec *g,
+		      uint64_t aggr_ns, uint64_t now_ns)
+{
+	uint64_t idle_ns = (uint64_t)g->age * aggr_ns;
+
+	if (!d->idle || !g->age)
+		return;	/* an age of 0: it just changed, nothing to go by */
+	/* Full, or a region that overlaps another (the pass raced a change of
+	 * targets): left out, counted in the set's dropped. */
+	idle_add(d->idle, d->targets[g->target], g->start, g->end,
+		 idle_ns < now_ns ? now_ns - idle_ns : 1);
+}
+
 int damon_tp_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now_ns)
 {
 	struct damon_feed_counters c;
 	double acc = damon_acc_scale(d);
+	uint64_t aggr_ns = damon_aggr_us_at(d, d->pace) * 1000;
 	int records = 0, n;
 	uint64_t pass = 0;
 
@@ -159,12 +192,18 @@ int damon_tp_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now_ns
 	if (n < 0)
 		return n;
 	d->feed_after = pass;
+	if (d->idle)
+		idle_begin(d->idle);
 	for (int i = 0; i < n; i++) {
 		const struct damon_feed_rec *g = &d->feed_buf[i];
 		int r;
 
 		if (g->target >= d->ntargets || g->end <= g->start)
 			continue;
+		if (!g->nr_accesses) {
+			idle_note(d, g, aggr_ns, now_ns);
+			continue;
+		}
 		r = hot_record(t, d->targets[g->target], g->start, g->end - g->start,
 			       g->nr_accesses * acc, now_ns);
 		if (r > 0)
@@ -176,6 +215,18 @@ int damon_tp_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now_ns
 	d->st.records += records;
 	d->st.drains++;
 	return records;
+}
+
+/* The idle set that feed drains replace (NULL: none); only the feed has
+ * idle regions to give. */
+int damon_idle_into(struct sampler *s, struct idle_set *set)
+{
+	struct sampler_damon *d = SD(s);
+
+	if (!d->feed)
+		return -EOPNOTSUPP;
+	d->idle = set;
+	return 0;
 }
 
 /*

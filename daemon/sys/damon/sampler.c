@@ -6,7 +6,7 @@
  * Two ways to get the regions.  The kdamond is always made and steered
  * through sysfs (CONFIG_DAMON_SYSFS; writes only, a few per change of
  * targets or pace).  Its regions come from a damon_feed once one runs:
- * bpf/damon.bpf.c on the tracepoint keeps the accessed regions of the
+ * bpf/damon.bpf.c on the tracepoint keeps the regions of the
  * newest aggregation of tierd's kdamond in a mapped array, and a drain copies
  * them out -- no sysfs reads, no waiting, no schemes for the kdamond to
  * apply.  Before that, and where the feed cannot run (built without BPF, no
@@ -34,7 +34,7 @@
  * rebuilds for every update, ~150 open/read/close a tick there: most of
  * tierd's idle CPU on that route (perf: openat 29% of it).  The tracepoint
  * program costs the kdamond one compare per region of other kdamonds and a
- * 24-byte array write per accessed region of ours.
+ * 32-byte array write per region of ours.
  *
  * How it fails.
  *  - A target DAMON sees no access in: the vaddr check clears a page's
@@ -289,6 +289,7 @@ static const struct sampler_ops damon_ops = {
 	.peek = damon_peek,
 	.peek_arm = damon_peek_arm,
 	.peek_fd = damon_peek_fd,
+	.idle_into = damon_idle_into,
 	.stop = damon_stop,
 	.fd = damon_fd,
 	.describe = damon_describe,

@@ -25,6 +25,7 @@
 #include "../sampler_damon.h"
 
 struct hot_table;
+struct idle_set;
 
 enum damon_upd_state {
 	DAMON_UPD_IDLE,		/* none asked for, or the last one read */
@@ -71,6 +72,7 @@ struct sampler_damon {
 	struct damon_feed_rec *feed_buf;
 	uint32_t feed_cap;
 	uint32_t known_cells;	/* the sketch's size, for the feed's start */
+	struct idle_set *idle;	/* idle_into()'s, NULL: none */
 	/* The kdamond's CPU time at the last drain (cost_update()). */
 	pid_t cost_pid;
 	uint64_t cost_ticks, cost_ns;
@@ -159,6 +161,7 @@ void damon_tp_start(struct sampler_damon *d);
 void damon_tp_stop(struct sampler_damon *d);
 int damon_tp_follow(struct sampler_damon *d, pid_t pid);
 int damon_tp_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now_ns);
+int damon_idle_into(struct sampler *s, struct idle_set *set);
 
 /* update.c */
 int damon_update_init(struct sampler_damon *d);

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the files of candidate selection share (candidates.c has the
+ * essay; cand_idle.c is its idle pass): the selection's scratch, its
+ * bounds, and the steps that stage and query entries.  Not part of the
+ * API: include candidates.h.
+ */
+#ifndef TIERD_CORE_CAND_INT_H
+#define TIERD_CORE_CAND_INT_H
+
+#include "candidates.h"
+
+#define NSEC_PER_SEC 1000000000ull
+#define PAGE_SZ 4096u
+#define PAGES_PER_HUGE (HOT_HUGE_SIZE / PAGE_SZ)
+#define MAX_VIEWS 4096 /* table entries looked at a tick */
+#define COLD_QUERY_PAGES (16u << 10) /* base pages the coldest pass queries a tick */
+#define QUERY_ENTRIES 1024 /* entries one node query may cover */
+#define QUERY_PAGES 4096 /* base pages it may cover (a 2 MiB entry of base pages is 512) */
+#define COLD_WINDOWS 2 /* MAX_VIEWS selections the coldest pass makes a tick */
+#define HOT_WINDOWS 2 /* and the head past its first MAX_VIEWS */
+#define RECHECK_PAGES 16 /* of a range's 512 a sample query looks at */
+#define IDLE_QUERY_PAGES (64u << 10) /* base pages the idle pass queries a tick */
+#define IDLE_VISITS (64u << 10) /* idle 2 MiB ranges it looks at a tick: 128 GiB */
+
+/* An entry of the table chosen as candidates, waiting for its node query. */
+struct staged {
+	struct hot_entry_view v;
+	uint32_t first, count; /* its pages in addrs[] */
+	uint32_t nr_pages; /* base pages per queried page: 512 for a THP, else 1 */
+	bool cold; /* staged by a cold pass */
+};
+
+struct cand_select {
+	size_t max_cand; /* candidates (array entries) a tick */
+	bool cand_full; /* cand_stage_entry() refused an entry for max_cand this tick */
+	size_t n; /* candidates in cand[] this tick, queried */
+	/* Their slots: one per page the query found, one per THP.  A range
+	 * of base pages on one node is one candidate but 512 slots, so a
+	 * tick queries and plans the pages it did when each page was a
+	 * candidate (max_cand), and cand[] holds up to max_cand candidates. */
+	size_t slots;
+	size_t cold_queried; /* base pages the coldest pass staged this tick */
+	struct staged *staged; /* entries whose query is pending, QUERY_ENTRIES */
+	size_t nr_staged, staged_pages; /* their number, and their pages in addrs[] */
+	struct hot_cursor cold_cursor; /* where the coldest pass goes on from */
+	struct hot_cursor hot_cursor; /* where the head goes on past MAX_VIEWS */
+	pid_t idle_pid; /* where the idle pass goes on from (0: the first range) */
+	uint64_t idle_addr;
+	/* This tick's idle pass: ranges looked at, pages queried, and whether
+	 * it went through the whole set (a later call adds nothing). */
+	size_t idle_visited, idle_queried;
+	bool idle_end;
+	struct hot_entry_view *views;
+	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
+	void **addrs; /* the staged entries' pages, QUERY_PAGES */
+	int *status;
+	bool capped;
+	/* This run's inputs and outputs (cand_select_run()'s arguments). */
+	const struct cand_in *in;
+	const struct cand_io *io;
+	const struct topology *topo;
+	const struct hot_table *hot;
+	const struct cand_procs *procs;
+	struct cand_ranges *ranges;
+	struct policy_page *cand;
+	uint64_t *rule_used;
+};
+
+/* candidates.c */
+/* The staged entries' candidates appended to cand[], with their nodes. */
+void cand_flush_staged(struct cand_select *m, uint64_t now_ns);
+/* Stage entry @v for the node query (@cold: by a cold pass); false, and
+ * cand_full set, when it does not fit the tick's slots. */
+bool cand_stage_entry(struct cand_select *m, const struct hot_entry_view *v, bool cold,
+		      uint64_t now_ns);
+/* Are @limit candidate slots taken (staged pages counted, queried first)? */
+bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns);
+
+/* cand_idle.c: memory the source saw idle, as cold candidates until @limit
+ * slots are taken; a second call in a tick goes on where the first stopped. */
+void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The sample stage's state (sample.c), shared with sample_peek.c: the
+ * source between idle ticks.
+ */
+#ifndef TIERD_SAMPLE_INT_H
+#define TIERD_SAMPLE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "conf.h"
+#include "hot_table.h"
+#include "idle.h"
+#include "sample_watch.h"
+#include "sampler.h"
+#include "targets.h"
+
+struct sample_stage {
+	struct sampler *cands[2];
+	size_t nr_cands;
+	struct sampler *s; /* the one running, NULL when none */
+	struct hot_table hot;
+	void *hot_mem; /* mmap()ed, hot_mem_len bytes */
+	size_t hot_mem_len;
+	struct idle_set idle; /* what the source saw idle, when it can tell */
+	struct idle_range *idle_mem; /* mmap()ed, idle_cap ranges */
+	size_t idle_len;
+	bool idle_on;
+	struct targets targets;
+	bool targets_ok;
+	struct targets_rule rules[2 * CONF_MAX_PATTERNS + 1];
+	struct conf_strlist cgroups, comms; /* the rules' strings */
+	pid_t *pids; /* sorted, what the sampler was given */
+	size_t nr_pids;
+	uint64_t last_scan_ns;
+	int scan_source; /* what the last scan logged: 0 none, 1 /proc, 2 cgroups */
+	int last_error;
+	unsigned int backlog_ticks; /* ticks in a row with a backlog */
+	uint32_t generation; /* the source's, when it was last logged */
+	unsigned int pace; /* what the sampler was last set to (1: full) */
+	uint64_t moved_at_pace; /* sample_in.moved_bytes_total then */
+	struct sample_watch watch; /* which targets the source watches */
+	bool watch_ok;
+	bool watch_over; /* more targets than the source watches: logged */
+	pid_t *watched; /* [CAND_MAX_PROCS], the watch's choice */
+	const struct topology *topo; /* the tiers the watch weighs memory by */
+	const pid_t *fake_pids; /* manager_ops.pids: tracked instead of a scan */
+	size_t nr_fake_pids;
+	char proc_root[CONF_PATH_MAX]; /* ROOT/proc: a process's cgroup */
+};
+
+#endif
