@@ -9,9 +9,10 @@
 
 /*
  * One line: "7f0000000000 default anon=512 dirty=512 N0=12 N1=500
- * kernelpagesize_kB=4".  Its pages on @node, in bytes, added to *@sum.
+ * kernelpagesize_kB=4".  Its pages on the nodes of @mask, in bytes, added
+ * to *@sum.
  */
-static int parse_line(char *line, int node, uint64_t *sum)
+static int parse_line(char *line, uint64_t mask, uint64_t *sum)
 {
 	unsigned long long pages = 0, page_kb = 4;
 	char *save = NULL;
@@ -24,8 +25,8 @@ static int parse_line(char *line, int node, uint64_t *sum)
 
 			if (*end != '=')
 				return -EINVAL;
-			if (id == node) {
-				pages = strtoull(end + 1, &end, 10);
+			if (id < 64 && (mask & (1ull << id))) {
+				pages += strtoull(end + 1, &end, 10);
 				if (*end)
 					return -EINVAL;
 			}
@@ -40,6 +41,13 @@ static int parse_line(char *line, int node, uint64_t *sum)
 }
 
 int numa_maps_node_bytes(const char *proc_root, pid_t pid, int node, uint64_t *ret)
+{
+	if (node < 0 || node >= 64)
+		return -EINVAL;
+	return numa_maps_nodes_bytes(proc_root, pid, 1ull << node, ret);
+}
+
+int numa_maps_nodes_bytes(const char *proc_root, pid_t pid, uint64_t mask, uint64_t *ret)
 {
 	char rel[32], path[4096], *line = NULL;
 	size_t cap = 0;
@@ -57,7 +65,7 @@ int numa_maps_node_bytes(const char *proc_root, pid_t pid, int node, uint64_t *r
 		return errno == ENOENT ? -ESRCH : -errno;
 	errno = 0;
 	while (getline(&line, &cap, f) >= 0) {
-		r = parse_line(line, node, &sum);
+		r = parse_line(line, mask, &sum);
 		if (r < 0)
 			break;
 	}

@@ -18,5 +18,7 @@
  * errno (-EACCES without ptrace-read access to it).
  */
 int numa_maps_node_bytes(const char *proc_root, pid_t pid, int node, uint64_t *ret);
+/* The same for every node in @mask (bit N: node N, up to node 63). */
+int numa_maps_nodes_bytes(const char *proc_root, pid_t pid, uint64_t mask, uint64_t *ret);
 
 #endif
