@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
+#include "conf.h"
 #include "fsutil.h"
 #include "log.h"
 
@@ -63,25 +65,14 @@ int record_open(struct recorder *r, const char *path, const char *root,
  * "/pid<N>".  A process whose cgroup cannot be read is "/pid<N>". */
 static void tenant_of(const struct recorder *r, pid_t pid, char *buf, size_t size)
 {
-	char path[64], file[4096];
-	const char *cg = "";
-	char *line, *save = NULL, *p;
-	size_t len;
+	char proc[4096], cg[CONF_PATH_MAX] = "";
+	char *p;
 
-	snprintf(path, sizeof(path), "proc/%d/cgroup", (int)pid);
-	if (fs_read(r->root, path, file, sizeof(file), NULL) >= 0) {
-		for (line = strtok_r(file, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			if (strncmp(line, "0::", 3) == 0) {
-				cg = line + 3;
-				break;
-			}
-		}
-	}
-	if (strcmp(cg, "/") == 0)
-		cg = "";
+	if (fs_path(proc, sizeof(proc), r->root, "proc") < 0 ||
+	    cg_path_of_pid(proc, pid, cg, sizeof(cg)) < 0 || strcmp(cg, "/") == 0)
+		cg[0] = '\0';
 	snprintf(buf, size, "%s/pid%d", cg, (int)pid);
-	len = strlen(buf);
-	for (p = buf; p < buf + len; p++)
+	for (p = buf; *p; p++)
 		if (*p == ',' || *p == ' ' || *p == '\t')
 			*p = '_';
 }
