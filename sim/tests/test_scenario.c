@@ -103,25 +103,49 @@ static void test_invariants_and_determinism(void)
 			}
 }
 
+static const char *const tierd_names[] = { "tierd-vanilla", "tierd-patched" };
+
+/* Each tierd system on generator @gen with the exact sampler, then @check
+ * of the run's result. */
+static void each_tierd(const char *gen, void (*check)(const char *name))
+{
+	struct sim_machine m;
+	char err[SIM_ERR_LEN];
+
+	CHECK_EQ_INT(sim_machine_load(machine_path, &m, err), 0);
+	for (size_t i = 0; i < sizeof(tierd_names) / sizeof(tierd_names[0]); i++) {
+		const struct sim_system *sys = sim_system_find(tierd_names[i]);
+
+		CHECK(sys != NULL);
+		if (!sys)
+			continue;
+		free(run_json(&m, gen, sys, "exact"));
+		check(tierd_names[i]);
+	}
+}
+
+static void check_promoted(const char *name)
+{
+	CHECK(last_migrated > 0);
+	CHECK(last_t50_ns >= 0);
+}
+
 /* tierd's tick, fed the exact accesses, brings half the hot set to the
  * fast tier (the invariants above hold for any system, one that never
  * moves included). */
 static void test_tierd_promotes(void)
 {
-	static const char *const names[] = { "tierd-vanilla", "tierd-patched" };
-	struct sim_machine m;
-	char err[SIM_ERR_LEN];
+	each_tierd(gens[1], check_promoted);
+}
 
-	CHECK_EQ_INT(sim_machine_load(machine_path, &m, err), 0);
-	for (size_t i = 0; i < 2; i++) {
-		const struct sim_system *sys = sim_system_find(names[i]);
-
-		CHECK(sys != NULL);
-		if (!sys)
-			continue;
-		free(run_json(&m, gens[1], sys, "exact"));
-		CHECK(last_migrated > 0);
-		CHECK(last_t50_ns >= 0);
+static void check_budgets(const char *name)
+{
+	CHECK(last_nr_tenants == 3);
+	for (uint32_t t = 0; t < last_nr_tenants; t++) {
+		CHECK(last_budget[t] > 0);
+		CHECK(last_fast[t] > 0);
+		if (!last_fast[t])
+			fprintf(stderr, "%s: tenant %u got no fast-tier memory\n", name, t);
 	}
 }
 
@@ -131,27 +155,7 @@ static void test_tierd_promotes(void)
  * full node to tierd). */
 static void test_tierd_budgets(void)
 {
-	static const char *const names[] = { "tierd-vanilla", "tierd-patched" };
-	struct sim_machine m;
-	char err[SIM_ERR_LEN];
-
-	CHECK_EQ_INT(sim_machine_load(machine_path, &m, err), 0);
-	for (size_t i = 0; i < 2; i++) {
-		const struct sim_system *sys = sim_system_find(names[i]);
-
-		CHECK(sys != NULL);
-		if (!sys)
-			continue;
-		free(run_json(&m, gens[0], sys, "exact"));
-		CHECK(last_nr_tenants == 3);
-		for (uint32_t t = 0; t < last_nr_tenants; t++) {
-			CHECK(last_budget[t] > 0);
-			CHECK(last_fast[t] > 0);
-			if (!last_fast[t])
-				fprintf(stderr, "%s: tenant %u got no fast-tier memory\n",
-					names[i], t);
-		}
-	}
+	each_tierd(gens[0], check_budgets);
 }
 
 int main(int argc, char **argv)
