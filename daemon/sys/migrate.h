@@ -40,7 +40,7 @@
 #include "topo_read.h"
 
 #ifndef MPOL_MF_PROMOTE
-#define MPOL_MF_PROMOTE (1 << 4)	/* kernel-patches/: promotion semantics */
+#define MPOL_MF_PROMOTE (1 << 8)	/* kernel-patches/: promotion semantics */
 #endif
 
 struct mig_ops {

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #define MPOL_MF_MOVE (1 << 1)
-#define MPOL_MF_PROMOTE (1 << 4)
+#define MPOL_MF_PROMOTE (1 << 8)
 
 static double now_s(void)
 {
