@@ -92,7 +92,8 @@ struct cand_range {
  * A direct-mapped cache too: a collision forgets the older range, whose
  * pages are then proposed and refused once more.
  */
-#define CAND_DENIED_SLOTS 1024 /* 2 GiB of ranges; 88 KiB */
+#define CAND_DENIED_SLOTS 1024 /* 2 GiB of 2 MiB ranges; 88 KiB */
+#define CAND_DENIED_BITS 512 /* marks per range */
 #define CAND_DENIED_RETRY_NS (60 * 1000000000ull)
 #define CAND_DENIED_RETRY_MAX_NS (32 * CAND_DENIED_RETRY_NS)
 
@@ -104,10 +105,14 @@ struct cand_denied {
 	uint8_t err; /* the errno of the last refusal */
 	uint32_t until; /* cand_time(): proposed again from then; 0 = free slot */
 	uint32_t pad;
-	uint64_t pages[HOT_HUGE_SIZE / HOT_PAGE_SIZE / 64]; /* bit i: page i refused */
+	/* bit i: a page of the range's i-th CAND_DENIED_BITS part refused
+	 * (one base page of a 2 MiB PMD; 4 of a 32 MiB one, 16 of 512 MiB,
+	 * which are then left out together) */
+	uint64_t pages[CAND_DENIED_BITS / 64];
 };
 
 struct cand_ranges {
+	struct page_geom geom; /* the kernel's: a range is one PMD */
 	struct cand_range slot[CAND_RANGE_SLOTS];
 	struct cand_denied denied[CAND_DENIED_SLOTS];
 };
@@ -133,7 +138,10 @@ static inline uint64_t cand_ns(uint32_t t)
 	return t ? (uint64_t)(t - 1) << CAND_TIME_SHIFT : 0;
 }
 
-/* The slot of the 2 MiB range holding @addr of @pid; claimed (zeroed) for
+/* Empty range memory for ranges of @g's PMD size. */
+void cand_ranges_init(struct cand_ranges *r, const struct page_geom *g);
+
+/* The slot of the PMD range holding @addr of @pid; claimed (zeroed) for
  * it when another range held it. */
 struct cand_range *cand_range(struct cand_ranges *r, pid_t pid, uint64_t addr);
 
@@ -173,7 +181,7 @@ const struct cand_range *cand_range_peek(const struct cand_ranges *r, pid_t pid,
 					 uint64_t addr);
 
 /*
- * The kernel refused to move @nr_pages pages (1, or 512 for a THP) at @addr
+ * The kernel refused to move @nr_pages pages (1, or a PMD's for a THP) at @addr
  * of @pid from @node with @err (a negative errno) at @now_ns: leave them
  * out of the candidates (cand_denied_skip()).
  */
@@ -189,7 +197,7 @@ bool cand_denied_skip(struct cand_ranges *r, pid_t pid, uint64_t addr, int node,
 		      uint64_t now_ns);
 
 /*
- * The 2 MiB range at @addr of @pid is wholly on @node: does it hold pages
+ * The PMD range at @addr of @pid is wholly on @node: does it hold pages
  * the kernel refused to move from there?  (Then it is no single
  * candidate.)  Refused from another node, they all moved: their marks go.
  */
@@ -218,7 +226,7 @@ struct cand_in {
 	const struct idle_set *idle;
 	uint64_t idle_min_ns;
 	/* The rate buckets' sizes (0: no limit), globally and per cgroup
-	 * index: a range is one candidate only where 2 MiB fits them. */
+	 * index: a range is one candidate only where a PMD fits them. */
 	uint64_t global_burst;
 	const uint64_t *cg_burst;
 };
@@ -236,8 +244,9 @@ struct cand_out {
 
 struct cand_select;
 
-/* Scratch for up to @max_cand candidates a tick.  0 or -ENOMEM. */
-int cand_select_new(size_t max_cand, struct cand_select **ret);
+/* Scratch for up to @max_cand candidates a tick, of pages of @g (the hot
+ * table's).  0 or -ENOMEM. */
+int cand_select_new(size_t max_cand, const struct page_geom *g, struct cand_select **ret);
 void cand_select_free(struct cand_select *m);
 
 /* This tick's candidates into @out, their nodes queried through @io. */

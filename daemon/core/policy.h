@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "bucket.h"
+#include "page_geom.h"
 #include "topology.h"
 
 #define POLICY_MAX_RULES 16
@@ -49,7 +50,7 @@ struct policy_gpu_rule {
 };
 
 struct policy_params {
-	uint32_t page_size;		/* bytes of a base page, 4096 on x86-64 */
+	uint32_t page_size;		/* bytes of a base page: the kernel's geom.base */
 	/* 0 = adaptive (heat histogram against the fast tier's room);
 	 * otherwise the fixed heat at or above which a page is hot. */
 	uint32_t hot_threshold;
@@ -79,8 +80,8 @@ struct policy_params {
 	struct policy_gpu_rule rules[POLICY_MAX_RULES];
 };
 
-/* Defaults an operator would expect; the config overrides them. */
-void policy_params_default(struct policy_params *p);
+/* Defaults an operator would expect for pages of @g; the config overrides them. */
+void policy_params_default(struct policy_params *p, const struct page_geom *g);
 
 /*
  * One candidate: a base page or a THP of a process, as the hotness table and

@@ -19,6 +19,7 @@
 #include "idle.h"
 #include "sampler_damon.h"
 #include "test.h"
+#include "test_geom.h"
 
 static char admin[] = "/tmp/tierd-damon-XXXXXX";
 static char rundir[] = "/tmp/tierd-run-XXXXXX";
@@ -557,7 +558,7 @@ static const char targets_seq[] =
 static void test_sequence_and_regions(void)
 {
 	static uint64_t mem[8192];
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128, .geom = TEST_GEOM_INIT };
 	static const struct region regions[] = {
 		{ 0, 0x400000, 0x600000, 10 },		/* pid 100: one 2 MiB range */
 		{ 0, 0x600000, 0x1000000, 0 },		/* idle: nothing recorded */
@@ -738,7 +739,7 @@ static const struct region two_regions[] = {
 static void test_retries_while_busy(void)
 {
 	static uint64_t mem[8192];
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128, .geom = TEST_GEOM_INIT };
 	const pid_t pids[] = { 100, 200 };
 	char why[SAMPLER_WHY_MAX] = "";
 	struct hot_table t;
@@ -803,7 +804,7 @@ static void test_retries_while_busy(void)
 static void test_drain_does_not_wait(void)
 {
 	static uint64_t mem[8192];
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128, .geom = TEST_GEOM_INIT };
 	const pid_t pids[] = { 100, 200 };
 	char why[SAMPLER_WHY_MAX] = "";
 	struct pollfd p = { .events = POLLIN };
@@ -865,7 +866,7 @@ static void test_drain_does_not_wait(void)
 static void test_tick_never_waits(void)
 {
 	static uint64_t mem[8192];
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128, .geom = TEST_GEOM_INIT };
 	const pid_t pids[] = { 100, 200 };
 	char why[SAMPLER_WHY_MAX] = "", buf[64];
 	struct hot_table t;
@@ -1031,7 +1032,7 @@ static const struct damon_feed_rec feed_regions[] = {
 static void test_feed(void)
 {
 	static uint64_t mem[8192];
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128, .geom = TEST_GEOM_INIT };
 	const struct damon_feed_rec *regions = feed_regions;
 	const pid_t pids[] = { 100, 200 };
 	struct fake_feed ff = { .pass = 7 };
@@ -1190,7 +1191,7 @@ static void test_feed(void)
 static struct sampler *mk_watching(struct fake_feed *ff, struct hot_table *t, void *mem,
 				   size_t mem_len, uint32_t max_entries)
 {
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = max_entries };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = max_entries, .geom = TEST_GEOM_INIT };
 	const pid_t pids[] = { 100, 200 };
 	char why[SAMPLER_WHY_MAX] = "";
 	struct sampler *s;
@@ -1492,8 +1493,8 @@ static void test_peek_arm(void)
 	ff.nregions = 5;
 	ff.done = 8;
 	CHECK_EQ_INT(drain(s, &t, 0), 3);
-	CHECK(hot_record(&t, 100, 0x2000000, HOT_HUGE_SIZE, 0.05, 0) > 0);
-	CHECK(hot_record(&t, 300, 0x4000000, HOT_HUGE_SIZE, 5.0, 0) > 0);	/* untracked */
+	CHECK(hot_record(&t, 100, 0x2000000, TEST_HUGE_SIZE, 0.05, 0) > 0);
+	CHECK(hot_record(&t, 300, 0x4000000, TEST_HUGE_SIZE, 5.0, 0) > 0);	/* untracked */
 	ff.known[damon_known_cell(damon_known_hash(0, 0x6000000), 0, m)] = 99;	/* stale */
 	ff.wakes = 1;
 	CHECK_EQ_INT(sampler_peek_arm(s, &t, 0, 8 << 20, 8), 0);

@@ -32,7 +32,7 @@ static void peek_region(const struct hot_table *t, pid_t pid, const struct damon
 		if (!damon_look_range(g->start, g->end, i, &lo, &bytes, &stands) ||
 		    lo >= HOT_ADDR_LIMIT)
 			break;
-		w = g->nr_accesses * acc * (double)bytes / HOT_HUGE_SIZE;
+		w = g->nr_accesses * acc * (double)bytes / (double)t->params.geom.pmd;
 		ret->accessed_bytes += bytes * stands;
 		if (2 * hot_weight(t, pid, lo) < w * scale)
 			ret->new_bytes += bytes * stands;
@@ -83,6 +83,7 @@ struct known_fill {
 	const pid_t *targets;
 	uint32_t ntargets;
 	__u8 *known;
+	uint64_t pmd;	/* the table's range */
 	uint32_t mask;
 	double scale;	/* unit / acc */
 };
@@ -102,9 +103,9 @@ static int known_fill_one(const struct hot_entry_view *e, void *arg)
 	double units = e->heat * k->scale;
 	const pid_t *p;
 
-	/* The source records regions, so 2 MiB ranges; a 4 KiB entry is
+	/* The source records regions, so PMD ranges; a base page entry is
 	 * another source's, and too little heat reads as none anyway. */
-	if (e->len != HOT_HUGE_SIZE || units < 1)
+	if (e->len != k->pmd || units < 1)
 		return 0;
 	p = bsearch(&e->pid, k->targets, k->ntargets, sizeof(pid_t), pid_cmp);
 	if (p)
@@ -116,7 +117,8 @@ static int known_fill_one(const struct hot_entry_view *e, void *arg)
 void damon_known_fill(__u8 *known, uint32_t cells, uint32_t unit, const struct hot_table *t,
 		      uint64_t at_ns, const pid_t *targets, uint32_t ntargets, double acc)
 {
-	struct known_fill k = { targets, ntargets, known, cells - 1, unit / acc };
+	struct known_fill k = { targets, ntargets, known, t->params.geom.pmd, cells - 1,
+				unit / acc };
 
 	memset(known, 0, cells * sizeof(*known));
 	hot_foreach(t, at_ns, known_fill_one, &k);
