@@ -159,6 +159,34 @@ static void test_many_ranges(void)
 	sim_trace_free(&t);
 }
 
+/*
+ * 64 KiB pages: page numbers count 64 KiB pages, 8192 to a 512 MiB PMD
+ * range, and the header says so for tierd-sim.
+ */
+static void test_64k_pages(void)
+{
+	static const struct page_geom g = PAGE_GEOM_INIT(64 << 10, 512 << 20);
+	struct sim_trace t = { 0 };
+	char err[SIM_ERR_LEN];
+	struct recorder r;
+
+	CHECK_EQ_INT(record_open(&r, path, root, &g, 0, START), 0);
+	/* A sample in the third 64 KiB page of range 0. */
+	record_observe(&r, 100, 0x7f0000020000ull + 5, 64 << 10, 1.0, START);
+	/* A 768 MiB region from 256 MiB into a range: half of two ranges. */
+	record_observe(&r, 100, 0x40000000ull + (256 << 20), 768 << 20, 2.0, START + MS);
+	CHECK_EQ_INT(record_close(&r), 0);
+	CHECK_EQ_INT(sim_trace_read(path, &t, err), 0);
+	CHECK_EQ_U64(t.page_bytes, 64 << 10);
+	CHECK_EQ_INT(t.nr_recs, 3);
+	CHECK_EQ_U64(rec(&t, 0)->page, 2);
+	CHECK_EQ_U64(rec(&t, 1)->page, 8192 + 4096);
+	CHECK_EQ_U64(rec(&t, 1)->accesses, 1);
+	CHECK_EQ_U64(rec(&t, 2)->page, 2 * 8192);
+	CHECK_EQ_U64(rec(&t, 2)->accesses, 2);
+	sim_trace_free(&t);
+}
+
 static void test_open_fails(void)
 {
 	struct recorder r;
@@ -174,6 +202,7 @@ int main(void)
 	RUN(test_round_trip);
 	RUN(test_bound);
 	RUN(test_many_ranges);
+	RUN(test_64k_pages);
 	RUN(test_open_fails);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd) != 0)
