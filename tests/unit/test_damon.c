@@ -1461,6 +1461,31 @@ static void look_known(const struct fake_feed *ff, const struct damon_feed_rec *
 	ret->new_bytes = fresh;
 }
 
+/*
+ * With 64 KiB pages a table entry is a 512 MiB PMD range: the sketch's
+ * 2 MiB ranges each get its heat (a mean over the range), the ones past it
+ * none, as the program looks up 2 MiB ranges whatever the pages.
+ */
+static void test_known_fill_pmd(void)
+{
+	static uint64_t mem[8192];
+	static __u8 known[DAMON_KNOWN_CELLS_MIN];
+	const uint32_t m = DAMON_KNOWN_CELLS_MIN - 1;
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 64,
+				 .geom = PAGE_GEOM_INIT(64 << 10, 512 << 20) };
+	const uint64_t a = 1ull << 30;
+	const pid_t pids[] = { 100 };
+	struct hot_table t;
+
+	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
+	CHECK_EQ_INT(hot_record(&t, 100, a, 512 << 20, 4.0, 0), 1);
+	damon_known_fill(known, DAMON_KNOWN_CELLS_MIN, 16, &t, 0, pids, 1, 1.0);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a), 64);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a + 100 * DAMON_RANGE_SIZE), 64);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a + (512 << 20) - DAMON_RANGE_SIZE), 64);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a + (512 << 20)), 0);
+}
+
 static void test_peek_arm(void)
 {
 	static uint64_t mem[8192];
@@ -1644,6 +1669,7 @@ int main(void)
 	RUN(test_known);
 	RUN(test_known_unit);
 	RUN(test_known_size);
+	RUN(test_known_fill_pmd);
 	RUN(test_peek_arm);
 	RUN(test_cost);
 	RUN(test_owner_before_drain);
