@@ -50,7 +50,7 @@ struct cand_procs {
 const struct cand_proc *cand_proc_find(const struct cand_procs *p, pid_t pid);
 
 /*
- * What tierd last did to a 2 MiB range of a process: the policy's cool-down
+ * What tierd last did to a PMD range (2 MiB of 4 KiB pages) of a process: the policy's cool-down
  * and ping-pong inputs, and when the range was last seen wholly on the fast
  * tier (so a hot range already there is not queried every tick) or wholly
  * on the lowest (so a cold one there is not queried for demotion).  A
@@ -67,7 +67,7 @@ const struct cand_proc *cand_proc_find(const struct cand_procs *p, pid_t pid);
  * 2 MiB ranges most slots are in use, see daemon_rss).
  */
 struct cand_range {
-	uint64_t base; /* 2 MiB aligned */
+	uint64_t base; /* PMD aligned */
 	pid_t pid;
 	uint32_t last_promote;
 	uint32_t last_demote;
@@ -98,7 +98,7 @@ struct cand_range {
 #define CAND_DENIED_RETRY_MAX_NS (32 * CAND_DENIED_RETRY_NS)
 
 struct cand_denied {
-	uint64_t base; /* 2 MiB aligned */
+	uint64_t base; /* PMD aligned */
 	pid_t pid;
 	int16_t node; /* the node its pages were refused from */
 	uint8_t tries; /* refusals in a row (after a retry) */
@@ -209,7 +209,7 @@ struct cand_io {
 	/* Where @count pages of @pid are: node ids or negative errnos in
 	 * @status; a negative errno when the whole call failed. */
 	int (*query)(void *ctx, pid_t pid, size_t count, void **addrs, int *status);
-	/* 1 when the 2 MiB at @addr of @pid is a PMD THP; NULL: never. */
+	/* 1 when the PMD range at @addr of @pid is a PMD THP; NULL: never. */
 	int (*is_thp)(void *ctx, pid_t pid, uint64_t addr);
 	void *ctx;
 };
