@@ -88,12 +88,19 @@ size_t decide_max_cand(const struct tierd_conf *c, const struct page_geom *g)
 	return pages < MAX_CAND_ENTRIES ? pages : MAX_CAND_ENTRIES;
 }
 
-uint64_t decide_burst_bytes(uint32_t mb_per_s, uint32_t interval_ms)
+uint64_t decide_burst_bytes(uint32_t mb_per_s, uint32_t interval_ms, const struct page_geom *g)
 {
 	uint64_t rate = (uint64_t)mb_per_s << 20;
 	uint64_t burst = rate * interval_ms / 1000;
 
-	return burst ? burst : rate;
+	if (!burst)
+		burst = rate;
+	/* A THP moves whole: a bucket smaller than one would hold it back
+	 * for good (a 512 MiB THP of 64 KiB pages at 256 MB/s and 500 ms
+	 * ticks); a bucket of one lets it go once the rate has paid for it. */
+	if (rate && g->thp && burst < g->pmd)
+		burst = g->pmd;
+	return burst;
 }
 
 /* tierd.yaml -> policy params: promotion, demotion, gpu_nodes. */
@@ -127,11 +134,13 @@ static void rates_from_conf(struct decide_stage *m, const struct tierd_conf *c, 
 	uint64_t rate = (uint64_t)c->promotion.max_rate_mb_per_s << 20;
 
 	bucket_init(&m->global_rate, rate,
-		    decide_burst_bytes(c->promotion.max_rate_mb_per_s, c->interval_ms), now_ns);
+		    decide_burst_bytes(c->promotion.max_rate_mb_per_s, c->interval_ms, &m->geom),
+		    now_ns);
 	for (int i = 0; i < c->nr_cgroups; i++) {
 		rate = (uint64_t)c->cgroups[i].migrate_max_mb_per_s << 20;
 		bucket_init(&m->cg_rate[i], rate,
-			    decide_burst_bytes(c->cgroups[i].migrate_max_mb_per_s, c->interval_ms),
+			    decide_burst_bytes(c->cgroups[i].migrate_max_mb_per_s, c->interval_ms,
+					       &m->geom),
 			    now_ns);
 		m->cgs[i].fast_max_bytes = c->cgroups[i].fast_tier_max_bytes;
 		m->cgs[i].rate = rate ? &m->cg_rate[i] : NULL;

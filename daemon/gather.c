@@ -299,10 +299,10 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 
 	if (c->promotion.max_rate_mb_per_s)
 		ci.global_burst = decide_burst_bytes(c->promotion.max_rate_mb_per_s,
-						     c->interval_ms);
+						     c->interval_ms, &m->geom);
 	for (int i = 0; i < c->nr_cgroups; i++)
 		cg_burst[i] = decide_burst_bytes(c->cgroups[i].migrate_max_mb_per_s,
-						 c->interval_ms);
+						 c->interval_ms, &m->geom);
 	if (m->procs_generation != in->procs->generation)
 		match_rules(m, in->procs);
 	read_gpu_usage(m, now_ns);

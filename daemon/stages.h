@@ -125,8 +125,9 @@ struct decide_out {
 /* -EBUSY retries one tick takes from the account, after the intents. */
 #define DECIDE_MAX_RETRIES 4096
 
-/* A rate's bucket: one interval's worth of bytes, at least a second's. */
-uint64_t decide_burst_bytes(uint32_t mb_per_s, uint32_t interval_ms);
+/* A rate's bucket: one interval's worth of bytes, else a second's, and at
+ * least a PMD THP where the kernel has them (@g). */
+uint64_t decide_burst_bytes(uint32_t mb_per_s, uint32_t interval_ms, const struct page_geom *g);
 /* Base pages a tick (twice a tick's worth of moves) and candidates. */
 size_t decide_max_pages(const struct tierd_conf *c, const struct page_geom *g);
 size_t decide_max_cand(const struct tierd_conf *c, const struct page_geom *g);

@@ -60,9 +60,9 @@ static long case_page_size(void *ctx)
 
 static const struct page_geom_ops case_geom_ops = { .page_size = case_page_size };
 
-/* The fake PAGEMAP_SCAN: [thp_start, thp_start + pmd) is one PMD THP. */
+/* The fake PAGEMAP_SCAN: [start, end) is PMD-mapped, PMD THPs. */
 struct thp_fake {
-	uint64_t thp_start, pmd;
+	uint64_t start, end;
 };
 
 static int fake_scan(void *ctx, int fd, uint64_t start, uint64_t end, struct thp_region *vec,
@@ -70,9 +70,9 @@ static int fake_scan(void *ctx, int fd, uint64_t start, uint64_t end, struct thp
 {
 	const struct thp_fake *f = ctx;
 
-	if (!f->thp_start || start >= f->thp_start + f->pmd || end <= f->thp_start)
+	if (start >= f->end || end <= f->start)
 		return 0;
-	vec[0] = (struct thp_region){ f->thp_start, f->thp_start + f->pmd, true };
+	vec[0] = (struct thp_region){ f->start, f->end, true };
 	return 1;
 }
 
@@ -86,13 +86,14 @@ static const struct thp_ops fake_thp_ops = { .scan = fake_scan,
 
 /* tierd on a copy of the fixture with @c's THP size and base page, two PMD
  * ranges of PID mapped, every page on node 1. */
-static void start_case(struct tierd *d, const struct geom_case *c, struct sampler_fake *sf,
-		       struct page_map *map, struct manager_ops *fk, struct thp_fake *thp)
+static void start_case(struct tierd *d, const struct geom_case *c, const char *conf,
+		       struct sampler_fake *sf, struct page_map *map, struct manager_ops *fk,
+		       struct thp_fake *thp)
 {
 	static char root[4096];
 	char text[32];
 
-	setup(d, conf_geom, root, sizeof(root), sf, map, fk);
+	setup(d, conf, root, sizeof(root), sf, map, fk);
 	writable_root(d, FIXTURE_FREE_KB);
 	snprintf(text, sizeof(text), "%llu\n", (unsigned long long)c->pmd);
 	CHECK_EQ_INT(fs_tree_put(tree, PAGE_GEOM_PMD_PATH, text), 0);
@@ -104,7 +105,7 @@ static void start_case(struct tierd *d, const struct geom_case *c, struct sample
 	d->geom_ctx = (void *)c;
 	map->page_bytes = c->base;
 	map->npages = (int)(2 * (c->pmd / c->base));
-	*thp = (struct thp_fake){ .pmd = c->pmd };
+	*thp = (struct thp_fake){ 0 };
 	fk->thp_ops = &fake_thp_ops;
 	fk->thp_ctx = thp;
 	CHECK_EQ_INT(start(d, fk), 0);
@@ -162,7 +163,7 @@ static void test_base_pages(const struct geom_case *c)
 	const uint64_t b = c->base, pmd = c->pmd, ppr = pmd / b, bytes = pmd + 2 * b;
 	struct hot_table *t;
 
-	start_case(&d, c, &sf, &map, &fk, &thp);
+	start_case(&d, c, conf_geom, &sf, &map, &fk, &thp);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + 5, 1, 10.0), 0);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + 7 * b + b / 2, b, 10.0), 0);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + pmd, pmd, 20.0), 0);
@@ -220,8 +221,8 @@ static void test_thp(const struct geom_case *c)
 	struct thp_fake thp;
 	const uint64_t pmd = c->pmd, ppr = pmd / c->base;
 
-	start_case(&d, c, &sf, &map, &fk, &thp);
-	thp.thp_start = BASE + pmd;
+	start_case(&d, c, conf_geom, &sf, &map, &fk, &thp);
+	thp = (struct thp_fake){ BASE + pmd, BASE + 2 * pmd };
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + pmd, pmd, 20.0), 0);
 	CHECK_EQ_INT(manager_tick(&mgr, 1 * SEC), 0);
 	CHECK_EQ_INT(map.moves, 1);
@@ -232,6 +233,39 @@ static void test_thp(const struct geom_case *c)
 	CHECK_EQ_U64(d.stats.move_pages_thps_total, 1);
 	CHECK_EQ_U64(d.stats.tier[0].promoted_bytes_total, pmd);
 	CHECK_EQ_U64(d.stats.migrate_bytes_total, pmd);
+	stop_case(&d);
+}
+
+/*
+ * A promotion rate whose interval's worth is less than a THP (1 MB/s,
+ * 500 ms ticks: 512 KiB): the THP still moves, once the bucket holds it
+ * (full at start), and the next one waits for the rate to pay for it.
+ */
+static void test_thp_rate(const struct geom_case *c)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct manager_ops fk;
+	struct thp_fake thp;
+	const uint64_t pmd = c->pmd;
+
+	start_case(&d, c,
+		   "interval_ms: 500\n"
+		   "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
+		   "promotion: {max_rate_mb_per_s: 1, batch_pages: 2048, hot_threshold: 4}\n"
+		   "demotion: {enabled: false}\n"
+		   "copy_threads: {mode: off}\n", &sf, &map, &fk, &thp);
+	thp = (struct thp_fake){ BASE, BASE + 2 * pmd };
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + pmd, pmd, 20.0), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, pmd, 10.0), 0);
+	CHECK_EQ_INT(manager_tick(&mgr, 1 * SEC), 0);
+	CHECK_EQ_U64(d.stats.move_pages_thps_total, 1);
+	CHECK_EQ_U64(d.stats.tier[0].promoted_bytes_total, pmd);
+	CHECK(d.stats.decision.held[POLICY_H_GLOBAL_RATE] > 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, pmd, 10.0), 0);
+	CHECK_EQ_INT(manager_tick(&mgr, 2 * SEC), 0);
+	CHECK_EQ_U64(d.stats.move_pages_thps_total, 1);
 	stop_case(&d);
 }
 
@@ -246,6 +280,7 @@ int main(int argc, char **argv)
 
 		test_base_pages(&cases[i]);
 		test_thp(&cases[i]);
+		test_thp_rate(&cases[i]);
 		printf("%s %s pages\n", test_failures == before ? "ok  " : "FAIL", cases[i].name);
 	}
 	pipe_env_fini();
