@@ -20,8 +20,10 @@
  *
  * Sizes are fixed at start from the config and the kernel's pages: base
  * pages per tick from the promotion rate and interval (twice a tick's
- * worth of moves, within [MIN_CAND_BYTES, MAX_CAND_BYTES] and at least
- * two PMD ranges), and candidates per tick at most MAX_CAND_ENTRIES.
+ * worth of moves, within [MIN_CAND, MAX_CAND] and at least two PMD
+ * ranges' pages), and candidates per tick at most MAX_CAND_ENTRIES.  The
+ * bounds count pages, as the arrays do: with 64 KiB pages the same arrays
+ * carry 16 times the bytes.
  * The arrays a tick fills take about 117 bytes per candidate (the
  * candidate, 56; its intent, 32; the policy's and the batcher's order and
  * the batch plan's address, node, status and intent, 29): for 4 KiB pages,
@@ -46,9 +48,9 @@
 #include "stages.h"
 
 #define NSEC_PER_SEC 1000000000ull
-#define MIN_CAND_BYTES (64ull << 20) /* base pages a tick: 16 Ki of 4 KiB */
-#define MAX_CAND_BYTES (512ull << 20) /* 128 Ki of 4 KiB */
-#define MIN_CAND_PMDS 2 /* and at least two PMD ranges' worth */
+#define MIN_CAND (16u << 10) /* base pages a tick: 64 MiB of 4 KiB, 1 GiB of 64 KiB */
+#define MAX_CAND (128u << 10) /* 512 MiB of 4 KiB, 8 GiB of 64 KiB */
+#define MIN_CAND_PMDS 2 /* and at least two PMD ranges' pages */
 #define MAX_CAND_ENTRIES (32u << 10) /* candidates a tick: 4 MiB of arrays */
 
 struct decide_stage {
@@ -66,18 +68,16 @@ struct decide_stage {
 size_t decide_max_pages(const struct tierd_conf *c, const struct page_geom *g)
 {
 	uint64_t bytes = (uint64_t)c->promotion.max_rate_mb_per_s << 20;
-	uint64_t pages, min = MIN_CAND_BYTES >> g->shift, max = MAX_CAND_BYTES >> g->shift;
+	uint64_t pages, min = MIN_CAND;
 
 	/* A PMD range of base pages is staged whole: room for two of them
-	 * (a 512 MiB PMD of 64 KiB pages is 8192 pages, more than 64 MiB). */
+	 * (8192 pages each in 512 MiB of 64 KiB pages). */
 	if (min < MIN_CAND_PMDS * page_geom_pmd_pages(g))
 		min = MIN_CAND_PMDS * page_geom_pmd_pages(g);
-	if (max < min)
-		max = min;
 	bytes = bytes * c->interval_ms / 1000;
 	pages = 2 * (bytes >> g->shift);
-	if (!c->promotion.max_rate_mb_per_s || pages > max)
-		pages = max;
+	if (!c->promotion.max_rate_mb_per_s || pages > MAX_CAND)
+		pages = MAX_CAND;
 	return pages < min ? min : pages;
 }
 
