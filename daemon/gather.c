@@ -77,7 +77,9 @@ static struct thp_lookup *open_thp(const struct tierd *d, const struct manager_o
 	bool fake = ops && ops->thp_ops;
 	struct thp_lookup *l;
 
-	if (strcmp(d->root, "/") && !fake)
+	/* A kernel without PMD THPs has none to look up (the start-up line
+	 * of the page sizes says so). */
+	if (!d->geom.thp || (strcmp(d->root, "/") && !fake))
 		return NULL;
 	l = malloc(sizeof(*l));
 	if (!l)
