@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fs_tree.h"
+#include "numa_maps.h"
 #include "page_geom_read.h"
 #include "test.h"
 
@@ -79,9 +80,29 @@ static void test_read(void)
 	fs_tree_remove(root);
 }
 
+/* numa_maps counts each mapping's pages at its own kernelpagesize_kB. */
+static void test_numa_maps_page_sizes(void)
+{
+	char root[] = "/tmp/test_page_geom.XXXXXX";
+	uint64_t b = 0;
+
+	CHECK(mkdtemp(root) != NULL);
+	CHECK_EQ_INT(fs_tree_put(root, "77/numa_maps",
+				 "400000 default anon=3 N1=3 kernelpagesize_kB=64\n"
+				 "40000000 default anon=1 N1=1 kernelpagesize_kB=524288\n"
+				 "7f0000000000 default\n"), 0);
+	CHECK_EQ_INT(numa_maps_node_bytes(root, 77, 1, &b), 0);
+	CHECK_EQ_U64(b, (3ull << 16) + (512ull << 20));
+	/* Pages without their size: no guess. */
+	CHECK_EQ_INT(fs_tree_put(root, "77/numa_maps", "400000 default anon=3 N1=3\n"), 0);
+	CHECK_EQ_INT(numa_maps_node_bytes(root, 77, 1, &b), -EINVAL);
+	fs_tree_remove(root);
+}
+
 int main(void)
 {
 	RUN(test_set);
 	RUN(test_read);
+	RUN(test_numa_maps_page_sizes);
 	return TEST_EXIT();
 }
