@@ -22,7 +22,7 @@ struct damon_feed_rec {
 
 /*
  * The known-heat sketch.  tierd writes, for every 2 MiB range its table
- * holds heat for, that heat into two cells chosen by a hash of (target,
+ * holds heat for (each 2 MiB of a larger PMD entry), that heat into two cells chosen by a hash of (target,
  * range), each cell keeping the most of what lands in it; a range's known
  * heat is the smaller of its two cells.  A collision can only make a range
  * look hotter than it is (fewer wakes, never more).  Heat is in hot_record()
@@ -50,7 +50,10 @@ struct damon_feed_rec {
 #define DAMON_KNOWN_CELLS_MAX (1u << 21)
 #define DAMON_KNOWN_UNIT 16		/* the finest unit: 1/16 of an access */
 #define DAMON_KNOWN_MAX 0xffu
-#define DAMON_RANGE_SHIFT 21		/* a 2 MiB range, hotness.h's HOT_HUGE */
+/* The sketch's range: 2 MiB whatever the kernel's pages; the hot table's
+ * PMD entry of 32 or 512 MiB (16 and 64 KiB pages) is written into each
+ * 2 MiB range it covers (daemon/sys/damon/wake.c: known_fill_one()). */
+#define DAMON_RANGE_SHIFT 21
 #define DAMON_RANGE_SIZE (1ull << DAMON_RANGE_SHIFT)
 /* The ranges of one region looked up at most: those of a larger region are
  * sampled, evenly spaced, each standing for the ones it skips (DAMON counts

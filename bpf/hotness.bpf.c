@@ -44,8 +44,9 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set by the loader before load. */
-const volatile __u32 page_shift = 12;
+/* Set by the loader before load: log2 of the running kernel's base page
+ * (12, 14 or 16), so a sample counts against the page it lies in. */
+const volatile __u32 page_shift;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

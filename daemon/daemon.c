@@ -21,6 +21,7 @@
 #include "manager.h"
 #include "nodes.h"
 #include "notify.h"
+#include "page_geom_read.h"
 #include "status.h"
 #include "topo_read.h"
 
@@ -116,6 +117,23 @@ void tierd_tick_priority(struct tierd *d)
 	d->tick_nice_error = errno;
 }
 
+/* The kernel's page sizes, said once: they size every page tierd moves. */
+static int read_geom(struct tierd *d)
+{
+	char base[16], pmd[16];
+	int r = page_geom_read(d->root, d->geom_ops, d->geom_ctx, &d->geom);
+
+	if (r < 0) {
+		log_err("Failed to read the kernel's page sizes (sysconf, %s under %s): %s",
+			PAGE_GEOM_PMD_PATH, d->root, strerror(-r));
+		return r;
+	}
+	log_info("Pages: %s base pages, %s PMD%s", page_geom_fmt(d->geom.base, base, sizeof(base)),
+		 page_geom_fmt(d->geom.pmd, pmd, sizeof(pmd)),
+		 d->geom.thp ? " THPs" : " (no THP support: base pages only)");
+	return 0;
+}
+
 int tierd_init(struct tierd *d)
 {
 	char *errors = NULL, *warnings = NULL;
@@ -137,7 +155,10 @@ int tierd_init(struct tierd *d)
 		log_err("Failed to read %s: %s", d->config_path, load_error(r));
 		return r;
 	}
-	r = topo_read(d->root, &d->topo);
+	r = read_geom(d);
+	if (r < 0)
+		return r;
+	r = topo_read(d->root, d->geom.base, &d->topo);
 	if (r < 0) {
 		log_err("Failed to read the NUMA topology under %s: %s",
 			d->root, strerror(-r));

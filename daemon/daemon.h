@@ -17,11 +17,13 @@
 #include <sys/types.h>
 
 #include "conf.h"
+#include "page_geom.h"
 #include "policy.h"
 #include "topology.h"
 
 struct manager;
 struct metrics;
+struct page_geom_ops;
 struct sd_event;
 
 /* move_pages(2) per-page failures, as the migrator classes them. */
@@ -82,7 +84,7 @@ struct tierd_stats {
 	char knobs_foreign[128];
 	/* Addresses passed to move_pages(2) calls, and of them the PMD THPs
 	 * passed as one address (move.c); without THP lookups, 0 and a THP
-	 * is 512 addresses. */
+	 * is a PMD's base pages (512 of 4 KiB). */
 	uint64_t move_pages_addresses_total;
 	uint64_t move_pages_thps_total;
 	/* GPU placement (gather.c): the NVIDIA driver's memory mode ("none",
@@ -110,6 +112,13 @@ struct tierd {
 	 * the machine has now (nodes.c). */
 	struct tierd_conf *conf_file;
 	struct topology topo;
+	/* The kernel's base page and PMD, read at start: every page count,
+	 * address and byte total of the stages is in these pages. */
+	struct page_geom geom;
+	/* Where the base page comes from (NULL: sysconf), for tests and
+	 * tierd-sim; the PMD is ROOT's hpage_pmd_size. */
+	const struct page_geom_ops *geom_ops;
+	void *geom_ctx;
 	gid_t control_gid; /* conf->control.group resolved; (gid_t)-1 none */
 
 	struct manager *mgr; /* the pipeline, NULL until manager_init() */

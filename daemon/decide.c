@@ -18,9 +18,12 @@
  * budget of one 500 ms interval triples the time to promote a 256 MiB hot
  * set there.
  *
- * Sizes are fixed at start from the config: base pages per tick from the
- * promotion rate and interval (twice a tick's worth of moves, within
- * [MIN_CAND, MAX_CAND]), and candidates per tick at most MAX_CAND_ENTRIES.
+ * Sizes are fixed at start from the config and the kernel's pages: base
+ * pages per tick from the promotion rate and interval (twice a tick's
+ * worth of moves, within [MIN_CAND, MAX_CAND] and at least two PMD
+ * ranges' pages), and candidates per tick at most MAX_CAND_ENTRIES.  The
+ * bounds count pages, as the arrays do: with 64 KiB pages the same arrays
+ * carry 16 times the bytes.
  * The arrays a tick fills take about 117 bytes per candidate (the
  * candidate, 56; its intent, 32; the policy's and the batcher's order and
  * the batch plan's address, node, status and intent, 29): for 4 KiB pages,
@@ -30,8 +33,9 @@
  * 128 MiB of base pages (a THP is one candidate for 512 pages, so
  * THP-backed memory still gets the whole page budget), and a larger hot
  * set of base pages takes more ticks, which follow at once while they move
- * something (manager.h: backlog).  A 2 MiB range of base pages on one node
- * is one candidate and one intent, and 512 entries of the plan only.
+ * something (manager.h: backlog).  A PMD range of base pages on one node
+ * is one candidate and one intent, and its pages' entries of the plan only
+ * (512 in 2 MiB of 4 KiB pages, 8192 in 512 MiB of 64 KiB ones).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,12 +48,13 @@
 #include "stages.h"
 
 #define NSEC_PER_SEC 1000000000ull
-#define PAGE_SZ 4096u
-#define MIN_CAND (16u << 10) /* base pages a tick: 64 MiB */
-#define MAX_CAND (128u << 10) /* 512 MiB */
+#define MIN_CAND (16u << 10) /* base pages a tick: 64 MiB of 4 KiB, 1 GiB of 64 KiB */
+#define MAX_CAND (128u << 10) /* 512 MiB of 4 KiB, 8 GiB of 64 KiB */
+#define MIN_CAND_PMDS 2 /* and at least two PMD ranges' pages */
 #define MAX_CAND_ENTRIES (32u << 10) /* candidates a tick: 4 MiB of arrays */
 
 struct decide_stage {
+	struct page_geom geom;
 	struct policy_params pp;
 	struct policy *policy;
 	struct batcher *batcher;
@@ -60,45 +65,56 @@ struct decide_stage {
 	struct policy_cgroup cgs[CONF_MAX_CGROUPS];
 };
 
-size_t decide_max_pages(const struct tierd_conf *c)
+size_t decide_max_pages(const struct tierd_conf *c, const struct page_geom *g)
 {
 	uint64_t bytes = (uint64_t)c->promotion.max_rate_mb_per_s << 20;
-	uint64_t pages;
+	uint64_t pages, min = MIN_CAND;
 
+	/* A PMD range of base pages is staged whole: room for two of them
+	 * (8192 pages each in 512 MiB of 64 KiB pages). */
+	if (min < MIN_CAND_PMDS * page_geom_pmd_pages(g))
+		min = MIN_CAND_PMDS * page_geom_pmd_pages(g);
 	bytes = bytes * c->interval_ms / 1000;
-	pages = 2 * bytes / PAGE_SZ;
+	pages = 2 * (bytes >> g->shift);
 	if (!c->promotion.max_rate_mb_per_s || pages > MAX_CAND)
 		pages = MAX_CAND;
-	return pages < MIN_CAND ? MIN_CAND : pages;
+	return pages < min ? min : pages;
 }
 
-size_t decide_max_cand(const struct tierd_conf *c)
+size_t decide_max_cand(const struct tierd_conf *c, const struct page_geom *g)
 {
-	size_t pages = decide_max_pages(c);
+	size_t pages = decide_max_pages(c, g);
 
 	return pages < MAX_CAND_ENTRIES ? pages : MAX_CAND_ENTRIES;
 }
 
-uint64_t decide_burst_bytes(uint32_t mb_per_s, uint32_t interval_ms)
+uint64_t decide_burst_bytes(uint32_t mb_per_s, uint32_t interval_ms, const struct page_geom *g)
 {
 	uint64_t rate = (uint64_t)mb_per_s << 20;
 	uint64_t burst = rate * interval_ms / 1000;
 
-	return burst ? burst : rate;
+	if (!burst)
+		burst = rate;
+	/* A THP moves whole: a bucket smaller than one would hold it back
+	 * for good (a 512 MiB THP of 64 KiB pages at 256 MB/s and 500 ms
+	 * ticks); a bucket of one lets it go once the rate has paid for it. */
+	if (rate && g->thp && burst < g->pmd)
+		burst = g->pmd;
+	return burst;
 }
 
 /* tierd.yaml -> policy params: promotion, demotion, gpu_nodes. */
-void decide_params(const struct tierd_conf *c, struct policy_params *pp)
+void decide_params(const struct tierd_conf *c, const struct page_geom *geom,
+		   struct policy_params *pp)
 {
-	policy_params_default(pp);
-	pp->page_size = PAGE_SZ;
+	policy_params_default(pp, geom);
 	pp->hot_threshold = c->promotion.hot_threshold;
 	pp->demote = c->demotion.enabled;
 	pp->demote_for_room = c->demotion.enabled;
 	pp->cold_age_ns = (uint64_t)c->demotion.cold_age_s * NSEC_PER_SEC;
 	/* A full node opens again when one batch fits: one full-sized call,
 	 * not a page-sized one every tick as reclaim frees memory. */
-	pp->min_room_bytes = (uint64_t)c->promotion.batch_pages * PAGE_SZ;
+	pp->min_room_bytes = (uint64_t)c->promotion.batch_pages << geom->shift;
 	pp->nr_rules = 0;
 	for (int g = 0; g < c->nr_gpu_nodes && g < POLICY_MAX_RULES; g++) {
 		struct policy_gpu_rule *r = &pp->rules[pp->nr_rules++];
@@ -118,11 +134,13 @@ static void rates_from_conf(struct decide_stage *m, const struct tierd_conf *c, 
 	uint64_t rate = (uint64_t)c->promotion.max_rate_mb_per_s << 20;
 
 	bucket_init(&m->global_rate, rate,
-		    decide_burst_bytes(c->promotion.max_rate_mb_per_s, c->interval_ms), now_ns);
+		    decide_burst_bytes(c->promotion.max_rate_mb_per_s, c->interval_ms, &m->geom),
+		    now_ns);
 	for (int i = 0; i < c->nr_cgroups; i++) {
 		rate = (uint64_t)c->cgroups[i].migrate_max_mb_per_s << 20;
 		bucket_init(&m->cg_rate[i], rate,
-			    decide_burst_bytes(c->cgroups[i].migrate_max_mb_per_s, c->interval_ms),
+			    decide_burst_bytes(c->cgroups[i].migrate_max_mb_per_s, c->interval_ms,
+					       &m->geom),
 			    now_ns);
 		m->cgs[i].fast_max_bytes = c->cgroups[i].fast_tier_max_bytes;
 		m->cgs[i].rate = rate ? &m->cg_rate[i] : NULL;
@@ -146,9 +164,8 @@ static int batcher_from_conf(const struct tierd *d, const struct decide_stage *m
 	struct batch_params bp;
 	uint32_t kb = kernel_batch_pages(d->root);
 
-	batch_params_default(&bp, kb);
+	batch_params_default(&bp, kb, &m->geom);
 	bp.batch_pages = c->promotion.batch_pages > kb ? c->promotion.batch_pages : kb;
-	bp.page_size = PAGE_SZ;
 	bp.tick_max_pages = m->max_pages;
 	return batch_new(&bp, m->max_cand + DECIDE_MAX_RETRIES, ret);
 }
@@ -161,9 +178,10 @@ int decide_new(const struct tierd *d, size_t max_cand, struct decide_stage **ret
 	*ret = NULL;
 	if (!m)
 		return -ENOMEM;
-	m->max_pages = decide_max_pages(d->conf);
+	m->geom = d->geom;
+	m->max_pages = decide_max_pages(d->conf, &d->geom);
 	m->max_cand = max_cand;
-	decide_params(d->conf, &m->pp);
+	decide_params(d->conf, &d->geom, &m->pp);
 	r = policy_new(&m->pp, m->max_cand, CONF_MAX_CGROUPS, &m->policy);
 	if (r == 0)
 		r = batcher_from_conf(d, m, &m->batcher);
@@ -185,13 +203,14 @@ void decide_free(struct decide_stage *m)
 	free(m);
 }
 
-int decide_reload_check(const struct tierd_conf *next, char *why, size_t why_size)
+int decide_reload_check(const struct tierd_conf *next, const struct page_geom *g, char *why,
+			size_t why_size)
 {
 	struct policy_params pp;
 	struct policy *test;
 	int r;
 
-	decide_params(next, &pp);
+	decide_params(next, g, &pp);
 	r = policy_new(&pp, 1, 1, &test);
 	if (r < 0) {
 		snprintf(why, why_size, "the policy does not accept this config: %s",
@@ -210,7 +229,7 @@ void decide_reload_apply(struct decide_stage *m, const struct tierd *d, uint64_t
 
 	/* Arrays stay as sized at start; the new policy and batcher must
 	 * fit them, else the old ones stay (a reload's apply may not fail). */
-	decide_params(d->conf, &pp);
+	decide_params(d->conf, &m->geom, &pp);
 	if (policy_new(&pp, m->max_cand, CONF_MAX_CGROUPS, &pol) == 0) {
 		policy_free(m->policy);
 		m->policy = pol;
@@ -238,14 +257,14 @@ bool decide_may_demote(struct decide_stage *m, const struct tierd_conf *c,
 	struct policy_input in = { .topo = topo, .cgroups = m->cgs, .nr_cgroups = c->nr_cgroups };
 
 	fill_cgroups(m, c, fast_bytes);
-	return policy_may_demote(&m->pp, &in, (uint64_t)m->max_pages * PAGE_SZ);
+	return policy_may_demote(&m->pp, &in, (uint64_t)m->max_pages << m->geom.shift);
 }
 
 /* How many of the first @n intents fit this tick's time budget. */
-static size_t time_budget(const struct tierd_conf *c, const struct policy_intent *intents,
-			  size_t n, uint64_t bps)
+static size_t time_budget(const struct tierd_conf *c, const struct page_geom *g,
+			  const struct policy_intent *intents, size_t n, uint64_t bps)
 {
-	uint64_t budget = (uint64_t)c->promotion.batch_pages * PAGE_SZ;
+	uint64_t budget = (uint64_t)c->promotion.batch_pages << g->shift;
 	uint64_t sum = 0;
 	size_t i;
 
@@ -256,7 +275,7 @@ static size_t time_budget(const struct tierd_conf *c, const struct policy_intent
 	if (bps * (STAGE_MOVE_BUDGET_NS / NSEC_PER_SEC) > budget)
 		budget = bps * (STAGE_MOVE_BUDGET_NS / NSEC_PER_SEC);
 	for (i = 0; i < n; i++) {
-		sum += (uint64_t)intents[i].nr_pages * PAGE_SZ;
+		sum += (uint64_t)intents[i].nr_pages << g->shift;
 		if (sum > budget && i > 0)
 			break;
 	}
@@ -285,7 +304,7 @@ int decide_step(struct decide_stage *m, const struct decide_in *in, uint64_t now
 	r = policy_run(m->policy, &pi, &po);
 	if (r < 0)
 		return r;
-	out->nr_intents = time_budget(c, out->intents, po.nr_intents, in->bytes_per_s);
+	out->nr_intents = time_budget(c, &m->geom, out->intents, po.nr_intents, in->bytes_per_s);
 	out->cut = out->nr_intents < po.nr_intents;
 	/* What it promotes onto a GPU rule's node counts against the rule
 	 * until its next read, whether the move lands or not. */

@@ -6,7 +6,7 @@
  * process list), what each rule's processes hold on its node (their
  * cgroups' memory.numa_stat, a few numa_maps a tick: core/gpu_usage.h),
  * and for core/candidates, which picks the candidates, where their pages
- * are: move_pages(2) node queries (nodes NULL) and whether a 2 MiB entry
+ * are: move_pages(2) node queries (nodes NULL) and whether a PMD entry
  * is a PMD THP (sys/thp).
  *
  * The NVIDIA driver's memory mode is read at start (sys/gpu_mode): with
@@ -34,11 +34,12 @@
 #define CGROUP_ROOT "/sys/fs/cgroup"
 
 struct gather_stage {
+	struct page_geom geom; /* the kernel's */
 	struct cand_select *sel; /* core/candidates */
 	struct cand_io io;
 	struct policy_params pp; /* its GPU rules, for match_rules() */
 	struct migrator query; /* node queries only */
-	struct thp_lookup *thp; /* NULL: treat 2 MiB entries as base pages */
+	struct thp_lookup *thp; /* NULL: treat PMD entries as base pages */
 	uint64_t procs_generation;
 	int cg_error; /* last memory.numa_stat error, logged once */
 	const char *root; /* "/" or a fixture tree (--root, tierd-sim) */
@@ -65,21 +66,28 @@ static int io_is_thp(void *ctx, pid_t pid, uint64_t addr)
 }
 
 /*
- * The THP lookup on the real /proc (none under a fixture root).  Without
- * one, a THP is moved as 512 addresses: said once, here, and visible in
+ * The THP lookup on the real /proc (none under a fixture root, unless the
+ * caller's ops stand for the kernel).  Without one, a THP is moved as its
+ * base pages' addresses: said once, here, and visible in
  * tierd_move_pages_thps_total staying 0.
  */
-static struct thp_lookup *open_thp(const struct tierd *d)
+static struct thp_lookup *open_thp(const struct tierd *d, const struct manager_ops *ops,
+				   const char *proc_root)
 {
+	bool fake = ops && ops->thp_ops;
 	struct thp_lookup *l;
 
-	if (strcmp(d->root, "/"))
+	/* A kernel without PMD THPs has none to look up (the start-up line
+	 * of the page sizes says so). */
+	if (!d->geom.thp || (strcmp(d->root, "/") && !fake))
 		return NULL;
 	l = malloc(sizeof(*l));
 	if (!l)
 		return NULL;
-	if (thp_open(l, "/proc") < 0) {
-		log_notice("No THP lookups (%s): each THP is moved as 512 addresses", l->why);
+	if ((fake ? thp_open_ops(l, proc_root, &d->geom, ops->thp_ops, ops->thp_ctx) :
+		    thp_open(l, "/proc", &d->geom)) < 0) {
+		log_notice("No THP lookups (%s): each THP is moved as %llu addresses", l->why,
+			   (unsigned long long)page_geom_pmd_pages(&d->geom));
 		free(l);
 		return NULL;
 	}
@@ -96,8 +104,7 @@ static void init_usage(struct gather_stage *m)
 		m->st->gpu_rule_used[r] = GPU_USAGE_UNKNOWN;
 }
 
-/* The driver's memory mode and the kernel's page size, at start: journal
- * and status. */
+/* The driver's memory mode, at start: journal and status. */
 static void read_gpu_mode(struct gather_stage *m, const struct tierd *d)
 {
 	struct gpu_mode_info gm;
@@ -114,9 +121,6 @@ static void read_gpu_mode(struct gather_stage *m, const struct tierd *d)
 	} else if (gm.mode == GPU_MODE_NUMA) {
 		log_info("NVIDIA driver in NUMA mode (%s): the GPU's memory is a NUMA node", gm.why);
 	}
-	if (sysconf(_SC_PAGESIZE) != 4096)
-		log_warn("The kernel's pages are %ld KiB: tierd plans and moves 4 KiB pages, so its byte counts, caps and batches are off on this kernel (run one with 4 KiB pages)",
-			 sysconf(_SC_PAGESIZE) / 1024);
 	m->gpu_mode = gm.mode;
 	snprintf(m->st->gpu_mode, sizeof(m->st->gpu_mode), "%s", gpu_mode_name(gm.mode));
 	snprintf(m->st->gpu_mode_why, sizeof(m->st->gpu_mode_why), "%s", gm.why);
@@ -134,20 +138,21 @@ int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_
 	m->root = d->root;
 	r = fs_path(m->proc_root, sizeof(m->proc_root), d->root, "proc");
 	r = r ?: fs_path(m->cgroup_root, sizeof(m->cgroup_root), d->root, CGROUP_ROOT);
-	r = r ?: cand_select_new(max_cand, &m->sel);
+	r = r ?: cand_select_new(max_cand, &d->geom, &m->sel);
 	if (r < 0) {
 		free(m);
 		return r;
 	}
-	decide_params(d->conf, &m->pp);
+	m->geom = d->geom;
+	decide_params(d->conf, &m->geom, &m->pp);
 	m->st = st;
 	init_usage(m);
 	read_gpu_mode(m, d);
 	if (ops && ops->mig_ops)
-		mig_init(&m->query, ops->mig_ops, ops->mig_ctx, true);
+		mig_init(&m->query, ops->mig_ops, ops->mig_ctx, true, d->geom.base);
 	else
-		mig_init(&m->query, &mig_real_ops, (void *)d->root, true);
-	m->thp = open_thp(d);
+		mig_init(&m->query, &mig_real_ops, (void *)d->root, true, d->geom.base);
+	m->thp = open_thp(d, ops, m->proc_root);
 	m->io = (struct cand_io){ .query = io_query, .is_thp = m->thp ? io_is_thp : NULL,
 				  .ctx = m };
 	m->procs_generation = (uint64_t)-1;
@@ -157,7 +162,7 @@ int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_
 
 void gather_reload_apply(struct gather_stage *m, const struct tierd_conf *c)
 {
-	decide_params(c, &m->pp);
+	decide_params(c, &m->geom, &m->pp);
 	init_usage(m);
 	m->procs_generation = (uint64_t)-1;
 }
@@ -296,10 +301,10 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 
 	if (c->promotion.max_rate_mb_per_s)
 		ci.global_burst = decide_burst_bytes(c->promotion.max_rate_mb_per_s,
-						     c->interval_ms);
+						     c->interval_ms, &m->geom);
 	for (int i = 0; i < c->nr_cgroups; i++)
 		cg_burst[i] = decide_burst_bytes(c->cgroups[i].migrate_max_mb_per_s,
-						 c->interval_ms);
+						 c->interval_ms, &m->geom);
 	if (m->procs_generation != in->procs->generation)
 		match_rules(m, in->procs);
 	read_gpu_usage(m, now_ns);

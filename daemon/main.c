@@ -26,6 +26,7 @@
 #include "loop.h"
 #include "manager.h"
 #include "notify.h"
+#include "page_geom_read.h"
 #include "record.h"
 #include "topo_read.h"
 #include "tierd-config.h"
@@ -63,6 +64,7 @@ static int check_config(const char *path, const char *root, bool offline)
 	static struct tierd_conf conf;
 	static struct topology topo;
 	char *errors = NULL, *warnings = NULL;
+	struct page_geom geom;
 	gid_t gid;
 	int r = conf_load(path, &conf, &errors);
 
@@ -79,7 +81,13 @@ static int check_config(const char *path, const char *root, bool offline)
 		printf("configuration OK (offline: not checked against this machine)\n");
 		return 0;
 	}
-	r = topo_read(root, &topo);
+	r = page_geom_read(root, NULL, NULL, &geom);
+	if (r < 0) {
+		fprintf(stderr, "Failed to read the kernel's page sizes under %s: %s\n", root,
+			strerror(-r));
+		return 1;
+	}
+	r = topo_read(root, geom.base, &topo);
 	if (r < 0) {
 		fprintf(stderr,
 			"Failed to read the NUMA topology under %s: %s (--offline checks the file alone)\n",
@@ -209,7 +217,7 @@ static int record_start(struct tierd *d, struct recorder *rec)
 
 	if (!d->record_path)
 		return 0;
-	r = record_open(rec, d->record_path, d->root, 0, d->start_ns);
+	r = record_open(rec, d->record_path, d->root, &d->geom, 0, d->start_ns);
 	if (r < 0) {
 		log_err("Failed to create %s for --record: %s", d->record_path, strerror(-r));
 		return r;

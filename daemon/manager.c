@@ -84,7 +84,7 @@ static int start_stages(struct manager *m, const struct manager_ops *ops, size_t
 
 int manager_init(struct manager *m, struct tierd *d, const struct manager_ops *ops)
 {
-	size_t max_cand = decide_max_cand(d->conf);
+	size_t max_cand = decide_max_cand(d->conf, &d->geom);
 	int r;
 
 	memset(m, 0, sizeof(*m));
@@ -100,6 +100,8 @@ int manager_init(struct manager *m, struct tierd *d, const struct manager_ops *o
 	/* A plan has at most one batch per entry, one entry per intent's page
 	 * (batch_new()'s bound). */
 	m->calls = calloc(m->decided.max_intents, sizeof(*m->calls));
+	if (m->ranges)
+		cand_ranges_init(m->ranges, &d->geom);
 	if (!m->procs || !m->ranges || !m->gathered.cand || !m->decided.intents || !m->calls) {
 		log_err("Failed to start the pipeline: %s", strerror(ENOMEM));
 		return -ENOMEM;
@@ -415,7 +417,7 @@ int manager_reload_check(struct manager *m, const struct tierd_conf *next, char 
 		snprintf(why, why_size, "%s: sample: %s\n", path, swhy[0] ? swhy : strerror(-r));
 		return r;
 	}
-	r = decide_reload_check(next, swhy, sizeof(swhy));
+	r = decide_reload_check(next, &m->d->geom, swhy, sizeof(swhy));
 	if (r < 0)
 		snprintf(why, why_size, "%s: decide: %s\n", path, swhy[0] ? swhy : strerror(-r));
 	return r;

@@ -28,6 +28,7 @@
 #include "stages.h"
 
 struct sampler;
+struct thp_ops;
 
 /*
  * What stands in for the kernel, for tests, benchmarks and the lab's
@@ -39,6 +40,10 @@ struct manager_ops {
 	size_t nr_pids;
 	const struct mig_ops *mig_ops; /* instead of move_pages(2) */
 	void *mig_ctx;
+	/* THP lookups (sys/thp.h) on ROOT/proc's pagemaps, instead of none
+	 * under a fixture root */
+	const struct thp_ops *thp_ops;
+	void *thp_ctx;
 };
 
 enum manager_step {

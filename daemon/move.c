@@ -27,6 +27,7 @@
 #define DENIED_LOG_NS (60 * 1000000000ull)
 
 struct move_stage {
+	struct page_geom geom; /* the kernel's */
 	struct migrator mig;
 	struct account *acct;
 	uint64_t denied_logged_ns; /* when the last line about refused pages was */
@@ -42,16 +43,17 @@ int move_new(const struct tierd *d, const struct manager_ops *ops, struct move_s
 	*ret = NULL;
 	if (!m)
 		return -ENOMEM;
-	acct_params_default(&ap);
+	m->geom = d->geom;
+	acct_params_default(&ap, &d->geom);
 	r = account_new(&ap, CONF_MAX_CGROUPS, MAX_RETRY_QUEUE, &m->acct);
 	if (r < 0) {
 		free(m);
 		return r;
 	}
 	if (ops && ops->mig_ops)
-		r = mig_init(&m->mig, ops->mig_ops, ops->mig_ctx, d->dry_run);
+		r = mig_init(&m->mig, ops->mig_ops, ops->mig_ctx, d->dry_run, d->geom.base);
 	else
-		r = mig_init(&m->mig, &mig_real_ops, (void *)d->root, d->dry_run);
+		r = mig_init(&m->mig, &mig_real_ops, (void *)d->root, d->dry_run, d->geom.base);
 	if (r < 0 && r != -EPERM)
 		log_warn("Probing move_pages(2) for MPOL_MF_PROMOTE failed: %s",
 			 strerror(-r));
@@ -86,8 +88,8 @@ struct account *move_account(struct move_stage *m)
 }
 
 /*
- * Remember when each range that reached its target moved.  A 2 MiB range
- * whose 512 base pages (or THP) all reached a fast-tier node in this tick
+ * Remember when each range that reached its target moved.  A PMD range
+ * whose base pages (or THP) all reached a fast-tier node in this tick
  * (not a GPU node: placement rules count their bytes there every tick)
  * is known fast from now, as if gather had queried it: otherwise the next
  * tick's candidates would be these same ranges, queried only to be found
@@ -109,7 +111,7 @@ static void remember_moves(const struct topology *topo, struct cand_ranges *rang
 
 	for (size_t i = 0; i < pl->nr_entries; i++) {
 		const struct policy_intent one = batch_entry_intent(pl, i, intents), *it = &one;
-		uint64_t base = it->addr & ~(uint64_t)(HOT_HUGE_SIZE - 1);
+		uint64_t base = page_geom_pmd_base(&ranges->geom, it->addr);
 		int idx = topo_node_index(topo, it->to_node);
 		struct cand_range *rg;
 		bool whole;
@@ -126,7 +128,7 @@ static void remember_moves(const struct topology *topo, struct cand_ranges *rang
 			run_pages = 0;
 		}
 		run_pages += it->nr_pages;
-		whole = run_pages == HOT_HUGE_SIZE / HOT_PAGE_SIZE;
+		whole = run_pages == page_geom_pmd_pages(&ranges->geom);
 		if (it->kind != POLICY_PROMOTE) {
 			rg->last_demote = cand_time(now_ns);
 			rg->fast_seen = 0;
@@ -144,11 +146,12 @@ static void remember_moves(const struct topology *topo, struct cand_ranges *rang
 /*
  * The addresses of the calls move_step() made (dry-run node queries too,
  * as tierd_move_pages_calls_total counts them), and of them the PMD THPs
- * passed as one address: a candidate of 512 pages that is one folio, not a
- * range listed page by page (POLICY_F_PAGES).
+ * passed as one address: a candidate of a PMD's pages that is one folio, not
+ * a range listed page by page (POLICY_F_PAGES).
  */
-static void count_addresses(struct tierd_stats *s, const struct batch_plan *pl,
-			    const struct policy_intent *intents, const struct acct_call *calls)
+static void count_addresses(struct tierd_stats *s, const struct page_geom *g,
+			    const struct batch_plan *pl, const struct policy_intent *intents,
+			    const struct acct_call *calls)
 {
 	for (size_t k = 0; k < pl->nr_batches; k++) {
 		const struct batch *b = &pl->batches[k];
@@ -159,7 +162,7 @@ static void count_addresses(struct tierd_stats *s, const struct batch_plan *pl,
 		for (size_t e = b->first; e < b->first + b->count; e++) {
 			const struct policy_intent *it = &intents[pl->intent[e]];
 
-			if (!(it->flags & POLICY_F_PAGES) && it->nr_pages == HOT_HUGE_SIZE / HOT_PAGE_SIZE)
+			if (!(it->flags & POLICY_F_PAGES) && it->nr_pages == page_geom_pmd_pages(g))
 				s->move_pages_thps_total++;
 		}
 	}
@@ -287,7 +290,7 @@ void account_step(struct move_stage *m, const struct account_in *in, struct cand
 	run->moved_bytes = sum.moved_bytes;
 	run->would_pages = sum.would_pages;
 	st->move_pages_calls_total += run->calls;
-	count_addresses(st, in->plan, in->intents, in->calls);
+	count_addresses(st, &m->geom, in->plan, in->intents, in->calls);
 	add_stats(st, in->conf, in->topo, m->acct, &before);
 	if (in->dry_run)
 		return;

@@ -219,7 +219,7 @@ int tierd_rescan_topology(struct tierd *d)
 	char what[sizeof(d->topo_change)], status[256];
 	struct timespec ts;
 
-	r = topo_read(d->root, &next);
+	r = topo_read(d->root, d->geom.base, &next);
 	if (r < 0) {
 		if (r != d->topo_error)
 			log_warn("Failed to read the NUMA topology under %s again: %s; the previous one stays",

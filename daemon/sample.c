@@ -57,6 +57,7 @@ static int targets_setup(struct sample_stage *m, const struct tierd_conf *c)
 	tp.rules = m->rules;
 	tp.nrules = n;
 	tp.max_targets = CAND_MAX_PROCS;
+	tp.page_size = m->geom.base;
 	if (m->targets_ok)
 		targets_free(&m->targets);
 	m->targets_ok = false;
@@ -68,11 +69,12 @@ static int targets_setup(struct sample_stage *m, const struct tierd_conf *c)
 }
 
 static int hot_setup(struct sample_stage *m, const struct tierd_conf *c,
-		     uint64_t now_ns)
+		     const struct page_geom *g, uint64_t now_ns)
 {
 	struct hot_params hp = {
 		.half_life_ns = c->sampling.half_life_ms * NSEC_PER_MSEC,
 		.max_entries = (uint32_t)c->sampling.max_tracked_pages,
+		.geom = *g,
 	};
 	size_t len = hot_mem_size(hp.max_entries);
 	void *mem;
@@ -181,7 +183,7 @@ static int sample_start(struct sample_stage *m, const struct tierd *d,
 	r = targets_setup(m, d->conf);
 	if (r < 0)
 		return r;
-	r = hot_setup(m, d->conf, 0);
+	r = hot_setup(m, d->conf, &m->geom, 0);
 	if (r < 0)
 		return r;
 	if (d->record)
@@ -231,7 +233,7 @@ static int watch_setup(struct sample_stage *m, struct tierd_stats *st)
 	m->watched = calloc(CAND_MAX_PROCS, sizeof(*m->watched));
 	if (!m->watched)
 		return -ENOMEM;
-	r = sample_watch_init(&m->watch, bound, CAND_MAX_PROCS);
+	r = sample_watch_init(&m->watch, bound, CAND_MAX_PROCS, m->geom.base);
 	if (r < 0)
 		return r;
 	m->watch_ok = true;
@@ -258,6 +260,7 @@ int sample_new(const struct tierd *d, const struct manager_ops *ops,
 		m->nr_fake_pids = ops->nr_pids;
 	}
 	m->topo = &d->topo;
+	m->geom = d->geom;
 	r = sample_start(m, d, ops, st);
 	if (r == 0 && m->s)
 		r = watch_setup(m, st);

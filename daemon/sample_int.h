@@ -19,6 +19,7 @@
 #include "targets.h"
 
 struct sample_stage {
+	struct page_geom geom; /* the kernel's: the table's pages, statm's unit */
 	struct sampler *cands[2];
 	size_t nr_cands;
 	struct sampler *s; /* the one running, NULL when none */

@@ -52,7 +52,7 @@ int sample_sources_new(const struct tierd *d, struct tierd_stats *st,
 	if (c->sampling.source != CONF_SOURCE_DAMON) {
 		struct sampler_bpf_params bp;
 
-		sampler_bpf_params_default(&bp);
+		sampler_bpf_params_default(&bp, &d->geom);
 		bp.cpu_budget_pct = c->sampling.cpu_budget_pct;
 		if (sampler_bpf_new(&bp, &cands[*nr_cands]) == 0)
 			(*nr_cands)++;

@@ -17,7 +17,7 @@
 /* A watched process keeps its place against one with this much more. */
 #define WATCH_STAY_BYTES (8 * MIB)
 
-int sample_watch_init(struct sample_watch *w, size_t bound, size_t max)
+int sample_watch_init(struct sample_watch *w, size_t bound, size_t max, uint64_t page_size)
 {
 	memset(w, 0, sizeof(*w));
 	w->p = (struct watch_params){
@@ -27,7 +27,7 @@ int sample_watch_init(struct sample_watch *w, size_t bound, size_t max)
 		.stay_bytes = WATCH_STAY_BYTES,
 	};
 	w->max = max;
-	w->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	w->page_size = page_size;
 	w->proc_root = "/proc";
 	w->procs = calloc(max, sizeof(*w->procs));
 	w->next = calloc(max, sizeof(*w->next));

@@ -20,13 +20,13 @@ struct sample_watch {
 	struct watch_proc *procs, *next;	/* by pid, [max] */
 	size_t n, max;
 	size_t *scratch, *idx;
-	uint64_t page_size;
+	uint64_t page_size;	/* the kernel's base page: statm's unit */
 	const char *proc_root;
 	uint64_t reads_total;	/* numa_maps reads */
 };
 
 /* 0 or -ENOMEM.  @bound: the most watched; @max: the most candidates. */
-int sample_watch_init(struct sample_watch *w, size_t bound, size_t max);
+int sample_watch_init(struct sample_watch *w, size_t bound, size_t max, uint64_t page_size);
 void sample_watch_free(struct sample_watch *w);
 
 /*

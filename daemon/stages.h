@@ -125,15 +125,18 @@ struct decide_out {
 /* -EBUSY retries one tick takes from the account, after the intents. */
 #define DECIDE_MAX_RETRIES 4096
 
-/* A rate's bucket: one interval's worth of bytes, at least a second's. */
-uint64_t decide_burst_bytes(uint32_t mb_per_s, uint32_t interval_ms);
+/* A rate's bucket: one interval's worth of bytes, else a second's, and at
+ * least a PMD THP where the kernel has them (@g). */
+uint64_t decide_burst_bytes(uint32_t mb_per_s, uint32_t interval_ms, const struct page_geom *g);
 /* Base pages a tick (twice a tick's worth of moves) and candidates. */
-size_t decide_max_pages(const struct tierd_conf *c);
-size_t decide_max_cand(const struct tierd_conf *c);
+size_t decide_max_pages(const struct tierd_conf *c, const struct page_geom *g);
+size_t decide_max_cand(const struct tierd_conf *c, const struct page_geom *g);
 int decide_new(const struct tierd *d, size_t max_cand, struct decide_stage **ret);
 void decide_free(struct decide_stage *s);
-void decide_params(const struct tierd_conf *c, struct policy_params *pp);
-int decide_reload_check(const struct tierd_conf *next, char *why, size_t why_size);
+void decide_params(const struct tierd_conf *c, const struct page_geom *g,
+		   struct policy_params *pp);
+int decide_reload_check(const struct tierd_conf *next, const struct page_geom *g, char *why,
+			size_t why_size);
 void decide_reload_apply(struct decide_stage *s, const struct tierd *d, uint64_t now_ns);
 bool decide_may_demote(struct decide_stage *s, const struct tierd_conf *c,
 		       const struct topology *topo, const uint64_t *fast_bytes);

@@ -129,6 +129,22 @@ struct job {
 	struct sim_sampler sampler;
 };
 
+/* A trace's page numbers count its base pages: replayed on a machine model
+ * of another base page, every page would stand for the wrong bytes. */
+static int trace_fits(const char *path, const struct sim_trace *t, const struct sim_machine *m,
+		      char *err)
+{
+	if (!t->page_bytes || t->page_bytes == m->base_page_bytes)
+		return 0;
+	snprintf(err, SIM_ERR_LEN,
+		 "%s: recorded with %llu KiB base pages, but machine %s has %llu KiB ones: "
+		 "replay it on a machine model with the same base page (base_page_kib: %llu)",
+		 path, (unsigned long long)t->page_bytes >> 10, m->name,
+		 (unsigned long long)m->base_page_bytes >> 10,
+		 (unsigned long long)t->page_bytes >> 10);
+	return -EINVAL;
+}
+
 static int job_source(const struct opts *o, const struct sim_machine *m,
 		      struct job *j, char *err)
 {
@@ -229,6 +245,8 @@ static int cmd_run(int argc, char **argv)
 	r = sim_machine_load(o.machine, &m, err);
 	if (!r && o.trace)
 		r = sim_trace_read(o.trace, &j[0].trace, err);
+	if (!r && o.trace)
+		r = trace_fits(o.trace, &j[0].trace, &m, err);
 	if (r) {
 		fprintf(stderr, "%s\n", err);
 		sim_trace_free(&j[0].trace);

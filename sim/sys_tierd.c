@@ -6,8 +6,9 @@
  *
  * - the root directory: a temporary sysfs tree made from the machine model
  *   (nodes, distances, CPUs, MemTotal/MemFree, access0 latency and
- *   bandwidth, memory tiers), MemFree rewritten from the placement before
- *   every tick;
+ *   bandwidth, memory tiers, the THP size), MemFree rewritten from the
+ *   placement before every tick; the base page is the model's too
+ *   (struct tierd's geom_ops);
  * - the config: tiers from the machine model and the shipped
  *   configs/cxl-promotion.yaml's promotion, demotion and copy-thread
  *   settings, or the file given with --tierd-conf (sim_tierd_conf);
@@ -17,7 +18,8 @@
  *   fast_tier_max_bytes (the first CONF_MAX_CGROUPS of them), and its
  *   memory.numa_stat is rewritten from the placement before every tick;
  * - the sampler: each range the sampler model saw, recorded into the hot
- *   table as one 2 MiB entry weighted with what was seen (DAMON: the
+ *   table as one entry of range_bytes (folded into the machine's PMD
+ *   ranges, as the hot table does) weighted with what was seen (DAMON: the
  *   region's nr_accesses, as the DAMON source records a region; exact and
  *   hw: the accesses or samples);
  * - the migrator: node queries answered from the placement; moves checked
@@ -45,6 +47,7 @@
 #include "log.h"
 #include "manager.h"
 #include "migrate.h"
+#include "page_geom_read.h"
 #include "sys/sampler.h"
 
 #define SIM_BASE 0x100000000000ull
@@ -160,6 +163,27 @@ static int make_cgroups(struct tsim *t)
 			r = r ?: put_numa_stat(t, i);
 	}
 	return r;
+}
+
+/* The machine model's base page, as sysconf(_SC_PAGESIZE) would say it. */
+static long ts_page_size(void *ctx)
+{
+	return (long)((const struct tsim *)ctx)->s->m->base_page_bytes;
+}
+
+static const struct page_geom_ops ts_geom_ops = {
+	.page_size = ts_page_size,
+};
+
+/* The model's PMD THP size where it has THPs (none: a kernel without). */
+static int put_thp(struct tsim *t)
+{
+	char text[32];
+
+	if (!t->s->m->thp_bytes)
+		return 0;
+	snprintf(text, sizeof(text), "%llu\n", (unsigned long long)t->s->m->thp_bytes);
+	return put(t->root, PAGE_GEOM_PMD_PATH, text);
 }
 
 static int make_tree(struct tsim *t)
@@ -566,6 +590,7 @@ static int tierd_init_kernel(void **ret, const struct sim_setup *s, enum sim_ker
 	 * MemFree is rewritten from the placement before each tick. */
 	r = mkdir(t->root, 0755) < 0 ? -errno : 0;
 	r = r ?: make_tree(t);
+	r = r ?: put_thp(t);
 	r = r ?: make_cgroups(t);
 	r = r ?: make_conf(t);
 	if (r < 0) {
@@ -576,6 +601,8 @@ static int tierd_init_kernel(void **ret, const struct sim_setup *s, enum sim_ker
 	snprintf(t->d.config_path, sizeof(t->d.config_path), "%s", t->conf);
 	snprintf(t->d.runtime_dir, sizeof(t->d.runtime_dir), "%s", t->dir);
 	t->d.no_knobs = true;
+	t->d.geom_ops = &ts_geom_ops;
+	t->d.geom_ctx = t;
 	ops = (struct manager_ops){
 		.sampler = &t->base,
 		.pids = t->pids,

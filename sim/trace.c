@@ -142,7 +142,14 @@ static int read_text(gzFile f, const char *path, struct sim_trace *t,
 		}
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
-		if (!len || line[0] == '#')
+		if (len && line[0] == '#') {
+			unsigned long long v;
+
+			if (sscanf(line, "# page_bytes: %llu", &v) == 1)
+				t->page_bytes = v;
+			continue;
+		}
+		if (!len)
 			continue;
 		why = parse_line(t, line);
 		if (why) {
@@ -185,6 +192,8 @@ int sim_trace_write_text(const char *path, const struct sim_trace *t)
 	if (!f)
 		return -errno;
 	fprintf(f, "# time_us,tenant,page,accesses\n");
+	if (t->page_bytes)
+		fprintf(f, "# page_bytes: %llu\n", (unsigned long long)t->page_bytes);
 	for (size_t i = 0; i < t->nr_recs; i++) {
 		const struct sim_rec *x = &t->recs[i];
 

@@ -28,6 +28,9 @@ struct sim_trace {
 	size_t nr_recs, cap_recs;
 	char **tenants;		/* cgroup-like paths, "/a/b" */
 	uint32_t nr_tenants;
+	/* The base page its page numbers count, from a text trace's
+	 * "# page_bytes: N" line (tierd --record writes one); 0: not said. */
+	uint64_t page_bytes;
 };
 
 /*

@@ -47,9 +47,9 @@ enum acct_class acct_classify(int status, int target)
 	}
 }
 
-void acct_params_default(struct acct_params *p)
+void acct_params_default(struct acct_params *p, const struct page_geom *g)
 {
-	p->page_size = 4096;
+	p->page_size = (uint32_t)g->base;
 	p->busy_delay_ns = NSEC_PER_SEC;
 	p->busy_max_tries = 3;
 	p->nomem_backoff_ns = 5 * NSEC_PER_SEC;

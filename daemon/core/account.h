@@ -53,14 +53,15 @@ enum acct_class acct_classify(int status, int target);
 const char *acct_class_name(enum acct_class c);
 
 struct acct_params {
-	uint32_t page_size;
+	uint32_t page_size;		/* bytes of a base page */
 	uint64_t busy_delay_ns;		/* first retry delay; doubles per try */
 	uint32_t busy_max_tries;	/* then the page is dropped */
 	uint64_t nomem_backoff_ns;	/* first back-off; doubles while it recurs */
 	uint64_t nomem_backoff_max_ns;
 };
 
-void acct_params_default(struct acct_params *p);
+/* Defaults for pages of @g. */
+void acct_params_default(struct acct_params *p, const struct page_geom *g);
 
 struct acct_sum {
 	uint64_t pages;

@@ -13,12 +13,13 @@ struct batcher {
 	const struct policy_intent *cur;	/* for the comparator */
 };
 
-void batch_params_default(struct batch_params *p, uint32_t kernel_batch_pages)
+void batch_params_default(struct batch_params *p, uint32_t kernel_batch_pages,
+			  const struct page_geom *g)
 {
 	memset(p, 0, sizeof(*p));
 	p->batch_pages = kernel_batch_pages > BATCH_MIN_DEFAULT_PAGES ? kernel_batch_pages :
 									BATCH_MIN_DEFAULT_PAGES;
-	p->page_size = 4096;
+	p->page_size = (uint32_t)g->base;
 }
 
 int batch_new(const struct batch_params *params, size_t max_intents, struct batcher **ret)

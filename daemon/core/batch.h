@@ -29,15 +29,17 @@ struct batch_params {
 	uint32_t batch_pages;	/* most base pages per call, >= 1 */
 	uint64_t tick_max_pages;	/* 0 = no limit */
 	uint64_t tick_max_bytes;	/* 0 = no limit */
-	uint32_t page_size;
+	uint32_t page_size;	/* bytes of a base page */
 };
 
 /*
  * Defaults: batch_pages = the larger of 1024 and @kernel_batch_pages (the
  * patched kernel's vm.migrate_batch_pages; 0 when absent), so every call is
- * large enough for the kernel's batched copy; no per-tick limit.
+ * large enough for the kernel's batched copy (both count base pages, of
+ * @g's size); no per-tick limit.
  */
-void batch_params_default(struct batch_params *p, uint32_t kernel_batch_pages);
+void batch_params_default(struct batch_params *p, uint32_t kernel_batch_pages,
+			  const struct page_geom *g);
 
 struct batch {
 	int pid;

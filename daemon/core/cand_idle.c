@@ -6,13 +6,13 @@
 #include "cand_int.h"
 
 /*
- * Does the 2 MiB range at @addr of @pid hold pages tierd could demote?
+ * Does the PMD range at @addr of @pid hold pages tierd could demote?
  * RECHECK_PAGES of its pages, evenly spaced: true when one is on a node
  * above the lowest tier.  A range whose sample is all on the lowest tier
  * is remembered as low (the passes skip it for CAND_FAST_RECHECK_NS); one whose
  * sample is all unmapped is sparse memory, little to gain, and left.  So
  * a terabyte of idle memory already on the slow tier costs the pass 16
- * page queries a range, not 512.
+ * page queries a range, not 512 (or 8192 of 64 KiB pages).
  */
 static bool idle_worth(struct cand_select *m, pid_t pid, uint64_t addr, uint64_t now_ns)
 {
@@ -21,7 +21,7 @@ static bool idle_worth(struct cand_select *m, pid_t pid, uint64_t addr, uint64_t
 	size_t mapped = 0;
 
 	for (size_t i = 0; i < RECHECK_PAGES; i++)
-		addrs[i] = (void *)(uintptr_t)(addr + i * (PAGES_PER_HUGE / RECHECK_PAGES) * PAGE_SZ);
+		addrs[i] = (void *)(uintptr_t)(addr + ((i * (m->pmd_pages / RECHECK_PAGES)) << m->geom.shift));
 	if (m->io->query(m->io->ctx, pid, RECHECK_PAGES, addrs, status) < 0)
 		return false;
 	for (size_t i = 0; i < RECHECK_PAGES; i++) {
@@ -83,15 +83,15 @@ void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 		return;
 	for (uint32_t i = idle_find(s, m->idle_pid, m->idle_addr); i < s->n; i++) {
 		const struct idle_range *r = &s->r[i];
-		uint64_t a = (r->start + HOT_HUGE_SIZE - 1) & ~(HOT_HUGE_SIZE - 1);
+		uint64_t pmd = m->geom.pmd, a = page_geom_pmd_base(&m->geom, r->start + pmd - 1);
 
 		if (now_ns < r->since_ns || now_ns - r->since_ns < m->in->idle_min_ns ||
 		    !cand_proc_find(m->procs, r->pid))
 			continue;
 		if (r->pid == m->idle_pid && a < m->idle_addr)
 			a = m->idle_addr;
-		for (; a < r->end && r->end - a >= HOT_HUGE_SIZE; a += HOT_HUGE_SIZE) {
-			struct hot_entry_view v = { .pid = r->pid, .addr = a, .len = HOT_HUGE_SIZE,
+		for (; a < r->end && r->end - a >= pmd; a += pmd) {
+			struct hot_entry_view v = { .pid = r->pid, .addr = a, .len = pmd,
 						    .last_ns = r->since_ns };
 			bool stop = m->idle_visited++ >= IDLE_VISITS ||
 				    m->idle_queried >= IDLE_QUERY_PAGES ||

@@ -11,12 +11,11 @@
 #include "candidates.h"
 
 #define NSEC_PER_SEC 1000000000ull
-#define PAGE_SZ 4096u
-#define PAGES_PER_HUGE (HOT_HUGE_SIZE / PAGE_SZ)
 #define MAX_VIEWS 4096 /* table entries looked at a tick */
 #define COLD_QUERY_PAGES (16u << 10) /* base pages the coldest pass queries a tick */
 #define QUERY_ENTRIES 1024 /* entries one node query may cover */
-#define QUERY_PAGES 4096 /* base pages it may cover (a 2 MiB entry of base pages is 512) */
+#define QUERY_PAGES 4096 /* base pages it may cover (a 2 MiB entry of base pages is 512),
+			  * or a PMD's when more (8192 in 512 MiB) */
 #define COLD_WINDOWS 2 /* MAX_VIEWS selections the coldest pass makes a tick */
 #define HOT_WINDOWS 2 /* and the head past its first MAX_VIEWS */
 #define RECHECK_PAGES 16 /* of a range's 512 a sample query looks at */
@@ -27,11 +26,14 @@
 struct staged {
 	struct hot_entry_view v;
 	uint32_t first, count; /* its pages in addrs[] */
-	uint32_t nr_pages; /* base pages per queried page: 512 for a THP, else 1 */
+	uint32_t nr_pages; /* base pages per queried page: a PMD's for a THP, else 1 */
 	bool cold; /* staged by a cold pass */
 };
 
 struct cand_select {
+	struct page_geom geom; /* the hot table's */
+	uint32_t pmd_pages; /* base pages in a PMD range */
+	size_t query_pages; /* QUERY_PAGES, or a PMD's pages when more */
 	size_t max_cand; /* candidates (array entries) a tick */
 	bool cand_full; /* cand_stage_entry() refused an entry for max_cand this tick */
 	size_t n; /* candidates in cand[] this tick, queried */
@@ -53,7 +55,7 @@ struct cand_select {
 	bool idle_end;
 	struct hot_entry_view *views;
 	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
-	void **addrs; /* the staged entries' pages, QUERY_PAGES */
+	void **addrs; /* the staged entries' pages, query_pages */
 	int *status;
 	bool capped;
 	/* This run's inputs and outputs (cand_select_run()'s arguments). */

@@ -5,9 +5,7 @@
 
 #include "candidates.h"
 
-#define PAGE_SZ 4096u
-#define PAGES_PER_HUGE (HOT_HUGE_SIZE / PAGE_SZ)
-#define RECHECK_PAGES 16 /* of a known-fast range's 512, see cand_still_fast() */
+#define RECHECK_PAGES 16 /* of a known-fast range's 512 (or more), see cand_still_fast() */
 
 const struct cand_proc *cand_proc_find(const struct cand_procs *p, pid_t pid)
 {
@@ -30,18 +28,24 @@ _Static_assert(sizeof(struct cand_range) == 32, "the range memory is 32 bytes a 
 
 _Static_assert(CAND_RANGE_SLOTS % CAND_RANGE_WAYS == 0, "whole sets");
 
-static uint32_t range_slot(pid_t pid, uint64_t base)
+void cand_ranges_init(struct cand_ranges *r, const struct page_geom *g)
 {
-	uint64_t h = (base >> HOT_HUGE_SHIFT) * 0x9e3779b97f4a7c15ull ^
+	memset(r, 0, sizeof(*r));
+	r->geom = *g;
+}
+
+static uint32_t range_slot(const struct cand_ranges *r, pid_t pid, uint64_t base)
+{
+	uint64_t h = (base >> r->geom.pmd_shift) * 0x9e3779b97f4a7c15ull ^
 		     (uint64_t)pid * 0xff51afd7ed558ccdull;
 
 	return (uint32_t)(h >> 32);
 }
 
 /* The first slot of the set of @pid's range at @base. */
-static uint32_t range_set(pid_t pid, uint64_t base)
+static uint32_t range_set(const struct cand_ranges *r, pid_t pid, uint64_t base)
 {
-	return range_slot(pid, base) % (CAND_RANGE_SLOTS / CAND_RANGE_WAYS) * CAND_RANGE_WAYS;
+	return range_slot(r, pid, base) % (CAND_RANGE_SLOTS / CAND_RANGE_WAYS) * CAND_RANGE_WAYS;
 }
 
 /* When tierd last did anything with @s: its latest time, 0 for none. */
@@ -55,8 +59,8 @@ static uint32_t last_use(const struct cand_range *s)
 
 struct cand_range *cand_range(struct cand_ranges *r, pid_t pid, uint64_t addr)
 {
-	uint64_t base = addr & ~(HOT_HUGE_SIZE - 1);
-	struct cand_range *set = &r->slot[range_set(pid, base)], *victim = set;
+	uint64_t base = page_geom_pmd_base(&r->geom, addr);
+	struct cand_range *set = &r->slot[range_set(r, pid, base)], *victim = set;
 
 	for (uint32_t w = 0; w < CAND_RANGE_WAYS; w++) {
 		if (set[w].pid == pid && set[w].base == base)
@@ -75,8 +79,8 @@ struct cand_range *cand_range(struct cand_ranges *r, pid_t pid, uint64_t addr)
 const struct cand_range *cand_range_peek(const struct cand_ranges *r, pid_t pid,
 					 uint64_t addr)
 {
-	uint64_t base = addr & ~(HOT_HUGE_SIZE - 1);
-	const struct cand_range *set = &r->slot[range_set(pid, base)];
+	uint64_t base = page_geom_pmd_base(&r->geom, addr);
+	const struct cand_range *set = &r->slot[range_set(r, pid, base)];
 
 	for (uint32_t w = 0; w < CAND_RANGE_WAYS; w++)
 		if (set[w].pid == pid && set[w].base == base)
@@ -112,9 +116,9 @@ bool cand_known_low(const struct cand_ranges *r, const struct hot_entry_view *v,
 }
 
 /*
- * A range known fast whose CAND_FAST_RECHECK_NS ran out: RECHECK_PAGES of its 512
- * base pages, evenly spaced, from an offset that moves on with every
- * recheck period (so every page is looked at within PAGES_PER_HUGE /
+ * A range known fast whose CAND_FAST_RECHECK_NS ran out: RECHECK_PAGES of its
+ * base pages (512 in a 2 MiB PMD), evenly spaced, from an offset that moves
+ * on with every recheck period (so every page is looked at within pages /
  * RECHECK_PAGES periods), instead of all of them.  True, and known fast
  * again, when every one is still on a fast-tier node; else the caller
  * queries the range whole.  A whole query of every page of a settled hot
@@ -132,16 +136,17 @@ bool cand_still_fast(struct cand_ranges *r, const struct cand_procs *procs,
 {
 	const struct cand_proc *proc = cand_proc_find(procs, v->pid);
 	const struct cand_range *rg = cand_range_peek(r, v->pid, v->addr);
-	uint64_t off = now_ns / CAND_FAST_RECHECK_NS % (PAGES_PER_HUGE / RECHECK_PAGES);
+	uint64_t stride = page_geom_pmd_pages(&r->geom) / RECHECK_PAGES;
+	uint64_t off = now_ns / CAND_FAST_RECHECK_NS % stride;
 	void *addrs[RECHECK_PAGES];
 	int status[RECHECK_PAGES];
 
-	if (!rg || !rg->fast_seen || !proc || proc->rule >= 0 || v->len != HOT_HUGE_SIZE ||
+	if (!rg || !rg->fast_seen || !proc || proc->rule >= 0 || v->len != r->geom.pmd ||
 	    (io->is_thp && io->is_thp(io->ctx, v->pid, v->addr) == 1))
 		return false;
 	for (size_t i = 0; i < RECHECK_PAGES; i++)
 		addrs[i] = (void *)(uintptr_t)(v->addr +
-			(off + i * (PAGES_PER_HUGE / RECHECK_PAGES)) * PAGE_SZ);
+			((off + i * stride) << r->geom.shift));
 	if (io->query(io->ctx, v->pid, RECHECK_PAGES, addrs, status) < 0)
 		return false;
 	for (size_t i = 0; i < RECHECK_PAGES; i++) {
@@ -156,11 +161,17 @@ bool cand_still_fast(struct cand_ranges *r, const struct cand_procs *procs,
 
 _Static_assert(sizeof(struct cand_denied) == 88, "a denied range is 88 bytes");
 
-#define PAGES_PER_RANGE (HOT_HUGE_SIZE / HOT_PAGE_SIZE)
+/* The mark of the page at @addr, in its range at @base. */
+static uint32_t denied_bit(const struct cand_ranges *r, uint64_t base, uint64_t addr)
+{
+	uint64_t page = (addr - base) >> r->geom.shift;
+
+	return (uint32_t)(page * CAND_DENIED_BITS >> (r->geom.pmd_shift - r->geom.shift));
+}
 
 static struct cand_denied *denied_slot(struct cand_ranges *r, pid_t pid, uint64_t base)
 {
-	return &r->denied[range_slot(pid, base) & (CAND_DENIED_SLOTS - 1)];
+	return &r->denied[range_slot(r, pid, base) & (CAND_DENIED_SLOTS - 1)];
 }
 
 /* The slot of @pid's range at @base while its marks hold at @now_ns, else NULL. */
@@ -177,9 +188,10 @@ static struct cand_denied *denied_find(struct cand_ranges *r, pid_t pid, uint64_
 void cand_denied_mark(struct cand_ranges *r, pid_t pid, uint64_t addr, uint32_t nr_pages,
 		      int node, int err, uint64_t now_ns)
 {
-	uint64_t base = addr & ~(HOT_HUGE_SIZE - 1), delay;
+	uint64_t base = page_geom_pmd_base(&r->geom, addr), delay;
 	struct cand_denied *d = denied_slot(r, pid, base);
-	uint32_t first = (uint32_t)((addr - base) / HOT_PAGE_SIZE), t;
+	uint64_t end = addr + ((uint64_t)(nr_pages ? nr_pages - 1 : 0) << r->geom.shift);
+	uint32_t first = denied_bit(r, base, addr), last, t;
 
 	if (d->until && d->pid == pid && d->base == base && d->node == node) {
 		/* Refused again after its retry: wait twice as long. */
@@ -201,16 +213,17 @@ void cand_denied_mark(struct cand_ranges *r, pid_t pid, uint64_t addr, uint32_t 
 	/* cand_ns() rounds down: the retry comes no earlier than asked. */
 	t = cand_time(now_ns + delay);
 	d->until = t < UINT32_MAX ? t + 1 : t;
-	for (uint32_t i = first; i < first + nr_pages && i < PAGES_PER_RANGE; i++)
+	last = end - base < r->geom.pmd ? denied_bit(r, base, end) : CAND_DENIED_BITS - 1;
+	for (uint32_t i = first; nr_pages && i <= last; i++)
 		d->pages[i / 64] |= 1ull << (i % 64);
 }
 
 bool cand_denied_skip(struct cand_ranges *r, pid_t pid, uint64_t addr, int node,
 		      uint64_t now_ns)
 {
-	uint64_t base = addr & ~(HOT_HUGE_SIZE - 1);
+	uint64_t base = page_geom_pmd_base(&r->geom, addr);
 	struct cand_denied *d = denied_find(r, pid, base, now_ns);
-	uint32_t i = (uint32_t)((addr - base) / HOT_PAGE_SIZE);
+	uint32_t i = denied_bit(r, base, addr);
 	uint64_t bit = 1ull << (i % 64);
 
 	if (!d || !(d->pages[i / 64] & bit))
@@ -224,7 +237,7 @@ bool cand_denied_skip(struct cand_ranges *r, pid_t pid, uint64_t addr, int node,
 bool cand_denied_whole(struct cand_ranges *r, pid_t pid, uint64_t addr, int node,
 		       uint64_t now_ns)
 {
-	struct cand_denied *d = denied_find(r, pid, addr & ~(HOT_HUGE_SIZE - 1), now_ns);
+	struct cand_denied *d = denied_find(r, pid, page_geom_pmd_base(&r->geom, addr), now_ns);
 
 	if (!d)
 		return false;
@@ -232,7 +245,7 @@ bool cand_denied_whole(struct cand_ranges *r, pid_t pid, uint64_t addr, int node
 		memset(d->pages, 0, sizeof(d->pages));
 		return false;
 	}
-	for (size_t w = 0; w < PAGES_PER_RANGE / 64; w++)
+	for (size_t w = 0; w < CAND_DENIED_BITS / 64; w++)
 		if (d->pages[w])
 			return true;
 	return false;

@@ -9,8 +9,8 @@
  *     coldest (demotion; see select_candidates()): first memory the
  *     source saw no access in at all (cand_idle.c), then the table's
  *     coldest entries;
- *  2. a 2 MiB entry is one candidate when it is a PMD THP, else its 512
- *     base pages are queried, and are one candidate when they are all on
+ *  2. a PMD entry (2 MiB of 4 KiB pages, 512 MiB of 64 KiB ones) is one
+ *     candidate when it is a PMD THP, else its base pages are queried, and are one candidate when they are all on
  *     one node (cand_flush_staged()); at most max_cand slots (a page queried, a
  *     THP) a tick, so the node queries and the memory are bounded;
  *  3. a range seen wholly on the fast tier, or moved there wholly by the
@@ -33,18 +33,21 @@
 
 #include "cand_int.h"
 
-int cand_select_new(size_t max_cand, struct cand_select **ret)
+int cand_select_new(size_t max_cand, const struct page_geom *g, struct cand_select **ret)
 {
 	struct cand_select *m = calloc(1, sizeof(*m));
 
 	*ret = NULL;
 	if (!m)
 		return -ENOMEM;
+	m->geom = *g;
+	m->pmd_pages = (uint32_t)page_geom_pmd_pages(g);
+	m->query_pages = m->pmd_pages > QUERY_PAGES ? m->pmd_pages : QUERY_PAGES;
 	m->max_cand = max_cand;
 	m->views = calloc(MAX_VIEWS, sizeof(*m->views));
 	m->staged = calloc(QUERY_ENTRIES, sizeof(*m->staged));
-	m->addrs = calloc(QUERY_PAGES, sizeof(*m->addrs));
-	m->status = calloc(QUERY_PAGES, sizeof(*m->status));
+	m->addrs = calloc(m->query_pages, sizeof(*m->addrs));
+	m->status = calloc(m->query_pages, sizeof(*m->status));
 	if (!m->views || !m->staged || !m->addrs || !m->status) {
 		cand_select_free(m);
 		return -ENOMEM;
@@ -101,9 +104,9 @@ static bool range_fits_rates(const struct cand_select *m, const struct cand_proc
 {
 	uint64_t cg = proc->cgroup >= 0 && m->in->cg_burst ? m->in->cg_burst[proc->cgroup] : 0;
 
-	if (m->in->global_burst && m->in->global_burst < HOT_HUGE_SIZE)
+	if (m->in->global_burst && m->in->global_burst < m->geom.pmd)
 		return false;
-	return !cg || cg >= HOT_HUGE_SIZE;
+	return !cg || cg >= m->geom.pmd;
 }
 
 /*
@@ -148,7 +151,7 @@ void cand_flush_staged(struct cand_select *m, uint64_t now_ns)
 			node = m->status[i];
 		}
 		/* A range of base pages all on one node: one candidate. */
-		whole = s->count == PAGES_PER_HUGE && mapped == s->count && one_node &&
+		whole = s->count == m->pmd_pages && mapped == s->count && one_node &&
 			range_fits_rates(m, proc) &&
 			!cand_denied_whole(m->ranges, v->pid, v->addr, node, now_ns);
 		for (size_t i = s->first; i < s->first + s->count; i++) {
@@ -159,7 +162,7 @@ void cand_flush_staged(struct cand_select *m, uint64_t now_ns)
 			m->cand[m->n + added++] = (struct policy_page){
 				.pid = v->pid,
 				.addr = (uint64_t)(uintptr_t)m->addrs[i],
-				.nr_pages = whole ? PAGES_PER_HUGE : s->nr_pages,
+				.nr_pages = whole ? m->pmd_pages : s->nr_pages,
 				.node = m->status[i],
 				.heat = heat,
 				.last_access_ns = v->last_ns,
@@ -174,9 +177,9 @@ void cand_flush_staged(struct cand_select *m, uint64_t now_ns)
 		}
 		/* What the query saw, for the passes that skip ranges known fast
 		 * or low; a range already remembered loses a mark it no longer
-		 * earns.  Marks are per 2 MiB range: a 4 KiB entry says nothing
-		 * of the rest. */
-		if (mapped && v->len == HOT_HUGE_SIZE && (all_fast || all_low || rg)) {
+		 * earns.  Marks are per PMD range: a base page entry says
+		 * nothing of the rest. */
+		if (mapped && v->len == m->geom.pmd && (all_fast || all_low || rg)) {
 			struct cand_range *r = cand_range(m->ranges, v->pid, v->addr);
 
 			r->fast_seen = all_fast ? cand_time(now_ns) : 0;
@@ -207,13 +210,13 @@ bool cand_stage_entry(struct cand_select *m, const struct hot_entry_view *v, boo
 
 	if (!cand_proc_find(m->procs, v->pid))
 		return true;
-	if (v->len == HOT_HUGE_SIZE) {
+	if (v->len == m->geom.pmd) {
 		if (m->io->is_thp && m->io->is_thp(m->io->ctx, v->pid, v->addr) == 1)
-			nr_pages = PAGES_PER_HUGE;
+			nr_pages = m->pmd_pages;
 		else
-			count = PAGES_PER_HUGE;
+			count = m->pmd_pages;
 	}
-	if (m->nr_staged == QUERY_ENTRIES || m->staged_pages + count > QUERY_PAGES ||
+	if (m->nr_staged == QUERY_ENTRIES || m->staged_pages + count > m->query_pages ||
 	    m->slots + m->staged_pages + count > m->max_cand)
 		cand_flush_staged(m, now_ns);
 	if (m->slots + count > m->max_cand) {
@@ -224,7 +227,7 @@ bool cand_stage_entry(struct cand_select *m, const struct hot_entry_view *v, boo
 	*s = (struct staged){ .v = *v, .first = m->staged_pages, .count = count,
 			      .nr_pages = nr_pages, .cold = cold };
 	for (uint32_t i = 0; i < count; i++)
-		m->addrs[s->first + i] = (void *)(uintptr_t)(v->addr + i * PAGE_SZ);
+		m->addrs[s->first + i] = (void *)(uintptr_t)(v->addr + ((uint64_t)i << m->geom.shift));
 	m->staged_pages += count;
 	if (cold)
 		m->cold_queried += count;

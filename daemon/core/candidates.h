@@ -50,7 +50,7 @@ struct cand_procs {
 const struct cand_proc *cand_proc_find(const struct cand_procs *p, pid_t pid);
 
 /*
- * What tierd last did to a 2 MiB range of a process: the policy's cool-down
+ * What tierd last did to a PMD range (2 MiB of 4 KiB pages) of a process: the policy's cool-down
  * and ping-pong inputs, and when the range was last seen wholly on the fast
  * tier (so a hot range already there is not queried every tick) or wholly
  * on the lowest (so a cold one there is not queried for demotion).  A
@@ -67,7 +67,7 @@ const struct cand_proc *cand_proc_find(const struct cand_procs *p, pid_t pid);
  * 2 MiB ranges most slots are in use, see daemon_rss).
  */
 struct cand_range {
-	uint64_t base; /* 2 MiB aligned */
+	uint64_t base; /* PMD aligned */
 	pid_t pid;
 	uint32_t last_promote;
 	uint32_t last_demote;
@@ -92,22 +92,27 @@ struct cand_range {
  * A direct-mapped cache too: a collision forgets the older range, whose
  * pages are then proposed and refused once more.
  */
-#define CAND_DENIED_SLOTS 1024 /* 2 GiB of ranges; 88 KiB */
+#define CAND_DENIED_SLOTS 1024 /* 2 GiB of 2 MiB ranges; 88 KiB */
+#define CAND_DENIED_BITS 512 /* marks per range */
 #define CAND_DENIED_RETRY_NS (60 * 1000000000ull)
 #define CAND_DENIED_RETRY_MAX_NS (32 * CAND_DENIED_RETRY_NS)
 
 struct cand_denied {
-	uint64_t base; /* 2 MiB aligned */
+	uint64_t base; /* PMD aligned */
 	pid_t pid;
 	int16_t node; /* the node its pages were refused from */
 	uint8_t tries; /* refusals in a row (after a retry) */
 	uint8_t err; /* the errno of the last refusal */
 	uint32_t until; /* cand_time(): proposed again from then; 0 = free slot */
 	uint32_t pad;
-	uint64_t pages[HOT_HUGE_SIZE / HOT_PAGE_SIZE / 64]; /* bit i: page i refused */
+	/* bit i: a page of the range's i-th CAND_DENIED_BITS part refused
+	 * (one base page of a 2 MiB PMD; 4 of a 32 MiB one, 16 of 512 MiB,
+	 * which are then left out together) */
+	uint64_t pages[CAND_DENIED_BITS / 64];
 };
 
 struct cand_ranges {
+	struct page_geom geom; /* the kernel's: a range is one PMD */
 	struct cand_range slot[CAND_RANGE_SLOTS];
 	struct cand_denied denied[CAND_DENIED_SLOTS];
 };
@@ -133,7 +138,10 @@ static inline uint64_t cand_ns(uint32_t t)
 	return t ? (uint64_t)(t - 1) << CAND_TIME_SHIFT : 0;
 }
 
-/* The slot of the 2 MiB range holding @addr of @pid; claimed (zeroed) for
+/* Empty range memory for ranges of @g's PMD size. */
+void cand_ranges_init(struct cand_ranges *r, const struct page_geom *g);
+
+/* The slot of the PMD range holding @addr of @pid; claimed (zeroed) for
  * it when another range held it. */
 struct cand_range *cand_range(struct cand_ranges *r, pid_t pid, uint64_t addr);
 
@@ -173,7 +181,7 @@ const struct cand_range *cand_range_peek(const struct cand_ranges *r, pid_t pid,
 					 uint64_t addr);
 
 /*
- * The kernel refused to move @nr_pages pages (1, or 512 for a THP) at @addr
+ * The kernel refused to move @nr_pages pages (1, or a PMD's for a THP) at @addr
  * of @pid from @node with @err (a negative errno) at @now_ns: leave them
  * out of the candidates (cand_denied_skip()).
  */
@@ -189,7 +197,7 @@ bool cand_denied_skip(struct cand_ranges *r, pid_t pid, uint64_t addr, int node,
 		      uint64_t now_ns);
 
 /*
- * The 2 MiB range at @addr of @pid is wholly on @node: does it hold pages
+ * The PMD range at @addr of @pid is wholly on @node: does it hold pages
  * the kernel refused to move from there?  (Then it is no single
  * candidate.)  Refused from another node, they all moved: their marks go.
  */
@@ -201,7 +209,7 @@ struct cand_io {
 	/* Where @count pages of @pid are: node ids or negative errnos in
 	 * @status; a negative errno when the whole call failed. */
 	int (*query)(void *ctx, pid_t pid, size_t count, void **addrs, int *status);
-	/* 1 when the 2 MiB at @addr of @pid is a PMD THP; NULL: never. */
+	/* 1 when the PMD range at @addr of @pid is a PMD THP; NULL: never. */
 	int (*is_thp)(void *ctx, pid_t pid, uint64_t addr);
 	void *ctx;
 };
@@ -218,7 +226,7 @@ struct cand_in {
 	const struct idle_set *idle;
 	uint64_t idle_min_ns;
 	/* The rate buckets' sizes (0: no limit), globally and per cgroup
-	 * index: a range is one candidate only where 2 MiB fits them. */
+	 * index: a range is one candidate only where a PMD fits them. */
 	uint64_t global_burst;
 	const uint64_t *cg_burst;
 };
@@ -236,8 +244,9 @@ struct cand_out {
 
 struct cand_select;
 
-/* Scratch for up to @max_cand candidates a tick.  0 or -ENOMEM. */
-int cand_select_new(size_t max_cand, struct cand_select **ret);
+/* Scratch for up to @max_cand candidates a tick, of pages of @g (the hot
+ * table's).  0 or -ENOMEM. */
+int cand_select_new(size_t max_cand, const struct page_geom *g, struct cand_select **ret);
 void cand_select_free(struct cand_select *m);
 
 /* This tick's candidates into @out, their nodes queried through @io. */

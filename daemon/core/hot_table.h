@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Hotness table: decayed access heat per (pid, page or 2 MiB range), bounded
+ * Hotness table: decayed access heat per (pid, base page or PMD range), bounded
  * memory, near-coldest eviction.  Pure: time comes in as now_ns, memory comes
  * in at init, nothing allocates afterwards.  The model and its costs are
  * described at the top of hotness.c.
@@ -13,10 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define HOT_PAGE_SHIFT 12
-#define HOT_PAGE_SIZE (1ull << HOT_PAGE_SHIFT)	/* 4 KiB base page */
-#define HOT_HUGE_SHIFT 21
-#define HOT_HUGE_SIZE (1ull << HOT_HUGE_SHIFT)	/* 2 MiB: a PMD folio */
+#include "page_geom.h"
 
 #define HOT_ADDR_LIMIT (1ull << 57)	/* user addresses, 5-level paging included */
 #define HOT_MAX_PIDS 4096u		/* process slots of the largest tables */
@@ -27,6 +24,8 @@
 struct hot_params {
 	uint64_t half_life_ns;	/* heat halves every half_life_ns; > 0 */
 	uint32_t max_entries;	/* the most (pid, page) entries held; >= 1 */
+	/* the kernel's base page and PMD: an entry is one or the other */
+	struct page_geom geom;
 	/* hot_init()'s @mem is all zero bytes already (fresh anonymous memory),
 	 * and is not cleared: its pages are then touched only as the table
 	 * fills, not all at start-up */
@@ -37,7 +36,7 @@ struct hot_params {
 struct hot_entry_view {
 	pid_t pid;
 	uint64_t addr;		/* first byte of the page or range */
-	uint64_t len;		/* HOT_PAGE_SIZE or HOT_HUGE_SIZE */
+	uint64_t len;		/* geom.base or geom.pmd */
 	double heat;		/* decayed weight at now_ns */
 	uint64_t samples;	/* records folded in, up to HOT_SAMPLES_MAX */
 	uint64_t last_ns;	/* time of the last record, rounded down to
@@ -47,11 +46,11 @@ struct hot_entry_view {
 struct hot_stats {
 	uint64_t entries;	/* in use now */
 	uint64_t max_entries;
-	uint64_t huge_entries;	/* of which 2 MiB ranges */
+	uint64_t huge_entries;	/* of which PMD ranges */
 	uint64_t records;	/* hot_record() calls that did something */
 	uint64_t inserts;
 	uint64_t evictions;	/* entries pushed out by newer ones */
-	uint64_t folded;	/* 4 KiB entries absorbed into a 2 MiB one */
+	uint64_t folded;	/* base page entries absorbed into a PMD one */
 	uint64_t dropped;	/* entries removed by hot_drop_pid() */
 	uint64_t rebases;	/* O(n) rescales of the stored values */
 	uint64_t mem_bytes;	/* the memory given at init that is in use */
@@ -111,7 +110,8 @@ size_t hot_mem_size(uint32_t max_entries);
 /*
  * Set up @t over @mem (at least hot_mem_size(p->max_entries) bytes, aligned
  * for uint64_t), which must stay valid for the table's life.  Returns 0, or
- * -EINVAL when the params are out of range or @mem_bytes is too small.
+ * -EINVAL when the params are out of range (p->geom unset included) or
+ * @mem_bytes is too small.
  */
 int hot_init(struct hot_table *t, const struct hot_params *p, void *mem,
 	     size_t mem_bytes, uint64_t now_ns);
@@ -119,11 +119,12 @@ int hot_init(struct hot_table *t, const struct hot_params *p, void *mem,
 /*
  * Fold @weight accesses at @now_ns into the entries that cover
  * [@addr, @addr + @len) of @pid:
- *   @len <= 4 KiB: the 4 KiB page of @addr, or the 2 MiB entry that already
+ *   @len <= geom.base: the base page of @addr, or the PMD entry that already
  *     covers it (THP folding);
- *   @len == 2 MiB and @addr 2 MiB aligned: one 2 MiB entry (a PMD folio), which
- *     absorbs the heat of the 4 KiB entries it covers;
- *   other lengths (a region, e.g. from DAMON): every 2 MiB range it overlaps,
+ *   @len == geom.pmd and @addr PMD aligned: one PMD entry (a PMD folio: 2 MiB
+ *     of 4 KiB pages, 512 MiB of 64 KiB ones), which absorbs the heat of the
+ *     base page entries it covers;
+ *   other lengths (a region, e.g. from DAMON): every PMD range it overlaps,
  *     each given @weight times the share of the range the region covers, so
  *     a region's access frequency becomes the range's mean frequency.
  * A full table evicts a cold entry: the coldest when the table has at most
@@ -139,7 +140,7 @@ int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 /* Call @fn for each record from now on; NULL stops it. */
 void hot_set_observer(struct hot_table *t, hot_observer_fn fn, void *ctx);
 
-/* Length of the entry covering @addr of @pid: HOT_HUGE_SIZE, HOT_PAGE_SIZE, or 0. */
+/* Length of the entry covering @addr of @pid: geom.pmd, geom.base, or 0. */
 uint64_t hot_entry_len(const struct hot_table *t, pid_t pid, uint64_t addr);
 
 /* Heat of the entry covering @addr of @pid at @now_ns; 0 when none. */

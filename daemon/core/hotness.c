@@ -36,7 +36,10 @@
  * it first absorbs the 4 KiB entries it covers (up to 512 probes, only on
  * creation and only while the process has 4 KiB entries), so a full table
  * need not evict for it.  So a hot THP is one entry that the policy moves as
- * one folio, not 512.
+ * one folio, not 512.  The sizes are the kernel's (hot_params.geom): the
+ * figures here are x86-64's; with 16 KiB pages a range is 32 MiB of 2048
+ * pages, with 64 KiB pages (arm64 servers) 512 MiB of 8192, and a range's
+ * creation probes as many.
  *
  * Layout: 16 bytes per slot, 20 per tracked page, so that tierd stays under
  * 32 MiB with a million tracked pages (at 48 bytes per entry -- a 40-byte
@@ -292,6 +295,7 @@ int hot_init(struct hot_table *t, const struct hot_params *p, void *mem,
 	uint32_t np = hot_max_pids(p->max_entries);
 
 	if (p->half_life_ns == 0 || need == 0 || !mem || mem_bytes < need ||
+	    !p->geom.shift || p->geom.pmd_shift <= p->geom.shift ||
 	    ((uintptr_t)mem % sizeof(uint64_t)) != 0)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
@@ -373,10 +377,10 @@ static void hot_record_page(struct hot_table *t, pid_t pid, uint64_t addr, doubl
 {
 	uint32_t ps = hot_pid_get(t, pid, tick), pos;
 	uint64_t slot_bits = (uint64_t)(ps + 1) << KEY_PID_SHIFT;
-	uint64_t page = addr >> HOT_PAGE_SHIFT;
+	uint64_t page = addr >> t->params.geom.shift;
 
 	if ((t->pids[ps].nhuge &&
-	     hot_probe(t, slot_bits | KEY_HUGE | (page & ~(HOT_HUGE_PAGES - 1)), &pos)) ||
+	     hot_probe(t, slot_bits | KEY_HUGE | hot_huge_page(t, page), &pos)) ||
 	    hot_probe(t, slot_bits | page, &pos)) {
 		hot_add(t, pos, dv, 1, tick);
 		hot_pid_put(t, ps);
@@ -390,7 +394,8 @@ static void hot_record_huge(struct hot_table *t, pid_t pid, uint64_t base, doubl
 {
 	uint32_t ps = hot_pid_get(t, pid, tick), pos, samples = 1;
 	uint64_t slot_bits = (uint64_t)(ps + 1) << KEY_PID_SHIFT;
-	uint64_t first = base >> HOT_PAGE_SHIFT;
+	uint64_t first = base >> t->params.geom.shift;
+	uint64_t npages = page_geom_pmd_pages(&t->params.geom);
 	uint64_t key = slot_bits | KEY_HUGE | first;
 	struct hot_pid *pp = &t->pids[ps];
 
@@ -402,7 +407,7 @@ static void hot_record_huge(struct hot_table *t, pid_t pid, uint64_t base, doubl
 	/* Absorb the base pages the range covers before inserting it, so a full
 	 * table evicts nothing for it when there were any.  Values share the
 	 * epoch, so their sum is the range's heat; nents - 1 leaves out our pin. */
-	for (uint64_t k = first; k < first + HOT_HUGE_PAGES && pp->nents - 1 > pp->nhuge; k++) {
+	for (uint64_t k = first; k < first + npages && pp->nents - 1 > pp->nhuge; k++) {
 		struct hot_entry *s;
 
 		if (!hot_probe(t, slot_bits | k, &pos))
@@ -428,7 +433,7 @@ void hot_set_observer(struct hot_table *t, hot_observer_fn fn, void *ctx)
 int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 	       double weight, uint64_t now_ns)
 {
-	uint64_t end, g;
+	uint64_t end, g, pmd = t->params.geom.pmd;
 	uint32_t tick;
 	double scale;
 	int n = 0;
@@ -453,16 +458,16 @@ int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 	tick = hot_tick(t, now_ns);
 	t->st.records++;
 
-	if (len <= HOT_PAGE_SIZE) {
+	if (len <= t->params.geom.base) {
 		hot_record_page(t, pid, addr, weight * scale, tick);
 		return 1;
 	}
 	end = len > HOT_ADDR_LIMIT - addr ? HOT_ADDR_LIMIT : addr + len;
-	for (g = addr & ~(HOT_HUGE_SIZE - 1); g < end; g += HOT_HUGE_SIZE) {
+	for (g = page_geom_pmd_base(&t->params.geom, addr); g < end; g += pmd) {
 		uint64_t lo = g > addr ? g : addr;
-		uint64_t hi = end - g > HOT_HUGE_SIZE ? g + HOT_HUGE_SIZE : end;
+		uint64_t hi = end - g > pmd ? g + pmd : end;
 
-		hot_record_huge(t, pid, g, weight * scale * (double)(hi - lo) / HOT_HUGE_SIZE,
+		hot_record_huge(t, pid, g, weight * scale * (double)(hi - lo) / (double)pmd,
 				tick);
 		n++;
 	}

@@ -19,7 +19,6 @@
 #define KEY_PID_SHIFT (KEY_PAGE_BITS + 1)
 #define KEY_PAGE(k) ((k) & (KEY_HUGE - 1))
 #define KEY_PSLOT(k) ((uint32_t)((k) >> KEY_PID_SHIFT) - 1)
-#define HOT_HUGE_PAGES (HOT_HUGE_SIZE / HOT_PAGE_SIZE)	/* 512 */
 
 /* Tail: time of the last record in ticks (20 bits) | samples (12 bits). */
 #define TAIL_SAMPLE_BITS 12
@@ -46,7 +45,7 @@ struct hot_entry {
 struct hot_pid {
 	int32_t pid;		/* 0: free */
 	uint32_t nents;		/* its entries, +1 while pinned; next free when free */
-	uint32_t nhuge;		/* of which 2 MiB ranges */
+	uint32_t nhuge;		/* of which PMD ranges */
 	uint32_t last_tick;	/* its last record, for choosing one to evict */
 };
 
@@ -54,6 +53,12 @@ _Static_assert(sizeof(struct hot_entry) == 16, "hot_entry grew: update the essay
 _Static_assert(sizeof(struct hot_pid) == 16, "hot_pid grew: update the essay");
 _Static_assert(HOT_MAX_PIDS < (1u << (64 - KEY_PID_SHIFT)), "process slot does not fit the key");
 _Static_assert(HOT_SAMPLES_MAX == (1u << TAIL_SAMPLE_BITS) - 1, "samples field width");
+
+/* Key bits of the PMD range holding base page @page. */
+static inline uint64_t hot_huge_page(const struct hot_table *t, uint64_t page)
+{
+	return page & ~(page_geom_pmd_pages(&t->params.geom) - 1);
+}
 
 static inline uint32_t hot_tick(const struct hot_table *t, uint64_t now_ns)
 {

@@ -14,12 +14,12 @@ static uint32_t hot_find(const struct hot_table *t, pid_t pid, uint64_t addr)
 {
 	uint32_t ps = pid > 0 ? hot_pid_find(t, pid) : PID_NONE, pos;
 	uint64_t slot_bits = (uint64_t)(ps + 1) << KEY_PID_SHIFT;
-	uint64_t page = addr >> HOT_PAGE_SHIFT;
+	uint64_t page = addr >> t->params.geom.shift;
 
 	if (ps == PID_NONE || addr >= HOT_ADDR_LIMIT)
 		return PID_NONE;
 	if (t->pids[ps].nhuge &&
-	    hot_probe(t, slot_bits | KEY_HUGE | (page & ~(HOT_HUGE_PAGES - 1)), &pos))
+	    hot_probe(t, slot_bits | KEY_HUGE | hot_huge_page(t, page), &pos))
 		return pos;
 	if (hot_probe(t, slot_bits | page, &pos))
 		return pos;
@@ -32,7 +32,7 @@ uint64_t hot_entry_len(const struct hot_table *t, pid_t pid, uint64_t addr)
 
 	if (pos == PID_NONE)
 		return 0;
-	return t->slots[pos].key & KEY_HUGE ? HOT_HUGE_SIZE : HOT_PAGE_SIZE;
+	return t->slots[pos].key & KEY_HUGE ? t->params.geom.pmd : t->params.geom.base;
 }
 
 double hot_weight(const struct hot_table *t, pid_t pid, uint64_t addr)
@@ -68,8 +68,8 @@ static void hot_view(const struct hot_table *t, uint32_t pos, double inv_scale,
 	const struct hot_entry *e = &t->slots[pos];
 
 	v->pid = t->pids[KEY_PSLOT(e->key)].pid;
-	v->addr = KEY_PAGE(e->key) << HOT_PAGE_SHIFT;
-	v->len = e->key & KEY_HUGE ? HOT_HUGE_SIZE : HOT_PAGE_SIZE;
+	v->addr = KEY_PAGE(e->key) << t->params.geom.shift;
+	v->len = e->key & KEY_HUGE ? t->params.geom.pmd : t->params.geom.base;
 	v->heat = (double)e->v * inv_scale;
 	v->samples = TAIL_SAMPLES(e->tail);
 	v->last_ns = t->time_base_ns + ((uint64_t)TAIL_TICK(e->tail) << HOT_TIME_SHIFT);

@@ -120,10 +120,10 @@
 
 #include "policy_int.h"
 
-void policy_params_default(struct policy_params *p)
+void policy_params_default(struct policy_params *p, const struct page_geom *g)
 {
 	memset(p, 0, sizeof(*p));
-	p->page_size = 4096;
+	p->page_size = (uint32_t)g->base;
 	p->hot_threshold = 0;
 	p->min_hot_threshold = 1;
 	p->cold_pct = 50;
@@ -133,7 +133,7 @@ void policy_params_default(struct policy_params *p)
 	p->demote = true;
 	p->demote_for_room = true;
 	p->cold_age_ns = 0;
-	p->min_room_bytes = 512 * 4096;	/* a THP; tierd sets promotion.batch_pages */
+	p->min_room_bytes = g->pmd;	/* a THP; tierd sets promotion.batch_pages */
 }
 
 int policy_new(const struct policy_params *params, size_t max_pages, size_t max_cgroups,

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "bucket.h"
+#include "page_geom.h"
 #include "topology.h"
 
 #define POLICY_MAX_RULES 16
@@ -49,7 +50,7 @@ struct policy_gpu_rule {
 };
 
 struct policy_params {
-	uint32_t page_size;		/* bytes of a base page, 4096 on x86-64 */
+	uint32_t page_size;		/* bytes of a base page: the kernel's geom.base */
 	/* 0 = adaptive (heat histogram against the fast tier's room);
 	 * otherwise the fixed heat at or above which a page is hot. */
 	uint32_t hot_threshold;
@@ -79,23 +80,23 @@ struct policy_params {
 	struct policy_gpu_rule rules[POLICY_MAX_RULES];
 };
 
-/* Defaults an operator would expect; the config overrides them. */
-void policy_params_default(struct policy_params *p);
+/* Defaults an operator would expect for pages of @g; the config overrides them. */
+void policy_params_default(struct policy_params *p, const struct page_geom *g);
 
 /*
  * One candidate: a base page or a THP of a process, as the hotness table and
- * a node query see it, or a 2 MiB range of base pages that a node query
+ * a node query see it, or a PMD range of base pages that a node query
  * found all on one node (POLICY_F_PAGES): the policy weighs it as a THP
  * but may move part of it (its first pages, up to a cap), the batcher lists
  * its pages.  The caller fills every field.
  */
 struct policy_page {	/* 56 bytes, no holes: decide keeps 32 Ki of them */
-	uint64_t addr;		/* page aligned; 2 MiB aligned for a THP or a range */
+	uint64_t addr;		/* page aligned; PMD aligned for a THP or a range */
 	uint64_t last_access_ns;	/* 0 = unknown */
 	uint64_t last_promote_ns;	/* 0 = never */
 	uint64_t last_demote_ns;	/* 0 = never */
 	int pid;
-	uint32_t nr_pages;	/* 1, or 512 for a THP or a range */
+	uint32_t nr_pages;	/* 1, or a PMD's (512 of 4 KiB) for a THP or a range */
 	int node;		/* node id the page is on (move_pages query) */
 	uint32_t heat;		/* larger is hotter; 0 = not seen */
 	int16_t cgroup;		/* index into policy_input.cgroups, -1 = none */
@@ -106,8 +107,8 @@ struct policy_page {	/* 56 bytes, no holes: decide keeps 32 Ki of them */
 /*
  * The candidate is a range of nr_pages base pages from addr, not one folio:
  * move_pages(2) is given each of its pages (batch_entry_intent()).  Decide
- * makes one of a 2 MiB range of base pages whose pages its node query found
- * all on one node, instead of 512 candidates (a table of the DAMON source's
+ * makes one of a PMD range of base pages whose pages its node query found
+ * all on one node, instead of 512 candidates (8192 of 64 KiB pages) (a table of the DAMON source's
  * ranges filled decide's 32 Ki candidates with 64 ranges a tick: 3 MiB of
  * candidates and intents, and the policy sorted 32 Ki entries for them).
  */

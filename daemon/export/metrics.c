@@ -87,6 +87,10 @@ static const struct family families[NR_METRICS] = {
 				       "Addresses passed to move_pages(2) calls: one per base page, one per PMD THP" },
 	[MET_MOVE_PAGES_THPS] = { "tierd_move_pages_thps_total", "counter",
 				  "Of those addresses, PMD THPs passed as one address each" },
+	[MET_PAGE_SIZE] = { "tierd_page_size_bytes", "gauge",
+			    "The kernel's base page: what page counts count" },
+	[MET_PMD_SIZE] = { "tierd_pmd_size_bytes", "gauge",
+			   "Bytes one PMD maps: a PMD THP, a hotness range" },
 };
 
 struct metrics {

@@ -13,9 +13,6 @@
 #include "fsutil.h"
 #include "log.h"
 
-#define RANGE_SHIFT 21
-#define PAGE_SHIFT_4K 12
-#define PAGES_PER_RANGE (1u << (RANGE_SHIFT - PAGE_SHIFT_4K))
 #define TENANT_MAX 512
 #define FLUSH_NS 1000000000ull
 
@@ -26,13 +23,13 @@ struct record_proc {
 };
 
 struct record_slot {
-	uint64_t range;		/* address >> 21 */
+	uint64_t range;		/* address >> geom.pmd_shift */
 	pid_t pid;		/* 0: empty */
 	uint32_t dense;
 };
 
 int record_open(struct recorder *r, const char *path, const char *root,
-		uint64_t max_bytes, uint64_t start_ns)
+		const struct page_geom *g, uint64_t max_bytes, uint64_t start_ns)
 {
 	int n;
 
@@ -44,14 +41,17 @@ int record_open(struct recorder *r, const char *path, const char *root,
 	if (!r->f)
 		return -errno;
 	r->root = root;
+	r->geom = *g;
 	r->start_ns = start_ns;
 	r->last_flush_ns = start_ns;
 	r->max_bytes = max_bytes ? max_bytes : RECORD_DEFAULT_MAX_BYTES;
 	n = fprintf(r->f,
 		    "# tierd --record: what tierd's sampler saw, for tierd-sim --trace\n"
 		    "# time_us,tenant,page,accesses; tenant: cgroup/pid<N>; pages dense per\n"
-		    "# process (2 MiB ranges in the order first seen); accesses: the\n"
-		    "# sampler's weight, rounded up\n");
+		    "# process (PMD ranges in the order first seen); accesses: the\n"
+		    "# sampler's weight, rounded up\n"
+		    "# page_bytes: %llu, pmd_bytes: %llu\n",
+		    (unsigned long long)g->base, (unsigned long long)g->pmd);
 	if (n < 0) {
 		fclose(r->f);
 		r->f = NULL;
@@ -173,7 +173,9 @@ static void stop(struct recorder *r, const char *why)
 static void emit(struct recorder *r, struct record_proc *p, uint64_t addr, double w,
 		 uint64_t time_us)
 {
-	int64_t d = dense_range(r, p, addr >> RANGE_SHIFT);
+	const struct page_geom *g = &r->geom;
+	int64_t d = dense_range(r, p, addr >> g->pmd_shift);
+	uint64_t per_range = page_geom_pmd_pages(g);
 	uint64_t page, acc = (uint64_t)ceil(w);
 	int n;
 
@@ -181,7 +183,7 @@ static void emit(struct recorder *r, struct record_proc *p, uint64_t addr, doubl
 		stop(r, d == -ENOSPC ? "the range bound is reached" : "out of memory");
 		return;
 	}
-	page = (uint64_t)d * PAGES_PER_RANGE + ((addr >> PAGE_SHIFT_4K) & (PAGES_PER_RANGE - 1));
+	page = (uint64_t)d * per_range + ((addr >> g->shift) & (per_range - 1));
 	n = fprintf(r->f, "%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 "\n", time_us, p->tenant,
 		    page, acc ? acc : 1);
 	if (n < 0) {
@@ -199,7 +201,7 @@ void record_observe(void *ctx, pid_t pid, uint64_t addr, uint64_t len, double we
 		    uint64_t now_ns)
 {
 	struct recorder *r = ctx;
-	uint64_t t_us, end, g;
+	uint64_t t_us, end, g, pmd = r->geom.pmd;
 	struct record_proc *p;
 
 	if (!r->f || r->full || !(weight > 0.0))
@@ -214,18 +216,16 @@ void record_observe(void *ctx, pid_t pid, uint64_t addr, uint64_t len, double we
 		t_us = r->last_us;
 	r->last_us = t_us;
 
-	if (len <= (1u << PAGE_SHIFT_4K)) {
+	if (len <= r->geom.base) {
 		emit(r, p, addr, weight, t_us);
 	} else {
-		/* As hot_record() folds a region: a share per 2 MiB range. */
+		/* As hot_record() folds a region: a share per PMD range. */
 		end = addr + len < addr ? UINT64_MAX : addr + len;
-		for (g = addr & ~((1ull << RANGE_SHIFT) - 1); g < end && !r->full;
-		     g += 1ull << RANGE_SHIFT) {
+		for (g = page_geom_pmd_base(&r->geom, addr); g < end && !r->full; g += pmd) {
 			uint64_t lo = g > addr ? g : addr;
-			uint64_t hi = end - g > (1ull << RANGE_SHIFT) ? g + (1ull << RANGE_SHIFT) : end;
+			uint64_t hi = end - g > pmd ? g + pmd : end;
 
-			emit(r, p, lo, weight * (double)(hi - lo) / (double)(1ull << RANGE_SHIFT),
-			     t_us);
+			emit(r, p, lo, weight * (double)(hi - lo) / (double)pmd, t_us);
 		}
 	}
 	if (now_ns - r->last_flush_ns >= FLUSH_NS && r->f) {

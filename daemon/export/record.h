@@ -5,14 +5,17 @@
  * takes becomes lines of "time_us,tenant,page,accesses":
  *   time_us   since tierd started, never going back;
  *   tenant    the process's cgroup with "/pid<N>" below it;
- *   page      a base page in a dense space per process: its 2 MiB ranges
- *             numbered in the order they were first seen, so that a
+ *   page      a base page in a dense space per process: its PMD ranges
+ *             (2 MiB of 4 KiB pages, 512 MiB of 64 KiB ones) numbered in
+ *             the order they were first seen, so that a
  *             process spread over 128 TiB of address space replays as the
  *             memory it really holds;
  *   accesses  the sampler's weight rounded up (DAMON: nr_accesses times
- *             the region's share of each 2 MiB range; BPF: samples).
- * A region becomes one line per 2 MiB range it covers, at its first page in
- * that range, as the hot table folds it.  The file stops growing at
+ *             the region's share of each PMD range; BPF: samples).
+ * A region becomes one line per PMD range it covers, at its first page in
+ * that range, as the hot table folds it.  The header says the page sizes
+ * ("# page_bytes: N, pmd_bytes: N"): tierd-sim replays the trace only on
+ * a machine model with the same base page.  The file stops growing at
  * @max_bytes or at RECORD_MAX_RANGES ranges, said once in the journal.
  */
 #ifndef TIERD_RECORD_H
@@ -23,7 +26,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* 4 TiB of 2 MiB ranges: the index costs 16 bytes a range at most. */
+#include "page_geom.h"
+
+/* 4 TiB of 2 MiB ranges (1 PiB of 512 MiB ones): the index costs 16 bytes
+ * a range at most. */
 #define RECORD_MAX_RANGES (1u << 21)
 #define RECORD_DEFAULT_MAX_BYTES (4ull << 30)
 
@@ -34,6 +40,7 @@ struct recorder {
 	FILE *f;
 	char path[4096];
 	const char *root;	/* where /proc is read: "/" or a fixture tree */
+	struct page_geom geom;	/* the kernel's: pages and ranges of the trace */
 	uint64_t start_ns, last_us, last_flush_ns;
 	uint64_t max_bytes, bytes, lines;
 	bool full;		/* a bound was reached: nothing more is written */
@@ -47,9 +54,10 @@ struct recorder {
 /*
  * Create @path (truncated) and write its header.  0, or a negative errno
  * with nothing left open.  @max_bytes 0 means RECORD_DEFAULT_MAX_BYTES.
+ * Pages and ranges are those of @g.
  */
 int record_open(struct recorder *r, const char *path, const char *root,
-		uint64_t max_bytes, uint64_t start_ns);
+		const struct page_geom *g, uint64_t max_bytes, uint64_t start_ns);
 
 /* A hot_observer_fn: @ctx is the recorder. */
 void record_observe(void *ctx, pid_t pid, uint64_t addr, uint64_t len,

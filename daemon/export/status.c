@@ -69,13 +69,15 @@ static bool gpu_inert(const struct tierd_stats *s)
 	return !strcmp(s->gpu_mode, "cdmm");
 }
 
-/* "page_size":N,"gpu":{"mode","why","rules":[{node, allow, used_bytes
- * (null until read), max_bytes (0: none), inert}]} */
+/* "page_size":N,"pmd_size":N,"thp":B,"gpu":{"mode","why","rules":[{node,
+ * allow, used_bytes (null until read), max_bytes (0: none), inert}]} */
 static void gpu_json(const struct tierd *d, FILE *f)
 {
 	const struct tierd_stats *s = &d->stats;
 
-	fprintf(f, "\"page_size\":%ld,\"gpu\":{\"mode\":", sysconf(_SC_PAGESIZE));
+	fprintf(f, "\"page_size\":%llu,\"pmd_size\":%llu,\"thp\":%s,\"gpu\":{\"mode\":",
+		(unsigned long long)d->geom.base, (unsigned long long)d->geom.pmd,
+		d->geom.thp ? "true" : "false");
 	json_str(f, s->gpu_mode[0] ? s->gpu_mode : "none");
 	fputs(",\"why\":", f);
 	json_str(f, s->gpu_mode_why);
@@ -94,14 +96,16 @@ static void gpu_json(const struct tierd *d, FILE *f)
 	fputs("]}", f);
 }
 
-/* The page size, the driver's GPU memory mode, each rule against its cap. */
+/* The page sizes, the driver's GPU memory mode, each rule against its cap. */
 static void status_gpu(const struct tierd *d, FILE *f)
 {
 	const struct tierd_stats *s = &d->stats;
-	char page[32];
+	char page[32], pmd[32];
 
-	fmt_bytes(page, sizeof(page), (double)sysconf(_SC_PAGESIZE));
-	fprintf(f, "pages:    %s base pages\n", page);
+	fmt_bytes(page, sizeof(page), (double)d->geom.base);
+	fmt_bytes(pmd, sizeof(pmd), (double)d->geom.pmd);
+	fprintf(f, "pages:    %s base pages, %s PMD%s\n", page, pmd,
+		d->geom.thp ? " THPs" : " (no THP support)");
 	fprintf(f, "gpu:      %s%s%s%s%s\n", s->gpu_mode[0] ? s->gpu_mode : "none",
 		s->gpu_mode_why[0] ? " (" : "", s->gpu_mode_why, s->gpu_mode_why[0] ? ")" : "",
 		gpu_inert(s) ? ": the GPU's memory is no NUMA node, gpu_nodes rules are inert" : "");

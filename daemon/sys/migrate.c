@@ -82,7 +82,8 @@ const struct mig_ops mig_real_ops = {
 	.query = real_query,
 };
 
-int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_run)
+int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_run,
+	     uint64_t page_bytes)
 {
 	int r;
 
@@ -90,7 +91,7 @@ int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_
 	m->ops = ops;
 	m->ctx = ctx;
 	m->dry_run = dry_run;
-	m->page_bytes = (uint64_t)sysconf(_SC_PAGESIZE);
+	m->page_bytes = page_bytes;
 	/* Refused only without CAP_SYS_NICE (kernel_move_pages()). */
 	m->has_move_all = ops->move_pages(ctx, 0, 0, NULL, NULL, NULL, MPOL_MF_MOVE_ALL) == 0;
 	r = ops->move_pages(ctx, 0, 0, NULL, NULL, NULL, MPOL_MF_PROMOTE);

@@ -93,9 +93,11 @@ struct migrator {
  * on a patched kernel and -EINVAL on a vanilla one.  Returns 0; the probe's
  * answer is in m->has_promote (a probe error other than -EINVAL is returned
  * as is, with has_promote false).  The same call with MPOL_MF_MOVE_ALL is
- * -EPERM without CAP_SYS_NICE: m->has_move_all says which.
+ * -EPERM without CAP_SYS_NICE: m->has_move_all says which.  @page_bytes:
+ * the kernel's base page, what an intent's nr_pages counts.
  */
-int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_run);
+int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_run,
+	     uint64_t page_bytes);
 
 /* Where @count pages of @pid are: node ids or negative errnos in @status.
  * 0 or a negative errno for the whole call. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +11,14 @@
 /*
  * One line: "7f0000000000 default anon=512 dirty=512 N0=12 N1=500
  * kernelpagesize_kB=4".  Its pages on the nodes of @mask, in bytes, added
- * to *@sum.
+ * to *@sum.  The page size is the mapping's (64 with 64 KiB base pages,
+ * 2048 for 2 MiB hugetlb pages): the kernel prints it on every line with
+ * pages, and a line with pages and none is an error.
  */
 static int parse_line(char *line, uint64_t mask, uint64_t *sum)
 {
-	unsigned long long pages = 0, page_kb = 4;
+	unsigned long long pages = 0, page_kb = 0;
+	bool any = false;
 	char *save = NULL;
 
 	for (char *tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
@@ -25,6 +29,7 @@ static int parse_line(char *line, uint64_t mask, uint64_t *sum)
 
 			if (*end != '=')
 				return -EINVAL;
+			any = true;
 			if (id < 64 && (mask & (1ull << id))) {
 				pages += strtoull(end + 1, &end, 10);
 				if (*end)
@@ -36,6 +41,8 @@ static int parse_line(char *line, uint64_t mask, uint64_t *sum)
 				return -EINVAL;
 		}
 	}
+	if (any && !page_kb)
+		return -EINVAL;
 	*sum += pages * page_kb * 1024;
 	return 0;
 }

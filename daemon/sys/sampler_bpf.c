@@ -240,7 +240,7 @@ static int load_skel(struct sampler_bpf *b, char *why, size_t len)
 		libbpf_why(why, len, "opening the BPF object", r);
 		return r;
 	}
-	b->skel->rodata->page_shift = HOT_PAGE_SHIFT;
+	b->skel->rodata->page_shift = b->p.geom.shift;
 	bpf_map__set_max_entries(b->skel->maps.hot_counts, b->p.max_pages);
 	bpf_map__set_max_entries(b->skel->maps.hot_tgids, b->p.max_targets);
 	r = hotness_bpf__load(b->skel);
@@ -275,7 +275,7 @@ static void thp_setup(struct sampler_bpf *b)
 	b->thp_note[0] = '\0';
 	if (!b->p.fold_thp)
 		return;
-	b->thp_on = thp_open(&b->thp, b->procfs_root) == 0;
+	b->thp_on = thp_open(&b->thp, b->procfs_root, &b->p.geom) == 0;
 	if (!b->thp_on)
 		snprintf(b->thp_note, sizeof(b->thp_note), "; no THP folding: %.140s",
 			 b->thp.why);
@@ -401,9 +401,10 @@ int sampler_bpf_new(const struct sampler_bpf_params *p, struct sampler **ret)
 
 #endif
 
-void sampler_bpf_params_default(struct sampler_bpf_params *p)
+void sampler_bpf_params_default(struct sampler_bpf_params *p, const struct page_geom *g)
 {
 	memset(p, 0, sizeof(*p));
+	p->geom = *g;
 	p->max_pages = 65536;
 	p->max_targets = 1024;
 	p->cpu_budget_pct = 1.0;

@@ -6,6 +6,7 @@
 #ifndef TIERD_SYS_SAMPLER_BPF_H
 #define TIERD_SYS_SAMPLER_BPF_H
 
+#include "page_geom.h"
 #include "sampler.h"
 
 struct sampler_bpf_params {
@@ -26,12 +27,13 @@ struct sampler_bpf_params {
 	double cpu_budget_pct;	/* the most CPU the sampler may use, in % of one CPU
 				 * (tierd.yaml sampling.cpu_budget_pct) */
 	uint64_t period_init, period_min, period_max;	/* loads per sample */
-	bool fold_thp;		/* record pages of PMD THPs as one 2 MiB entry (thp.h) */
+	bool fold_thp;		/* record pages of PMD THPs as one PMD entry (thp.h) */
+	struct page_geom geom;	/* the kernel's: the program masks addresses to its pages */
 };
 
-/* Defaults: 1 %, 64 Ki pages, 1024 targets, period 10007 in [1009, 1000003],
- * THP folding on. */
-void sampler_bpf_params_default(struct sampler_bpf_params *p);
+/* Defaults for pages of @g: 1 %, 64 Ki pages, 1024 targets, period 10007 in
+ * [1009, 1000003], THP folding on. */
+void sampler_bpf_params_default(struct sampler_bpf_params *p, const struct page_geom *g);
 
 /* 0 or -ENOMEM; -EOPNOTSUPP when tierd was built without BPF (-Dbpf=disabled). */
 int sampler_bpf_new(const struct sampler_bpf_params *p, struct sampler **ret);

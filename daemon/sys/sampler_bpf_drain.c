@@ -106,19 +106,20 @@ static void adapt_period(struct sampler_bpf *b, uint64_t samples, uint64_t now_n
 	b->period = next;
 }
 
-/* One drained count into the table, as a 2 MiB entry when the page is part
- * of a PMD THP.  A page already covered by a 2 MiB entry folds without a
- * probe; a failed probe (the process exited) records the 4 KiB page. */
+/* One drained count into the table, as a PMD entry when the page is part
+ * of a PMD THP.  A page already covered by a PMD entry folds without a
+ * probe; a failed probe (the process exited) records the base page. */
 static int record(struct sampler_bpf *b, struct hot_table *t, pid_t pid, uint64_t addr,
 		  uint64_t count, uint64_t now_ns)
 {
-	uint64_t len = HOT_PAGE_SIZE;
+	const struct page_geom *g = &t->params.geom;
+	uint64_t len = g->base;
 	int n;
 
-	if (b->thp_on && hot_entry_len(t, pid, addr) != HOT_HUGE_SIZE &&
+	if (b->thp_on && hot_entry_len(t, pid, addr) != g->pmd &&
 	    thp_is_huge(&b->thp, pid, addr) == 1) {
-		addr &= ~(HOT_HUGE_SIZE - 1);
-		len = HOT_HUGE_SIZE;
+		addr = page_geom_pmd_base(g, addr);
+		len = g->pmd;
 	}
 	n = hot_record(t, pid, addr, len, (double)count, now_ns);
 	return n > 0 ? n : 0;
@@ -145,7 +146,7 @@ int sampler_bpf_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 
 		for (__u32 i = 0; i < count; i++)
 			records += record(b, t, (pid_t)b->keys[i].tgid,
-					  b->keys[i].page << HOT_PAGE_SHIFT, b->vals[i], now_ns);
+					  b->keys[i].page << b->p.geom.shift, b->vals[i], now_ns);
 		if (r < 0 && err == ENOENT)
 			break;	/* the whole map was walked */
 		if (r < 0)

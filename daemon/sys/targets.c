@@ -25,7 +25,7 @@ int targets_init(struct targets *t, const struct targets_params *p)
 	if (!t->p.cgroup_root)
 		t->p.cgroup_root = "/sys/fs/cgroup";
 	if (!t->p.page_size)
-		t->p.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+		return -EINVAL;
 	if (!t->p.self)
 		t->p.self = getpid();
 	t->pids = calloc(2 * p->max_targets, sizeof(pid_t));

@@ -41,7 +41,7 @@ struct targets_params {
 	const struct targets_rule *rules;
 	size_t nrules;
 	size_t max_targets;	/* the most processes tracked; the rest are counted */
-	uint64_t page_size;	/* bytes per statm page; 0: sysconf(_SC_PAGESIZE) */
+	uint64_t page_size;	/* bytes per statm page: the kernel's base page */
 	pid_t self;		/* never tracked (the daemon); 0: getpid() */
 };
 

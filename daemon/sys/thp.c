@@ -40,10 +40,6 @@ struct pm_scan_arg {
 #endif
 static_assert(sizeof(struct pm_scan_arg) == 96, "struct pm_scan_arg is Linux's");
 
-#define PAGE_SHIFT 12
-#define PAGE_SIZE (1ull << PAGE_SHIFT)
-#define HUGE_PAGES 512ull
-#define HUGE_SIZE (HUGE_PAGES << PAGE_SHIFT)
 #define PM_PRESENT (1ull << 63)
 #define PM_PFN_MASK ((1ull << 55) - 1)
 #define KPF_COMPOUND_HEAD 15
@@ -74,9 +70,9 @@ static int real_scan(void *ctx, int fd, uint64_t start, uint64_t end, struct thp
 	return r;
 }
 
-static int real_pfns_visible(void *ctx, const char *proc_root)
+static int real_pfns_visible(void *ctx, const char *proc_root, unsigned int page_shift)
 {
-	return thp_pfns_visible(proc_root);
+	return thp_pfns_visible(proc_root, page_shift);
 }
 
 const struct thp_ops thp_real_ops = {
@@ -109,7 +105,7 @@ const char *thp_method_name(enum thp_method m)
 static int scan_works(struct thp_lookup *l)
 {
 	volatile uint64_t here = 1; /* on the stack, so mapped */
-	uint64_t page = (uint64_t)(uintptr_t)&here & ~(PAGE_SIZE - 1);
+	uint64_t page = (uint64_t)(uintptr_t)&here & ~(l->geom.base - 1);
 	struct thp_region vec[THP_REGIONS];
 	char path[256];
 	int fd, r;
@@ -122,7 +118,7 @@ static int scan_works(struct thp_lookup *l)
 			 strerror(-r));
 		return r;
 	}
-	r = l->ops->scan(l->ctx, fd, page, page + PAGE_SIZE, vec, THP_REGIONS);
+	r = l->ops->scan(l->ctx, fd, page, page + l->geom.base, vec, THP_REGIONS);
 	close(fd);
 	if (r >= 0)
 		return 0;
@@ -138,7 +134,7 @@ static int pfns_work(struct thp_lookup *l)
 {
 	size_t n = strlen(l->why);
 	char path[256];
-	int r = l->ops->pfns_visible(l->ctx, l->proc_root);
+	int r = l->ops->pfns_visible(l->ctx, l->proc_root, l->geom.shift);
 
 	if (r == 0) {
 		snprintf(l->why + n, sizeof(l->why) - n,
@@ -161,16 +157,22 @@ static int pfns_work(struct thp_lookup *l)
 	return 0;
 }
 
-int thp_open_ops(struct thp_lookup *l, const char *proc_root, const struct thp_ops *ops,
-		 void *ctx)
+int thp_open_ops(struct thp_lookup *l, const char *proc_root, const struct page_geom *g,
+		 const struct thp_ops *ops, void *ctx)
 {
 	int r;
 
 	memset(l, 0, sizeof(*l));
+	l->geom = *g;
 	l->ops = ops;
 	l->ctx = ctx;
 	l->pagemap_fd = l->kpageflags_fd = -1;
 	snprintf(l->proc_root, sizeof(l->proc_root), "%s", proc_root ? proc_root : "/proc");
+	if (!g->thp) {
+		snprintf(l->why, sizeof(l->why), "the kernel has no PMD THPs (no %s)",
+			 "transparent_hugepage/hpage_pmd_size");
+		return -ENOTSUP;
+	}
 	r = scan_works(l);
 	if (r == 0) {
 		l->method = THP_SCAN;
@@ -186,12 +188,12 @@ int thp_open_ops(struct thp_lookup *l, const char *proc_root, const struct thp_o
 	return 0;
 }
 
-int thp_open(struct thp_lookup *l, const char *proc_root)
+int thp_open(struct thp_lookup *l, const char *proc_root, const struct page_geom *g)
 {
-	return thp_open_ops(l, proc_root, &thp_real_ops, NULL);
+	return thp_open_ops(l, proc_root, g, &thp_real_ops, NULL);
 }
 
-int thp_pfns_visible(const char *proc_root)
+int thp_pfns_visible(const char *proc_root, unsigned int page_shift)
 {
 	volatile uint64_t here = 1;	/* on the stack, so present */
 	char path[256];
@@ -202,7 +204,7 @@ int thp_pfns_visible(const char *proc_root)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = read_u64(fd, (uint64_t)(uintptr_t)&here >> PAGE_SHIFT, &pm);
+	r = read_u64(fd, (uint64_t)(uintptr_t)&here >> page_shift, &pm);
 	close(fd);
 	if (r < 0)
 		return r;
@@ -224,17 +226,18 @@ void thp_reset(struct thp_lookup *l)
 	memset(l->cache, 0, sizeof(l->cache));
 }
 
-/* One PMD mapping covers the 2 MiB range at @base: PAGEMAP_SCAN's regions
+/* One PMD mapping covers the PMD range at @base: PAGEMAP_SCAN's regions
  * are merged runs, so it is inside one of them. */
 static int probe_scan(struct thp_lookup *l, uint64_t base)
 {
 	struct thp_region vec[THP_REGIONS];
-	int n = l->ops->scan(l->ctx, l->pagemap_fd, base, base + HUGE_SIZE, vec, THP_REGIONS);
+	uint64_t end = base + l->geom.pmd;
+	int n = l->ops->scan(l->ctx, l->pagemap_fd, base, end, vec, THP_REGIONS);
 
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n && i < THP_REGIONS; i++)
-		if (vec[i].huge && vec[i].start <= base && vec[i].end >= base + HUGE_SIZE)
+		if (vec[i].huge && vec[i].start <= base && vec[i].end >= end)
 			return 1;
 	return 0;
 }
@@ -253,15 +256,15 @@ static int pfn_of(struct thp_lookup *l, uint64_t vpn, uint64_t *ret)
 
 static int probe_pfn(struct thp_lookup *l, uint64_t base_vpn)
 {
-	uint64_t pfn0, pfn1, f0, f1;
+	uint64_t n = page_geom_pmd_pages(&l->geom), pfn0, pfn1, f0, f1;
 	int r;
 
 	r = pfn_of(l, base_vpn, &pfn0);
 	if (r == 0)
-		r = pfn_of(l, base_vpn + HUGE_PAGES - 1, &pfn1);
+		r = pfn_of(l, base_vpn + n - 1, &pfn1);
 	if (r < 0)
 		return r;
-	if (!pfn0 || pfn0 % HUGE_PAGES || pfn1 != pfn0 + HUGE_PAGES - 1)
+	if (!pfn0 || pfn0 % n || pfn1 != pfn0 + n - 1)
 		return 0;
 	r = read_u64(l->kpageflags_fd, pfn0, &f0);
 	if (r == 0)
@@ -274,8 +277,8 @@ static int probe_pfn(struct thp_lookup *l, uint64_t base_vpn)
 
 int thp_is_huge(struct thp_lookup *l, pid_t pid, uint64_t addr)
 {
-	uint64_t base_vpn = (addr >> PAGE_SHIFT) & ~(HUGE_PAGES - 1);
-	size_t slot = (size_t)((base_vpn / HUGE_PAGES) ^ (uint64_t)pid) % THP_CACHE;
+	uint64_t base_vpn = page_geom_pmd_base(&l->geom, addr) >> l->geom.shift;
+	size_t slot = (size_t)((addr >> l->geom.pmd_shift) ^ (uint64_t)pid) % THP_CACHE;
 	int r;
 
 	if (l->method == THP_NONE)
@@ -294,7 +297,7 @@ int thp_is_huge(struct thp_lookup *l, pid_t pid, uint64_t addr)
 			return -errno;
 	}
 	l->probes++;
-	r = l->method == THP_SCAN ? probe_scan(l, base_vpn << PAGE_SHIFT) :
+	r = l->method == THP_SCAN ? probe_scan(l, base_vpn << l->geom.shift) :
 				    probe_pfn(l, base_vpn);
 	if (r < 0)
 		return r;

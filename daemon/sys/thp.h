@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Is a sampled address inside a PMD-sized transparent huge page?  The
- * samplers count pages and ranges; before a 2 MiB range goes to the policy
- * this says whether it is one folio, so that it is moved with one address
- * instead of 512 (the kernel looks up every address it is given, and the
- * 511 tails would find the folio the head already moved).  Read only, no
+ * samplers count pages and ranges; before a PMD range (2 MiB of 4 KiB pages,
+ * 32 MiB of 16 KiB, 512 MiB of 64 KiB) goes to the policy this says whether
+ * it is one folio, so that it is moved with one address instead of 512 (or
+ * 2048, or 8192: the kernel looks up every address it is given, and the
+ * tails would find the folio the head already moved).  Read only, no
  * kernel state changes.  Two ways to know, tried in this order:
  *
  *  1. PAGEMAP_SCAN (Linux >= 6.7): an ioctl on /proc/PID/pagemap that
@@ -15,13 +16,14 @@
  *  2. PFNs: /proc/PID/pagemap's PFN of the range's first and last page and
  *     /proc/kpageflags.  The kernel zeroes pagemap's PFNs without
  *     CAP_SYS_ADMIN, so this serves older kernels run as full root.  A
- *     range counts as one PMD folio when its first page is a THP head whose
- *     PFN is 512-aligned and its last page is a THP tail at PFN + 511
+ *     range of N base pages counts as one PMD folio when its first page is a
+ *     THP head whose PFN is N-aligned and its last page is a THP tail at
+ *     PFN + N - 1
  *     (kpageflags marks smaller mTHPs as THP too; they fail that test).
  *
  * With neither (an older kernel without CAP_SYS_ADMIN), thp_open() fails
- * with the reason in thp_lookup.why, and callers treat every 2 MiB range as
- * 512 base pages.
+ * with the reason in thp_lookup.why, and callers treat every PMD range as
+ * its base pages.
  */
 #ifndef TIERD_SYS_THP_H
 #define TIERD_SYS_THP_H
@@ -30,6 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "page_geom.h"
 
 #define THP_CACHE 1024
 #define THP_REGIONS 4	/* PAGEMAP_SCAN output regions a probe reads */
@@ -56,12 +60,13 @@ struct thp_ops {
 	int (*scan)(void *ctx, int fd, uint64_t start, uint64_t end, struct thp_region *vec,
 		    size_t n);
 	/* thp_pfns_visible() */
-	int (*pfns_visible)(void *ctx, const char *proc_root);
+	int (*pfns_visible)(void *ctx, const char *proc_root, unsigned int page_shift);
 };
 
 extern const struct thp_ops thp_real_ops;
 
 struct thp_lookup {
+	struct page_geom geom;	/* the kernel's base page and PMD */
 	char proc_root[128];
 	const struct thp_ops *ops;
 	void *ctx;
@@ -82,10 +87,11 @@ struct thp_lookup {
  * Pick the method (PAGEMAP_SCAN when @proc_root/self/pagemap takes it, else
  * PFNs when they are visible and @proc_root/kpageflags opens): 0, or
  * -errno with l->method THP_NONE and l->why saying why neither works.
+ * A kernel without PMD THPs (@g->thp false) has none to look up: -ENOTSUP.
  */
-int thp_open(struct thp_lookup *l, const char *proc_root);
-int thp_open_ops(struct thp_lookup *l, const char *proc_root, const struct thp_ops *ops,
-		 void *ctx);
+int thp_open(struct thp_lookup *l, const char *proc_root, const struct page_geom *g);
+int thp_open_ops(struct thp_lookup *l, const char *proc_root, const struct page_geom *g,
+		 const struct thp_ops *ops, void *ctx);
 void thp_close(struct thp_lookup *l);
 
 /* "PAGEMAP_SCAN", "pagemap PFNs", or "none". */
@@ -94,9 +100,9 @@ const char *thp_method_name(enum thp_method m);
 /*
  * Whether pagemap shows this process PFNs: the kernel zeroes them without
  * CAP_SYS_ADMIN, and then no range can be recognised by its PFNs.  1, 0,
- * -errno.
+ * -errno.  @page_shift: log2 of the kernel's base page.
  */
-int thp_pfns_visible(const char *proc_root);
+int thp_pfns_visible(const char *proc_root, unsigned int page_shift);
 
 /* Forget the cached answers (once per drain: folios split and collapse). */
 void thp_reset(struct thp_lookup *l);

@@ -162,11 +162,10 @@ static void read_kernel_tiers(const char *root, struct topology *topo)
 }
 
 /* Sum of the "high" watermarks per node from zoneinfo, in pages. */
-static void read_watermarks(const char *root, struct topology *topo)
+static void read_watermarks(const char *root, uint64_t page, struct topology *topo)
 {
 	char path[4096];
 	char line[256];
-	long page = sysconf(_SC_PAGESIZE);
 	int cur = -1;
 	FILE *f;
 
@@ -189,7 +188,7 @@ static void read_watermarks(const char *root, struct topology *topo)
 	fclose(f);
 }
 
-int topo_read(const char *root, struct topology *ret)
+int topo_read(const char *root, uint64_t page_bytes, struct topology *ret)
 {
 	int ids[TOPO_MAX_NODES], n = 0, r;
 
@@ -223,7 +222,7 @@ int topo_read(const char *root, struct topology *ret)
 	for (int i = 0; i < n; i++)
 		read_distances(root, ret, i);
 	read_kernel_tiers(root, ret);
-	read_watermarks(root, ret);
+	read_watermarks(root, page_bytes, ret);
 	return 0;
 }
 

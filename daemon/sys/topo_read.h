@@ -20,8 +20,9 @@
 /* Fill @ret with every node under @root.  Tier fields are reset (tier = -1,
  * nr_tiers = 0).  Returns 0, -ENOENT when there is no node directory at all,
  * -E2BIG for more than TOPO_MAX_NODES nodes, or the errno of a file that
- * every node must have (cpulist, meminfo). */
-int topo_read(const char *root, struct topology *ret);
+ * every node must have (cpulist, meminfo).  @page_bytes: the kernel's base
+ * page, the unit of /proc/zoneinfo's watermarks. */
+int topo_read(const char *root, uint64_t page_bytes, struct topology *ret);
 
 /* Re-read total and free bytes of every node in @topo (each tick). */
 int topo_refresh_memory(const char *root, struct topology *topo);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tierd-sim's command line: --help, a run twice with the same seed
 # (byte-identical JSON and Markdown), convert text -> binary -> text, and
-# the errors of a bad trace and a bad option.
+# the errors of a bad trace, of a trace of another base page, and of a bad
+# option.
 set -eu
 sim=$1 machines=$2
 d=$(mktemp -d)
@@ -33,6 +34,14 @@ cmp "$d/want" "$d/got" || fail "convert round trip"
 printf '0,/a,0,5\n0,/a,zero,1\n' >"$d/bad.csv"
 out=$("$sim" run --machine "$machines/lab.yaml" --trace "$d/bad.csv" --system none 2>&1) && fail "bad trace accepted"
 [ "$out" = "$d/bad.csv:2: page: not an unsigned decimal integer" ] || fail "bad trace: $out"
+# tierd --record says its pages: 64 KiB ones replay on a 64 KiB model only.
+printf '# page_bytes: 65536, pmd_bytes: 536870912\n0,/a,0,5\n1000000,/a,600,7\n' >"$d/k64.csv"
+out=$("$sim" run --machine "$machines/lab.yaml" --trace "$d/k64.csv" --system none 2>&1) &&
+	fail "a 64 KiB trace replayed on 4 KiB pages"
+[ "$out" = "$d/k64.csv: recorded with 64 KiB base pages, but machine lab has 4 KiB ones: replay it on a machine model with the same base page (base_page_kib: 64)" ] ||
+	fail "64 KiB trace: $out"
+"$sim" run --machine "$machines/grace-hopper.yaml" --trace "$d/k64.csv" --system oracle >"$d/out" ||
+	fail "a 64 KiB trace on the 64 KiB model"
 out=$("$sim" run --machine "$machines/lab.yaml" --gen zipf --system best 2>&1) && fail "bad system accepted"
 [ "$out" = "tierd-sim run: --system best: unknown system" ] || fail "bad system: $out"
 echo ok

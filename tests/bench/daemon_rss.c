@@ -39,6 +39,7 @@
 #include "migrate.h"
 #include "sampler.h"
 #include "sys/sampler_damon.h"
+#include "test_geom.h"
 
 #define SEC 1000000000ull
 #define NPIDS 8
@@ -56,7 +57,7 @@ struct flood {
 	struct sampler base;
 	bool started;
 	uint64_t rng;
-	uint64_t unit;		/* HOT_PAGE_SIZE, or HOT_HUGE_SIZE with `damon` */
+	uint64_t unit;		/* TEST_PAGE_SIZE, or TEST_HUGE_SIZE with `damon` */
 	double weight;
 	struct sampler_status st;
 };
@@ -248,7 +249,7 @@ int main(int argc, char **argv)
 	static struct flood fl = {
 		.base.ops = &flood_ops,
 		.rng = 0x9e3779b97f4a7c15ull,
-		.unit = HOT_PAGE_SIZE,
+		.unit = TEST_PAGE_SIZE,
 		.weight = 1.0,
 	};
 	unsigned long max = argc > 2 ? strtoul(argv[2], NULL, 0) : 1048576;
@@ -273,7 +274,7 @@ int main(int argc, char **argv)
 	if (!strncmp(source, "damon", 5)) {
 		unsigned long gib = source[5] == ':' ? strtoul(source + 6, NULL, 0) : 1024;
 
-		fl.unit = HOT_HUGE_SIZE;
+		fl.unit = TEST_HUGE_SIZE;
 		fl.weight = DAMON_SAMPLES / 4;	/* a region seen in a quarter of them */
 		r = sketch_map(&sk, (uint64_t)gib << 30);
 		if (r < 0) {

@@ -25,6 +25,7 @@
 
 #include "bench.h"
 #include "hot_table.h"
+#include "test_geom.h"
 
 #define SEC 1000000000ull
 #define MILLION 1000000u
@@ -41,9 +42,9 @@ static uint64_t next_rand(void)
 
 static void *table(struct hot_table *t, uint32_t max)
 {
-	struct hot_params p = { .half_life_ns = 10 * SEC, .max_entries = max };
+	struct hot_params p = { .half_life_ns = 10 * SEC, .max_entries = max, .geom = TEST_GEOM_INIT };
 	size_t need = hot_mem_size(max);
-	void *mem = aligned_alloc(HOT_HUGE_SIZE, (need + HOT_HUGE_SIZE - 1) & ~(HOT_HUGE_SIZE - 1));
+	void *mem = aligned_alloc(TEST_HUGE_SIZE, (need + TEST_HUGE_SIZE - 1) & ~(TEST_HUGE_SIZE - 1));
 
 	/* What the daemon should do too: THP-backed, the random probes of a big
 	 * table miss the TLB far less often. */
@@ -85,17 +86,17 @@ static uint64_t fresh;		/* next never-seen page for addr_new() */
 
 static uint64_t addr_hot(uint64_t i)
 {
-	return (next_rand() % hot_set) * HOT_PAGE_SIZE;
+	return (next_rand() % hot_set) * TEST_PAGE_SIZE;
 }
 
 static uint64_t addr_seq(uint64_t i)
 {
-	return (i % hot_set) * HOT_PAGE_SIZE;
+	return (i % hot_set) * TEST_PAGE_SIZE;
 }
 
 static uint64_t addr_new(uint64_t i)
 {
-	return (1ull << 30) + fresh++ * HOT_PAGE_SIZE;
+	return (1ull << 30) + fresh++ * TEST_PAGE_SIZE;
 }
 
 static int cmp_desc(const void *a, const void *b)
@@ -115,7 +116,7 @@ static int cmp_desc(const void *a, const void *b)
 static void retention(uint32_t span, double s, int move)
 {
 	const uint32_t n = 65536, f = span * n, ticks = 600;
-	struct hot_params p = { .half_life_ns = 10 * SEC, .max_entries = n };
+	struct hot_params p = { .half_life_ns = 10 * SEC, .max_entries = n, .geom = TEST_GEOM_INIT };
 	size_t need = hot_mem_size(n);
 	void *mem = aligned_alloc(64, (need + 63) & ~(size_t)63);
 	double *cdf = malloc(f * sizeof(double)), *truth = calloc(f, sizeof(double));
@@ -162,7 +163,7 @@ static void retention(uint32_t span, double s, int move)
 			}
 			pg = perm[lo];
 			truth[pg] += w;
-			hot_record(&t, 1, (uint64_t)pg * HOT_PAGE_SIZE, HOT_PAGE_SIZE, 1.0, clk);
+			hot_record(&t, 1, (uint64_t)pg * TEST_PAGE_SIZE, TEST_PAGE_SIZE, 1.0, clk);
 		}
 	}
 	memcpy(sorted, truth, f * sizeof(double));
@@ -177,7 +178,7 @@ static void retention(uint32_t span, double s, int move)
 			if (truth[i] < thr || truth[i] == 0.0)
 				continue;
 			tot++;
-			if (hot_heat(&t, 1, (uint64_t)i * HOT_PAGE_SIZE, clk) > 0.0)
+			if (hot_heat(&t, 1, (uint64_t)i * TEST_PAGE_SIZE, clk) > 0.0)
 				in++;
 		}
 		printf(" top %u %.2f%%", ks[q], 100.0 * in / tot);
@@ -207,7 +208,7 @@ static int cmp_u32(const void *a, const void *b)
 static void eviction_quality(uint32_t n, int seeds)
 {
 	const uint32_t m = n / 16;
-	struct hot_params p = { .half_life_ns = 10 * SEC, .max_entries = n };
+	struct hot_params p = { .half_life_ns = 10 * SEC, .max_entries = n, .geom = TEST_GEOM_INIT };
 	size_t need = hot_mem_size(n);
 	void *mem = aligned_alloc(64, (need + 63) & ~(size_t)63);
 	uint32_t *heat_at = malloc(n * sizeof(uint32_t));
@@ -237,18 +238,18 @@ static void eviction_quality(uint32_t n, int seeds)
 			heat_at[j] = x;
 		}
 		for (uint32_t i = 0; i < n; i++) {
-			hot_record(&t, 1, (uint64_t)i * HOT_PAGE_SIZE, HOT_PAGE_SIZE, heat_at[i], 0);
+			hot_record(&t, 1, (uint64_t)i * TEST_PAGE_SIZE, TEST_PAGE_SIZE, heat_at[i], 0);
 			page_of[heat_at[i]] = i;
 			present[heat_at[i]] = 1;
 		}
 		for (uint32_t e = 0; e < m; e++) {
 			uint32_t rank = 0, h;
 
-			hot_record(&t, 2, (uint64_t)e * HOT_PAGE_SIZE, HOT_PAGE_SIZE, 1e12, 0);
+			hot_record(&t, 2, (uint64_t)e * TEST_PAGE_SIZE, TEST_PAGE_SIZE, 1e12, 0);
 			for (h = lo; h <= n; h++) {
 				if (!present[h])
 					continue;
-				if (hot_heat(&t, 1, (uint64_t)page_of[h] * HOT_PAGE_SIZE, 0) == 0.0)
+				if (hot_heat(&t, 1, (uint64_t)page_of[h] * TEST_PAGE_SIZE, 0) == 0.0)
 					break;
 				rank++;
 			}
@@ -299,20 +300,20 @@ int main(int argc, char **argv)
 
 	mem = table(&t, max);
 	hot_set = 65536;
-	run("prefill the 64 Ki-page hot set (inserts)", &t, addr_seq, HOT_PAGE_SIZE, &clk);
-	run("update: 64 Ki-page hot set", &t, addr_hot, HOT_PAGE_SIZE, &clk);
+	run("prefill the 64 Ki-page hot set (inserts)", &t, addr_seq, TEST_PAGE_SIZE, &clk);
+	run("update: 64 Ki-page hot set", &t, addr_hot, TEST_PAGE_SIZE, &clk);
 	free(mem);
 
 	mem = table(&t, max);
 	hot_set = max;
-	run("insert: 1M new pages, empty table", &t, addr_seq, HOT_PAGE_SIZE, &clk);
-	run("update: hot set = the whole (full) table", &t, addr_hot, HOT_PAGE_SIZE, &clk);
-	run("evict: 1M new pages into the full table", &t, addr_new, HOT_PAGE_SIZE, &clk);
+	run("insert: 1M new pages, empty table", &t, addr_seq, TEST_PAGE_SIZE, &clk);
+	run("update: hot set = the whole (full) table", &t, addr_hot, TEST_PAGE_SIZE, &clk);
+	run("evict: 1M new pages into the full table", &t, addr_new, TEST_PAGE_SIZE, &clk);
 	printf("peak RSS with the table full (%u entries): %.1f MiB, now %.1f MiB\n",
 	       (unsigned)t.nused, bench_status_kib("VmHWM") / 1024.0,
 	       bench_status_kib("VmRSS") / 1024.0);
 	t0 = bench_cpu_ns();
-	hot_record(&t, 1, 0, HOT_PAGE_SIZE, 1.0, clk + 64 * 10 * SEC);	/* 64 half-lives */
+	hot_record(&t, 1, 0, TEST_PAGE_SIZE, 1.0, clk + 64 * 10 * SEC);	/* 64 half-lives */
 	printf("%-46s %7.1f ms (%llu rebases so far)\n", "a record that rebases the full table",
 	       (bench_cpu_ns() - t0) / 1e6, (unsigned long long)(hot_get_stats(&t, &st), st.rebases));
 	clk += 64 * 10 * SEC;
@@ -332,9 +333,9 @@ int main(int argc, char **argv)
 	mem = table(&t, max);
 	hot_set = 1024;
 	for (uint64_t r = 0; r < hot_set; r++)
-		hot_record(&t, 1, r * HOT_HUGE_SIZE, HOT_HUGE_SIZE, 1.0, clk);
+		hot_record(&t, 1, r * TEST_HUGE_SIZE, TEST_HUGE_SIZE, 1.0, clk);
 	hot_set = 1024 * 512;
-	run("fold: 4 KiB samples into 1024 2 MiB entries", &t, addr_hot, HOT_PAGE_SIZE, &clk);
+	run("fold: 4 KiB samples into 1024 2 MiB entries", &t, addr_hot, TEST_PAGE_SIZE, &clk);
 	/* What a DAMON-fed table holds: a few 2 MiB ranges, a mostly empty table
 	 * that the selectors walk on every tick. */
 	t0 = bench_cpu_ns();

@@ -82,6 +82,14 @@ int fs_tree_put(const char *root, const char *rel, const char *text)
 	int fd, r;
 
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	/* Its directories, where the fixture has none. */
+	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		r = mkdir(path, 0755) < 0 && errno != EEXIST ? -errno : 0;
+		*p = '/';
+		if (r < 0)
+			return r;
+	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;

@@ -12,7 +12,8 @@
  */
 int fs_tree_copy(const char *src, char *tmpl);
 
-/* Write @text to the file @rel below @root.  Returns 0 or -errno. */
+/* Write @text to the file @rel below @root, making its directories.
+ * Returns 0 or -errno. */
 int fs_tree_put(const char *root, const char *rel, const char *text);
 
 /* Remove @root and everything below it. */

@@ -22,9 +22,10 @@
 #include "sampler_bpf.h"
 #include "test.h"
 #include "thp.h"
+#include "test_geom.h"
 
 #define NPAGES 64
-#define PG HOT_PAGE_SIZE
+#define PG TEST_PAGE_SIZE
 
 static int to_child[2], from_child[2];
 
@@ -32,13 +33,13 @@ static int to_child[2], from_child[2];
  * region: one fault per range when the kernel gives THPs. */
 static char *thp_region(void)
 {
-	char *p = mmap(NULL, 3 * HOT_HUGE_SIZE, PROT_READ | PROT_WRITE,
+	char *p = mmap(NULL, 3 * TEST_HUGE_SIZE, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
-	p = (char *)(((uintptr_t)p + HOT_HUGE_SIZE - 1) & ~(uintptr_t)(HOT_HUGE_SIZE - 1));
-	madvise(p, 2 * HOT_HUGE_SIZE, MADV_HUGEPAGE);
+	p = (char *)(((uintptr_t)p + TEST_HUGE_SIZE - 1) & ~(uintptr_t)(TEST_HUGE_SIZE - 1));
+	madvise(p, 2 * TEST_HUGE_SIZE, MADV_HUGEPAGE);
 	return p;
 }
 
@@ -69,8 +70,8 @@ static void child(void)
 	while (read(to_child[0], &cmd, 1) == 1 && (cmd == 1 || cmd == 2 || cmd == 3)) {
 		if (cmd == 3) {
 			for (int r = 0; r < 2; r++) {
-				huge[r * HOT_HUGE_SIZE] = 1;
-				huge[r * HOT_HUGE_SIZE + 5 * PG] = 1;
+				huge[r * TEST_HUGE_SIZE] = 1;
+				huge[r * TEST_HUGE_SIZE + 5 * PG] = 1;
 			}
 			if (write(from_child[1], &cmd, 1) != 1)
 				_exit(4);
@@ -127,7 +128,7 @@ static void test_missing_btf(void)
 	struct sampler *s;
 	char why[SAMPLER_WHY_MAX] = "";
 
-	sampler_bpf_params_default(&p);
+	sampler_bpf_params_default(&p, &test_geom);
 	p.btf_path = "/nonexistent/tierd-test/vmlinux";
 	p.fault_pid = getpid();
 	CHECK_EQ_INT(sampler_bpf_new(&p, &s), 0);
@@ -156,15 +157,15 @@ static void test_no_capability(void)
 		prctl(PR_SET_DUMPABLE, 1);	/* so that /proc/self is ours again */
 		/* The kernel hides PFNs from it; PAGEMAP_SCAN (Linux >= 6.7)
 		 * still recognises THPs. */
-		if (thp_pfns_visible("/proc") != 0)
+		if (thp_pfns_visible("/proc", TEST_PAGE_SHIFT) != 0)
 			_exit(5);
-		r = thp_open(&thp, "/proc");
+		r = thp_open(&thp, "/proc", &test_geom);
 		if (r == 0 ? thp.method != THP_SCAN : r != -EPERM) {
 			fprintf(stderr, "unprivileged THP lookups: %d, %s\n", r, thp.why);
 			_exit(6);
 		}
 		thp_close(&thp);
-		sampler_bpf_params_default(&p);
+		sampler_bpf_params_default(&p, &test_geom);
 		p.fault_pid = getpid();
 		if (sampler_bpf_new(&p, &s))
 			_exit(4);
@@ -179,7 +180,7 @@ static void test_no_capability(void)
 	waitpid(pid, &status, 0);
 	CHECK(WIFEXITED(status));
 	CHECK_EQ_INT(WEXITSTATUS(status), 0);
-	CHECK_EQ_INT(thp_pfns_visible("/proc"), 1);	/* root sees them */
+	CHECK_EQ_INT(thp_pfns_visible("/proc", TEST_PAGE_SHIFT), 1);	/* root sees them */
 }
 
 static void test_broken_btf(void)
@@ -192,7 +193,7 @@ static void test_broken_btf(void)
 	CHECK(fd >= 0);
 	CHECK(write(fd, "not BTF at all\n", 15) == 15);
 	close(fd);
-	sampler_bpf_params_default(&p);
+	sampler_bpf_params_default(&p, &test_geom);
 	p.btf_path = path;
 	p.fault_pid = getpid();
 	CHECK_EQ_INT(sampler_bpf_new(&p, &s), 0);
@@ -215,7 +216,7 @@ static bool is_count(double heat, int n)
 static void test_page_faults_of_child(void)
 {
 	static uint64_t mem[1 << 16];
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 4096 };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 4096, .geom = TEST_GEOM_INIT };
 	struct sampler_bpf_params p;
 	struct sampler_status st;
 	struct hot_entry_view v[NPAGES + 1];
@@ -238,7 +239,7 @@ static void test_page_faults_of_child(void)
 	CHECK(huge != NULL);
 
 	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
-	sampler_bpf_params_default(&p);
+	sampler_bpf_params_default(&p, &test_geom);
 	p.fault_pid = pid;
 	CHECK_EQ_INT(sampler_bpf_new(&p, &s), 0);
 	r = sampler_start(s, why, sizeof(why));
@@ -289,11 +290,11 @@ static void test_page_faults_of_child(void)
 	/* Phase 3: THPs come out as one 2 MiB entry each. */
 	CHECK_EQ_INT(run_phase(3), 0);
 	r = sampler_drain(s, &t, 4000);
-	if (anon_huge_kib(pid, (uint64_t)(uintptr_t)huge) == 2 * (long)(HOT_HUGE_SIZE >> 10)) {
+	if (anon_huge_kib(pid, (uint64_t)(uintptr_t)huge) == 2 * (long)(TEST_HUGE_SIZE >> 10)) {
 		for (int k = 0; k < 2; k++) {
-			uint64_t a = (uint64_t)(uintptr_t)huge + k * HOT_HUGE_SIZE;
+			uint64_t a = (uint64_t)(uintptr_t)huge + k * TEST_HUGE_SIZE;
 
-			CHECK_EQ_U64(hot_entry_len(&t, pid, a + 5 * PG), HOT_HUGE_SIZE);
+			CHECK_EQ_U64(hot_entry_len(&t, pid, a + 5 * PG), TEST_HUGE_SIZE);
 			CHECK(is_count(hot_heat(&t, pid, a, 4000), 1));	/* one fault per THP */
 		}
 		if (TEST_ASAN) /* the child also faults in shadow memory pages */
@@ -338,7 +339,7 @@ out:
 static void test_adaptive_period(void)
 {
 	static uint64_t mem[1 << 16];
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 4096 };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 4096, .geom = TEST_GEOM_INIT };
 	struct sampler_bpf_params p;
 	struct sampler_status st;
 	struct hot_table t;
@@ -358,7 +359,7 @@ static void test_adaptive_period(void)
 	CHECK(read(from_child[0], &huge, sizeof(huge)) == sizeof(huge));
 	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
 
-	sampler_bpf_params_default(&p);
+	sampler_bpf_params_default(&p, &test_geom);
 	p.fault_pid = pid;
 	p.fault_adapt = true;
 	p.period_init = 4;
@@ -419,7 +420,7 @@ static void test_pmu_probe_here(void)
 	bool have = pmu_find_mem_sampler("/sys", &ev, refused, sizeof(refused)) == 0;
 	int r;
 
-	sampler_bpf_params_default(&p);
+	sampler_bpf_params_default(&p, &test_geom);
 	if (have && pmu_attr_build(&ev, pmu_attr_period(&ev, p.period_init), &attr, refused,
 				   sizeof(refused)) < 0) {
 		CHECK_EQ_INT(sampler_bpf_new(&p, &s), 0);
@@ -456,11 +457,16 @@ int main(void)
 		printf("SKIP: this kernel has no BTF (/sys/kernel/btf/vmlinux)\n");
 		return 77;
 	}
+	if (sysconf(_SC_PAGESIZE) != (long)TEST_PAGE_SIZE) {
+		printf("SKIP: written for 4 KiB pages and 2 MiB THPs, the kernel's pages are %ld bytes\n",
+		       sysconf(_SC_PAGESIZE));
+		return 77;
+	}
 	{
 		struct sampler_bpf_params p;
 		struct sampler *s;
 
-		sampler_bpf_params_default(&p);
+		sampler_bpf_params_default(&p, &test_geom);
 		if (sampler_bpf_new(&p, &s) == -EOPNOTSUPP) {
 			printf("SKIP: built with -Dbpf=disabled\n");
 			return 77;

@@ -50,6 +50,7 @@
 #include "hot_table.h"
 #include "sampler_bpf.h"
 #include "sampler_damon.h"
+#include "page_geom_read.h"
 
 #define TOPK 4096
 
@@ -86,6 +87,7 @@ static void status(struct sampler *s, const char *when)
 #define WAKE_SHARE 8
 
 static bool use_feed;
+static struct page_geom geom; /* the guest kernel's */
 #define SCHEMES "/sys/kernel/mm/damon/admin/kdamonds/0/contexts/0/schemes"
 
 /*
@@ -145,9 +147,9 @@ struct want {
  */
 static bool found(struct hot_table *t, const struct want *w, struct hot_entry_view *v)
 {
-	/* Whole 2 MiB ranges inside the region. */
-	uint64_t whole = ((w->hi & ~(HOT_HUGE_SIZE - 1)) -
-			  ((w->lo + HOT_HUGE_SIZE - 1) & ~(HOT_HUGE_SIZE - 1))) / HOT_HUGE_SIZE;
+	/* Whole PMD ranges inside the region. */
+	uint64_t whole = ((w->hi & ~(geom.pmd - 1)) -
+			  ((w->lo + geom.pmd - 1) & ~(geom.pmd - 1))) / geom.pmd;
 	size_t n = hot_select_hottest(t, w->pid, 0.0, now_ns(), v, TOPK);
 	size_t in = 0, edge = 0, far = 0;
 
@@ -156,7 +158,7 @@ static bool found(struct hot_table *t, const struct want *w, struct hot_entry_vi
 
 		if (a >= w->lo && e <= w->hi) {
 			in++;
-		} else if (e + HOT_HUGE_SIZE >= w->lo && a <= w->hi + HOT_HUGE_SIZE) {
+		} else if (e + geom.pmd >= w->lo && a <= w->hi + geom.pmd) {
 			edge++;
 		} else {
 			if (far++ < 3)
@@ -214,7 +216,7 @@ static bool look_agrees(const struct sampler_peek *pk)
  */
 static int wake_check(struct sampler *s, struct hot_table *t)
 {
-	struct hot_params hp = { .half_life_ns = 2000000000ull, .max_entries = 16 };
+	struct hot_params hp = { .half_life_ns = 2000000000ull, .max_entries = 16, .geom = geom };
 	static uint64_t mem[4096];
 	struct sampler_peek pk;
 	struct hot_table empty;
@@ -257,7 +259,7 @@ fail:
 static int find_hot(struct sampler *s, const struct want *w, size_t nw, int max)
 {
 	static struct hot_entry_view v[TOPK];
-	struct hot_params hp = { .half_life_ns = 2000000000ull, .max_entries = 16384 };
+	struct hot_params hp = { .half_life_ns = 2000000000ull, .max_entries = 16384, .geom = geom };
 	struct hot_table t;
 	size_t need = hot_mem_size(hp.max_entries);
 	void *mem = aligned_alloc(8, need);
@@ -336,6 +338,10 @@ int main(int argc, char **argv)
 	struct sampler *s;
 	int r, rc = 0;
 
+	if (page_geom_read("/", NULL, NULL, &geom) < 0) {
+		fprintf(stderr, "cannot read the kernel's page sizes\n");
+		return 1;
+	}
 	sampler_damon_params_default(&p);
 	if (argc > 1 && !strcmp(argv[1], "--feed")) {
 		use_feed = true;

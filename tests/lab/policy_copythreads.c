@@ -5,6 +5,7 @@
  * and account (it tests the controller, not the tick).
  */
 #include "policy_lab.h"
+#include "page_geom_read.h"
 
 static struct acct_call calls[MAX_CAND];
 
@@ -132,6 +133,7 @@ int scenario_copythreads(void)
 	struct ct_params p;
 	struct ct_state s;
 	struct batch_params bp;
+	struct page_geom geom;
 	struct acct_params ap;
 	struct migrator m;
 	struct topology topo;
@@ -161,11 +163,13 @@ int scenario_copythreads(void)
 		fprintf(stderr, "needs 2 or more vCPUs\n");
 		return 77;
 	}
-	batch_params_default(&bp, kbatch > 0 ? kbatch : 0);
-	acct_params_default(&ap);
+	if (page_geom_read("/", NULL, NULL, &geom) < 0)
+		return 1;
+	batch_params_default(&bp, kbatch > 0 ? kbatch : 0, &geom);
+	acct_params_default(&ap, &geom);
 	memset(&r, 0, sizeof(r));
 	if (batch_new(&bp, MAX_CAND, &r.b) < 0 || account_new(&ap, 0, 0, &r.a) < 0 ||
-	    mig_init(&m, &mig_real_ops, NULL, false) < 0)
+	    mig_init(&m, &mig_real_ops, NULL, false, geom.base) < 0)
 		return 1;
 	r.ks = &ks;
 	r.p = &p;

@@ -35,7 +35,7 @@ static int map_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
 	}
 	for (unsigned long i = 0; i < count; i++) {
 		uint64_t a = (uint64_t)(uintptr_t)addrs[i];
-		size_t pg = (a - BASE) / PG;
+		size_t pg = (a - BASE) / m->page_bytes;
 
 		if (a >= FAR_BASE && a < FAR_BASE + (uint64_t)m->far_ranges * 2 * MIB) {
 			m->far_moved += !!nodes;
@@ -51,6 +51,7 @@ static int map_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
 			continue;
 		}
 		if (nodes) {
+			m->unaligned += a % m->page_bytes != 0;
 			m->node[pg] = nodes[i];
 			m->moved_pages++;
 		}
@@ -99,6 +100,7 @@ void setup(struct tierd *d, const char *conf_text, char *root, size_t root_len,
 
 	memset(map, 0, sizeof(*map));
 	map->npages = NPAGES;
+	map->page_bytes = PG;
 	for (int i = 0; i < MAP_PAGES; i++)
 		map->node[i] = 1;
 	map->has_promote = true;

@@ -64,6 +64,8 @@ struct page_map {
 	uint64_t move_ns; /* fake time one move call takes; 0: 1 ms */
 	int busy; /* page index + 1 that moves leave in place with -EBUSY; 0: none; -1: all */
 	int far_ranges, far_node; /* the far mapping: how many ranges, their node */
+	uint64_t page_bytes; /* the kernel's base page: PG, or a test's */
+	unsigned long unaligned; /* addresses moves were given off a page boundary */
 	unsigned long far_moved; /* pages moves asked of it (left where they are) */
 };
 

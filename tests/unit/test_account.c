@@ -9,6 +9,7 @@
 #include "fake_migrate.h"
 #include "migrate.h"
 #include "test.h"
+#include "test_geom.h"
 
 #define MS 1000000ull
 #define SEC 1000000000ull
@@ -55,9 +56,9 @@ static void setup_run(int nr_cgroups)
 {
 	struct batch_params bp;
 
-	acct_params_default(&ap);
+	acct_params_default(&ap, &test_geom);
 	CHECK_EQ_INT(account_new(&ap, nr_cgroups, 8, &a), 0);
-	batch_params_default(&bp, 0);
+	batch_params_default(&bp, 0, &test_geom);
 	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
 	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
 }
@@ -114,7 +115,7 @@ static void test_statuses(void)
 	memcpy(f.steps[1].status, promo, sizeof(promo));
 	f.steps[1].took_ns = 2 * MS;
 
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
 	CHECK(m.has_promote);
 	setup_run(2);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, 100 * SEC, &res), 0);
@@ -172,7 +173,7 @@ static void test_statuses(void)
 	/* Without the kernel's promotion entry point: plain MPOL_MF_MOVE. */
 	f.probe_result = -EINVAL;
 	f.nr_calls = 0;
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
 	CHECK(!m.has_promote);
 	/* (After node 1's back-off: a batch to a node in back-off is skipped.) */
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, 106 * SEC, &res), 0);
@@ -182,13 +183,13 @@ static void test_statuses(void)
 	f.move_all_probe = -EPERM;
 	f.nr_calls = 0;
 	f.next_step = f.nr_steps;
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
 	CHECK(!m.has_move_all);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, 112 * SEC, &res), 0);
 	CHECK_EQ_INT(f.calls[1].flags, MPOL_MF_MOVE);
 	/* A probe failing otherwise is returned. */
 	f.probe_result = -EPERM;
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), -EPERM);
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), -EPERM);
 
 	teardown_run();
 }
@@ -217,7 +218,7 @@ static void test_budget(void)
 		f.steps[i].status[0] = 0;
 		f.steps[i].took_ns = SEC;
 	}
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
 	m.budget_ns = 3 * SEC / 2;
 	setup_run(2);
 	CHECK_EQ_INT(pl->nr_batches, 3);
@@ -253,7 +254,7 @@ static void test_call_times(void)
 			f.steps[i].status[0] = 0;
 			f.steps[i].took_ns = took[i];
 		}
-		CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, dry), 0);
+		CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, dry, 4096), 0);
 		setup_run(2);
 		CHECK_EQ_INT(run_plan(&m, a, pl, in, 100 * SEC, &res), 0);
 		CHECK_EQ_INT(res.calls, 3);
@@ -280,7 +281,7 @@ static void test_room_floor(void)
 	struct mig_run_result res;
 
 	three_promotions();
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
 	m.page_bytes = PG;
 	m.floor_bytes[0] = 100 * PG;
 	f.free[0] = 102 * PG;
@@ -381,9 +382,9 @@ static void test_range_pages(void)
 	nr = 0;
 	add(3, 0x40000000, 512, 1, 0, POLICY_PROMOTE, -1);
 	in[0].flags = POLICY_F_PAGES;
-	acct_params_default(&ap);
+	acct_params_default(&ap, &test_geom);
 	CHECK_EQ_INT(account_new(&ap, 1, 8, &a), 0);
-	batch_params_default(&bp, 0);
+	batch_params_default(&bp, 0, &test_geom);
 	CHECK_EQ_INT(batch_new(&bp, 1024, &b), 0);
 	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
 	CHECK_EQ_INT(pl->nr_entries, 512);
@@ -419,7 +420,7 @@ static void test_call_failed_and_dry_run(void)
 	/* pid 11 exited: the call fails with ESRCH; pid 12's call works. */
 	f.nr_steps = 1;
 	f.steps[0].call_err = -ESRCH;
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(res.calls, 2);
 	CHECK_EQ_INT(res.failed_calls, 1);
@@ -434,7 +435,7 @@ static void test_call_failed_and_dry_run(void)
 	CHECK_EQ_INT(account_new(&ap, 0, 8, &a), 0);
 	f = (struct fake_mig){ .probe_result = -EINVAL, .nr_steps = 1 };
 	f.steps[0].call_err = -ENOMEM;
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false), 0);
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(f.nr_calls, 1);
 	CHECK_EQ_INT(res.calls, 1);
@@ -447,7 +448,7 @@ static void test_call_failed_and_dry_run(void)
 	account_free(a);
 	CHECK_EQ_INT(account_new(&ap, 0, 8, &a), 0);
 	f = (struct fake_mig){ .probe_result = -EINVAL, .query_node = 1 };
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, true), 0);
+	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, true, 4096), 0);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(f.nr_calls, 2);
 	CHECK_EQ_INT(f.calls[0].nodes[0], -2);
@@ -550,7 +551,7 @@ static void test_shared_counted_once(void)
 	setup_run(1);
 
 	sk_reset();
-	CHECK_EQ_INT(mig_init(&m, &ops, NULL, false), 0);
+	CHECK_EQ_INT(mig_init(&m, &ops, NULL, false, 4096), 0);
 	CHECK(m.has_move_all);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(sk.moves, 2);
@@ -570,7 +571,7 @@ static void test_shared_counted_once(void)
 	teardown_run();
 	setup_run(1);
 	sk_reset();
-	CHECK_EQ_INT(mig_init(&m, &blind, NULL, false), 0);
+	CHECK_EQ_INT(mig_init(&m, &blind, NULL, false, 4096), 0);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(sk.queries, 0);
 	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 5);
@@ -580,7 +581,7 @@ static void test_shared_counted_once(void)
 	nr = 2;
 	setup_run(1);
 	sk_reset();
-	CHECK_EQ_INT(mig_init(&m, &ops, NULL, false), 0);
+	CHECK_EQ_INT(mig_init(&m, &ops, NULL, false, 4096), 0);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(sk.queries, 0);
 	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 2);
@@ -597,7 +598,7 @@ static void test_denied_memory(void)
 	static struct cand_ranges r;
 	const uint64_t base = 0x40000000, t0 = 100 * SEC;
 
-	memset(&r, 0, sizeof(r));
+	cand_ranges_init(&r, &test_geom);
 	cand_denied_mark(&r, 7, base + 3 * PG, 1, 1, -EACCES, t0);
 	CHECK(cand_denied_skip(&r, 7, base + 3 * PG, 1, t0));
 	CHECK(cand_denied_skip(&r, 7, base + 3 * PG, 1, t0 + 59 * SEC));
@@ -625,7 +626,7 @@ static void test_denied_memory(void)
 
 	/* Found on another node: something changed, its mark goes; a range
 	 * found wholly on another node loses them all. */
-	memset(&r, 0, sizeof(r));
+	cand_ranges_init(&r, &test_geom);
 	cand_denied_mark(&r, 7, base + 5 * PG, 1, 1, -EPERM, t0);
 	cand_denied_mark(&r, 7, base + 6 * PG, 1, 1, -EPERM, t0);
 	CHECK(!cand_denied_skip(&r, 7, base + 5 * PG, 0, t0 + SEC));

@@ -4,6 +4,7 @@
 
 #include "batch.h"
 #include "test.h"
+#include "test_geom.h"
 
 static struct policy_intent in[64];
 static size_t nr;
@@ -30,11 +31,11 @@ static void test_defaults(void)
 {
 	struct batch_params bp;
 
-	batch_params_default(&bp, 0);
+	batch_params_default(&bp, 0, &test_geom);
 	CHECK_EQ_INT(bp.batch_pages, 1024);
-	batch_params_default(&bp, 512);
+	batch_params_default(&bp, 512, &test_geom);
 	CHECK_EQ_INT(bp.batch_pages, 1024);
-	batch_params_default(&bp, 4096);
+	batch_params_default(&bp, 4096, &test_geom);
 	CHECK_EQ_INT(bp.batch_pages, 4096);
 	CHECK_EQ_INT(bp.page_size, 4096);
 }
@@ -45,7 +46,7 @@ static void test_group_sort_dedup(void)
 	struct batcher *b;
 	const struct batch_plan *pl;
 
-	batch_params_default(&bp, 0);
+	batch_params_default(&bp, 0, &test_geom);
 	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
 	nr = 0;
 	add(5, 0x3000, 1, 0, POLICY_PROMOTE);
@@ -97,7 +98,7 @@ static void test_batch_size_and_budget(void)
 	struct batcher *b;
 	const struct batch_plan *pl;
 
-	batch_params_default(&bp, 0);
+	batch_params_default(&bp, 0, &test_geom);
 	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
 	nr = 0;
 	for (int i = 0; i < 5; i++)
@@ -122,7 +123,7 @@ static void test_batch_size_and_budget(void)
 	batch_free(b);
 
 	/* 1200 pages a tick: two THPs, the third is deferred, base pages fit. */
-	batch_params_default(&bp, 0);
+	batch_params_default(&bp, 0, &test_geom);
 	bp.tick_max_pages = 1200;
 	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
 	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
@@ -131,7 +132,7 @@ static void test_batch_size_and_budget(void)
 	batch_free(b);
 
 	/* A byte budget of 3 MiB: one THP and the base pages. */
-	batch_params_default(&bp, 0);
+	batch_params_default(&bp, 0, &test_geom);
 	bp.tick_max_bytes = 3 << 20;
 	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
 	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
@@ -157,7 +158,7 @@ static void test_ranges(void)
 	const struct batch_plan *pl;
 	struct policy_intent one;
 
-	batch_params_default(&bp, 0);
+	batch_params_default(&bp, 0, &test_geom);
 	CHECK_EQ_INT(batch_new(&bp, 1024, &b), 0);
 	nr = 0;
 	add(5, 0x40200000, 512, 0, POLICY_PROMOTE);	/* a THP */

@@ -13,6 +13,7 @@
 
 #include "candidates.h"
 #include "test.h"
+#include "test_geom.h"
 
 #define SEC 1000000000ull
 #define PG 4096ull
@@ -34,7 +35,7 @@ static int fake_query(void *ctx, pid_t pid, size_t count, void **addrs, int *sta
 {
 	for (size_t i = 0; i < count; i++) {
 		uint64_t a = (uint64_t)(uintptr_t)addrs[i];
-		uint64_t r = (a - BASE) / HOT_HUGE_SIZE;
+		uint64_t r = (a - BASE) / TEST_HUGE_SIZE;
 
 		status[i] = pid == PID && a >= BASE && r < NR_RANGES ? node_of[r] : -14;
 	}
@@ -44,7 +45,7 @@ static int fake_query(void *ctx, pid_t pid, size_t count, void **addrs, int *sta
 static void setup(void)
 {
 	static void *mem;
-	struct hot_params hp = { .half_life_ns = 1000 * SEC, .max_entries = 8192 };
+	struct hot_params hp = { .half_life_ns = 1000 * SEC, .max_entries = 8192, .geom = TEST_GEOM_INIT };
 	size_t len = hot_mem_size(hp.max_entries);
 
 	memset(&topo, 0, sizeof(topo));
@@ -60,9 +61,9 @@ static void setup(void)
 	CHECK_EQ_INT(hot_init(&hot, &hp, mem, len, 0), 0);
 	/* Range r is hotter than range r + 1. */
 	for (uint64_t r = 0; r < NR_RANGES; r++)
-		CHECK(hot_record(&hot, PID, BASE + r * HOT_HUGE_SIZE, HOT_HUGE_SIZE,
+		CHECK(hot_record(&hot, PID, BASE + r * TEST_HUGE_SIZE, TEST_HUGE_SIZE,
 				 (double)(NR_RANGES - r), 1 * SEC) > 0);
-	memset(&ranges, 0, sizeof(ranges));
+	cand_ranges_init(&ranges, &test_geom);
 	procs = (struct cand_procs){ .nr = 1 };
 	procs.procs[0] = (struct cand_proc){ .pid = PID, .cgroup = -1, .rule = -1 };
 }
@@ -74,7 +75,7 @@ static uint64_t scattered(uint64_t i)
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return BASE + ((z ^ (z >> 31)) % (1u << 19)) * HOT_HUGE_SIZE;
+	return BASE + ((z ^ (z >> 31)) % (1u << 19)) * TEST_HUGE_SIZE;
 }
 
 /* The range memory is a cache, but an 8 GiB hot set fits in it whole
@@ -84,12 +85,12 @@ static void test_memory_holds_hot_set(void)
 {
 	size_t lost = 0;
 
-	memset(&ranges, 0, sizeof(ranges));
+	cand_ranges_init(&ranges, &test_geom);
 	for (uint64_t r = 0; r < VIEWS; r++)
 		cand_range(&ranges, PID, scattered(r))->fast_seen = cand_time(SEC);
 	for (uint64_t r = 0; r < VIEWS; r++) {
 		struct hot_entry_view v = { .pid = PID, .addr = scattered(r),
-					    .len = HOT_HUGE_SIZE };
+					    .len = TEST_HUGE_SIZE };
 
 		lost += !cand_known_fast(&ranges, &v, 2 * SEC);
 	}
@@ -112,7 +113,7 @@ static void check_next(size_t n, uint64_t first)
 	CHECK_EQ_U64(n, CAP_RANGES);
 	for (size_t i = 0; i < n && i < CAP_RANGES; i++) {
 		CHECK_EQ_INT(cand[i].node, 1);
-		CHECK_EQ_U64(cand[i].addr, BASE + (first + i) * HOT_HUGE_SIZE);
+		CHECK_EQ_U64(cand[i].addr, BASE + (first + i) * TEST_HUGE_SIZE);
 	}
 }
 
@@ -127,10 +128,10 @@ static void test_head_past_views(void)
 	for (uint64_t r = 0; r < NR_RANGES; r++) {
 		node_of[r] = r < VIEWS ? 0 : 1;
 		if (r < VIEWS)
-			cand_range(&ranges, PID, BASE + r * HOT_HUGE_SIZE)->fast_seen =
+			cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen =
 				cand_time(2 * SEC);
 	}
-	CHECK_EQ_INT(cand_select_new(MAX_CAND, &sel), 0);
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
 	n = run(sel, 3 * SEC, &out);
 	check_next(n, VIEWS);
 	CHECK(out.capped);
@@ -138,7 +139,7 @@ static void test_head_past_views(void)
 	/* Those moved too: the next tick goes on past them. */
 	for (uint64_t r = VIEWS; r < VIEWS + CAP_RANGES; r++) {
 		node_of[r] = 0;
-		cand_range(&ranges, PID, BASE + r * HOT_HUGE_SIZE)->fast_seen = cand_time(3 * SEC);
+		cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen = cand_time(3 * SEC);
 	}
 	n = run(sel, 4 * SEC, &out);
 	check_next(n, VIEWS + CAP_RANGES);

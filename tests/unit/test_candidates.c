@@ -12,6 +12,7 @@
 
 #include "candidates.h"
 #include "test.h"
+#include "test_geom.h"
 
 #define SEC 1000000000ull
 #define PG 4096ull
@@ -49,7 +50,7 @@ static struct policy_page cand[MAX_CAND];
 static void setup(void)
 {
 	static void *mem;
-	struct hot_params hp = { .half_life_ns = 10 * SEC, .max_entries = 64 };
+	struct hot_params hp = { .half_life_ns = 10 * SEC, .max_entries = 64, .geom = TEST_GEOM_INIT };
 	size_t len = hot_mem_size(hp.max_entries);
 
 	memset(&topo, 0, sizeof(topo));
@@ -63,8 +64,8 @@ static void setup(void)
 	free(mem);
 	mem = calloc(1, len);
 	CHECK_EQ_INT(hot_init(&hot, &hp, mem, len, 0), 0);
-	CHECK(hot_record(&hot, PID, BASE, HOT_HUGE_SIZE, 20.0, 1 * SEC) > 0);
-	memset(&ranges, 0, sizeof(ranges));
+	CHECK(hot_record(&hot, PID, BASE, TEST_HUGE_SIZE, 20.0, 1 * SEC) > 0);
+	cand_ranges_init(&ranges, &test_geom);
 	procs = (struct cand_procs){ .nr = 1 };
 	procs.procs[0] = (struct cand_proc){ .pid = PID, .cgroup = -1, .rule = -1 };
 }
@@ -90,7 +91,7 @@ static void test_range_one_candidate(void)
 	setup();
 	for (int i = 0; i < 512; i++)
 		f.node[i] = 1;
-	CHECK_EQ_INT(cand_select_new(MAX_CAND, &sel), 0);
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
 	CHECK_EQ_U64(run(sel, &f, 0, 2 * SEC, &out), 1);
 	CHECK_EQ_INT(f.queries, 1);
 	CHECK_EQ_U64(f.last_count, 512);
@@ -120,14 +121,14 @@ static void test_range_split(void)
 	struct cand_out out;
 
 	setup();
-	CHECK_EQ_INT(cand_select_new(MAX_CAND, &sel), 0);
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
 	for (int i = 0; i < 512; i++)
 		f.node[i] = 1;
 	/* A bucket of 1 MiB: 2 MiB would never pass it, so page by page. */
 	CHECK_EQ_U64(run(sel, &f, 1 << 20, 2 * SEC, &out), 512);
 	CHECK_EQ_INT(cand[0].nr_pages, 1);
 	/* Half on each node: page by page too. */
-	memset(&ranges, 0, sizeof(ranges));
+	cand_ranges_init(&ranges, &test_geom);
 	for (int i = 256; i < 512; i++)
 		f.node[i] = 0;
 	CHECK_EQ_U64(run(sel, &f, 0, 3 * SEC, &out), 512);
@@ -156,7 +157,7 @@ static void test_gpu_range_known_fast(void)
 		for (int i = 0; i < 512; i++)
 			f.node[i] = 2;
 		f.queries = 0;
-		CHECK_EQ_INT(cand_select_new(MAX_CAND, &sel), 0);
+		CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
 		CHECK_EQ_U64(run(sel, &f, 0, 2 * SEC, &out), 1);
 		CHECK_EQ_INT(f.queries, 1);
 		CHECK(cand_range_peek(&ranges, PID, BASE) &&
@@ -171,7 +172,7 @@ static void test_gpu_range_known_fast(void)
 	for (int i = 0; i < 512; i++)
 		f.node[i] = 1;
 	f.queries = 0;
-	CHECK_EQ_INT(cand_select_new(MAX_CAND, &sel), 0);
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
 	CHECK_EQ_U64(run(sel, &f, 0, 2 * SEC, &out), 1);
 	CHECK_EQ_U64(run(sel, &f, 0, 3 * SEC, &out), 1);
 	CHECK_EQ_INT(f.queries, 2);

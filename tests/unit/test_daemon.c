@@ -357,7 +357,7 @@ static void test_grace_hopper(void)
 	CHECK_EQ_INT(topo_fast_tier(&d.topo), 1);
 	CHECK_EQ_STR(d.stats.gpu_mode, "numa");
 	text = render_status(&d, false);
-	snprintf(page, sizeof(page), "\npages:    %.1f KiB base pages\n",
+	snprintf(page, sizeof(page), "\npages:    %.1f KiB base pages, 2.0 MiB PMD (no THP support)\n",
 		 sysconf(_SC_PAGESIZE) / 1024.0);
 	CHECK(strstr(text, page));
 	CHECK(strstr(text, "\ngpu:      numa (CoherentGPUMemoryMode \"numa\")\n"

@@ -19,6 +19,7 @@
 #include "idle.h"
 #include "sampler_damon.h"
 #include "test.h"
+#include "test_geom.h"
 
 static char admin[] = "/tmp/tierd-damon-XXXXXX";
 static char rundir[] = "/tmp/tierd-run-XXXXXX";
@@ -557,7 +558,7 @@ static const char targets_seq[] =
 static void test_sequence_and_regions(void)
 {
 	static uint64_t mem[8192];
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128, .geom = TEST_GEOM_INIT };
 	static const struct region regions[] = {
 		{ 0, 0x400000, 0x600000, 10 },		/* pid 100: one 2 MiB range */
 		{ 0, 0x600000, 0x1000000, 0 },		/* idle: nothing recorded */
@@ -738,7 +739,7 @@ static const struct region two_regions[] = {
 static void test_retries_while_busy(void)
 {
 	static uint64_t mem[8192];
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128, .geom = TEST_GEOM_INIT };
 	const pid_t pids[] = { 100, 200 };
 	char why[SAMPLER_WHY_MAX] = "";
 	struct hot_table t;
@@ -803,7 +804,7 @@ static void test_retries_while_busy(void)
 static void test_drain_does_not_wait(void)
 {
 	static uint64_t mem[8192];
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128, .geom = TEST_GEOM_INIT };
 	const pid_t pids[] = { 100, 200 };
 	char why[SAMPLER_WHY_MAX] = "";
 	struct pollfd p = { .events = POLLIN };
@@ -865,7 +866,7 @@ static void test_drain_does_not_wait(void)
 static void test_tick_never_waits(void)
 {
 	static uint64_t mem[8192];
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128, .geom = TEST_GEOM_INIT };
 	const pid_t pids[] = { 100, 200 };
 	char why[SAMPLER_WHY_MAX] = "", buf[64];
 	struct hot_table t;
@@ -1031,7 +1032,7 @@ static const struct damon_feed_rec feed_regions[] = {
 static void test_feed(void)
 {
 	static uint64_t mem[8192];
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128 };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 128, .geom = TEST_GEOM_INIT };
 	const struct damon_feed_rec *regions = feed_regions;
 	const pid_t pids[] = { 100, 200 };
 	struct fake_feed ff = { .pass = 7 };
@@ -1190,7 +1191,7 @@ static void test_feed(void)
 static struct sampler *mk_watching(struct fake_feed *ff, struct hot_table *t, void *mem,
 				   size_t mem_len, uint32_t max_entries)
 {
-	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = max_entries };
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = max_entries, .geom = TEST_GEOM_INIT };
 	const pid_t pids[] = { 100, 200 };
 	char why[SAMPLER_WHY_MAX] = "";
 	struct sampler *s;
@@ -1460,6 +1461,31 @@ static void look_known(const struct fake_feed *ff, const struct damon_feed_rec *
 	ret->new_bytes = fresh;
 }
 
+/*
+ * With 64 KiB pages a table entry is a 512 MiB PMD range: the sketch's
+ * 2 MiB ranges each get its heat (a mean over the range), the ones past it
+ * none, as the program looks up 2 MiB ranges whatever the pages.
+ */
+static void test_known_fill_pmd(void)
+{
+	static uint64_t mem[8192];
+	static __u8 known[DAMON_KNOWN_CELLS_MIN];
+	const uint32_t m = DAMON_KNOWN_CELLS_MIN - 1;
+	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 64,
+				 .geom = PAGE_GEOM_INIT(64 << 10, 512 << 20) };
+	const uint64_t a = 1ull << 30;
+	const pid_t pids[] = { 100 };
+	struct hot_table t;
+
+	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
+	CHECK_EQ_INT(hot_record(&t, 100, a, 512 << 20, 4.0, 0), 1);
+	damon_known_fill(known, DAMON_KNOWN_CELLS_MIN, 16, &t, 0, pids, 1, 1.0);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a), 64);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a + 100 * DAMON_RANGE_SIZE), 64);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a + (512 << 20) - DAMON_RANGE_SIZE), 64);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a + (512 << 20)), 0);
+}
+
 static void test_peek_arm(void)
 {
 	static uint64_t mem[8192];
@@ -1492,8 +1518,8 @@ static void test_peek_arm(void)
 	ff.nregions = 5;
 	ff.done = 8;
 	CHECK_EQ_INT(drain(s, &t, 0), 3);
-	CHECK(hot_record(&t, 100, 0x2000000, HOT_HUGE_SIZE, 0.05, 0) > 0);
-	CHECK(hot_record(&t, 300, 0x4000000, HOT_HUGE_SIZE, 5.0, 0) > 0);	/* untracked */
+	CHECK(hot_record(&t, 100, 0x2000000, TEST_HUGE_SIZE, 0.05, 0) > 0);
+	CHECK(hot_record(&t, 300, 0x4000000, TEST_HUGE_SIZE, 5.0, 0) > 0);	/* untracked */
 	ff.known[damon_known_cell(damon_known_hash(0, 0x6000000), 0, m)] = 99;	/* stale */
 	ff.wakes = 1;
 	CHECK_EQ_INT(sampler_peek_arm(s, &t, 0, 8 << 20, 8), 0);
@@ -1643,6 +1669,7 @@ int main(void)
 	RUN(test_known);
 	RUN(test_known_unit);
 	RUN(test_known_size);
+	RUN(test_known_fill_pmd);
 	RUN(test_peek_arm);
 	RUN(test_cost);
 	RUN(test_owner_before_drain);

@@ -9,6 +9,7 @@
 
 #include "gpu_usage.h"
 #include "test.h"
+#include "test_geom.h"
 
 #define SEC 1000000000ull
 #define MIB (1ull << 20)
@@ -20,7 +21,7 @@ static struct policy_params pp;
 /* Rule 0: node 2, /train and "python*"; rule 1: node 3, "solver". */
 static void setup(void)
 {
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.nr_rules = 2;
 	pp.rules[0] = (struct policy_gpu_rule){ .node = 2, .max_bytes = 64 * MIB, .nr_allow = 2 };
 	strcpy(pp.rules[0].allow[0], "/train");

@@ -4,16 +4,17 @@
 
 #include "hot_table.h"
 #include "test.h"
+#include "test_geom.h"
 
 #define SEC 1000000000ull
-#define PG HOT_PAGE_SIZE
-#define HUGE HOT_HUGE_SIZE
+#define PG TEST_PAGE_SIZE
+#define HUGE TEST_HUGE_SIZE
 
 static uint64_t mem[1 << 16];
 
 static void mk(struct hot_table *t, uint64_t half_life_ns, uint32_t max)
 {
-	struct hot_params p = { .half_life_ns = half_life_ns, .max_entries = max };
+	struct hot_params p = { .half_life_ns = half_life_ns, .max_entries = max, .geom = TEST_GEOM_INIT };
 	int r = hot_init(t, &p, mem, sizeof(mem), 0);
 
 	CHECK_EQ_INT(r, 0);
@@ -183,7 +184,7 @@ static void test_bounded_memory(void)
 {
 	struct hot_table t;
 	struct hot_stats st;
-	struct hot_params p = { .half_life_ns = SEC, .max_entries = 100 };
+	struct hot_params p = { .half_life_ns = SEC, .max_entries = 100, .geom = TEST_GEOM_INIT };
 	size_t need = hot_mem_size(100);
 
 	CHECK(need > 0 && need <= sizeof(mem));
@@ -748,7 +749,7 @@ static void test_foreach(void)
 static void test_mem_zeroed(void)
 {
 	static uint64_t zeroed[1 << 16];
-	struct hot_params p = { .half_life_ns = SEC, .max_entries = 1000 };
+	struct hot_params p = { .half_life_ns = SEC, .max_entries = 1000, .geom = TEST_GEOM_INIT };
 	struct hot_entry_view va[64], vb[64];
 	struct hot_table a, b;
 	size_t need = hot_mem_size(1000), na, nb;

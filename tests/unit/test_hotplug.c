@@ -76,7 +76,7 @@ static void test_uevent(void)
 
 static void read_tree(const char *name, struct topology *t)
 {
-	CHECK_EQ_INT(topo_read(tree(name), t), 0);
+	CHECK_EQ_INT(topo_read(tree(name), 4096, t), 0);
 }
 
 static void test_change(void)

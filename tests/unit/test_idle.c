@@ -16,6 +16,7 @@
 #include "candidates.h"
 #include "idle.h"
 #include "test.h"
+#include "test_geom.h"
 
 #define SEC 1000000000ull
 #define MIB (1ull << 20)
@@ -59,7 +60,7 @@ static struct fake_mem mem;
 static void setup(int node)
 {
 	static void *hmem;
-	struct hot_params hp = { .half_life_ns = 10 * SEC, .max_entries = 64 };
+	struct hot_params hp = { .half_life_ns = 10 * SEC, .max_entries = 64, .geom = TEST_GEOM_INIT };
 	size_t len = hot_mem_size(hp.max_entries);
 
 	memset(&topo, 0, sizeof(topo));
@@ -73,7 +74,7 @@ static void setup(int node)
 	free(hmem);
 	hmem = calloc(1, len);
 	CHECK_EQ_INT(hot_init(&hot, &hp, hmem, len, 0), 0);
-	memset(&ranges, 0, sizeof(ranges));
+	cand_ranges_init(&ranges, &test_geom);
 	procs = (struct cand_procs){ .nr = 1 };
 	procs.procs[0] = (struct cand_proc){ .pid = PID, .cgroup = -1, .rule = -1 };
 	idle_init(&idle, idle_mem, 64);
@@ -162,7 +163,7 @@ static void test_idle_ranges_never_touched(void)
 	CHECK(hot_record(&hot, PID, BASE, RANGE, 20.0, now) > 0);
 	idle_begin(&idle);
 	CHECK_EQ_INT(idle_add(&idle, PID, BASE, BASE + 16 * MIB, 0), 0);
-	CHECK_EQ_INT(cand_select_new(32768, &sel), 0);
+	CHECK_EQ_INT(cand_select_new(32768, &test_geom, &sel), 0);
 	run(sel, true, 60 * SEC, now, &out);
 	CHECK_EQ_U64(out.nr_cand, 8);
 	for (uint64_t a = BASE + RANGE; a < BASE + 16 * MIB; a += RANGE) {
@@ -181,7 +182,7 @@ static void test_idle_ranges_never_touched(void)
 	CHECK(cand_at(&out, BASE) && cand_at(&out, BASE)->heat == 20);
 
 	/* Nothing to demote: only the table's entry. */
-	memset(&ranges, 0, sizeof(ranges));
+	cand_ranges_init(&ranges, &test_geom);
 	run(sel, false, 60 * SEC, now, &out);
 	CHECK_EQ_U64(out.nr_cand, 1);
 	CHECK_EQ_U64(cand[0].addr, BASE);
@@ -205,7 +206,7 @@ static void test_idle_ages_and_edges(void)
 	CHECK_EQ_INT(idle_add(&idle, PID, BASE + 8 * MIB + PG, BASE + 14 * MIB + 2 * PG,
 			      now - 90 * SEC), 0);
 	CHECK_EQ_INT(idle_add(&idle, PID + 1, BASE, BASE + 4 * MIB, 0), 0);
-	CHECK_EQ_INT(cand_select_new(8192, &sel), 0);
+	CHECK_EQ_INT(cand_select_new(8192, &test_geom, &sel), 0);
 	run(sel, true, 60 * SEC, now, &out);
 	CHECK_EQ_U64(out.nr_cand, 2);
 	CHECK(cand_at(&out, BASE + 10 * MIB) != NULL);
@@ -213,7 +214,7 @@ static void test_idle_ages_and_edges(void)
 	CHECK(cand_at(&out, BASE + 10 * MIB) &&
 	      cand_at(&out, BASE + 10 * MIB)->last_access_ns == now - 90 * SEC);
 	/* 30 s later the first range is old enough too. */
-	memset(&ranges, 0, sizeof(ranges));
+	cand_ranges_init(&ranges, &test_geom);
 	run(sel, true, 60 * SEC, now + 30 * SEC, &out);
 	CHECK_EQ_U64(out.nr_cand, 4);
 	CHECK(cand_at(&out, BASE) != NULL);
@@ -238,13 +239,13 @@ static void test_idle_reserve_and_cursor(void)
 	for (int i = SPAN_PAGES / 2; i < SPAN_PAGES; i++)
 		mem.node[i] = 1;
 	CHECK(hot_record(&hot, PID, BASE + 32 * MIB, 32 * MIB, 20.0, now) > 0);
-	CHECK_EQ_INT(cand_select_new(4096, &sel), 0);
+	CHECK_EQ_INT(cand_select_new(4096, &test_geom, &sel), 0);
 	for (int tick = 0; tick < 9; tick++) {
 		uint64_t first = BASE + (uint64_t)(2 * (tick % 8)) * RANGE;
 
 		idle_begin(&idle);
 		CHECK_EQ_INT(idle_add(&idle, PID, BASE, BASE + 32 * MIB, 0), 0);
-		memset(&ranges, 0, sizeof(ranges));
+		cand_ranges_init(&ranges, &test_geom);
 		run(sel, true, 60 * SEC, now + (uint64_t)tick * SEC, &out);
 		CHECK_EQ_U64(out.nr_cand, 8);
 		CHECK_EQ_U64(out.slots, 4096);
@@ -267,7 +268,7 @@ static void test_idle_spare_slots(void)
 	struct cand_out out;
 
 	setup(0);
-	CHECK_EQ_INT(cand_select_new(4096, &sel), 0);
+	CHECK_EQ_INT(cand_select_new(4096, &test_geom, &sel), 0);
 	for (int tick = 0; tick < 3; tick++) {
 		uint64_t first = BASE + (uint64_t)(8 * (tick % 2)) * RANGE;
 
@@ -299,7 +300,7 @@ static void test_idle_on_slow_node(void)
 	mem.node[(6 * MIB + 33 * PG) / PG] = 0;	/* not in the sample */
 	idle_begin(&idle);
 	CHECK_EQ_INT(idle_add(&idle, PID, BASE, BASE + 8 * MIB, 0), 0);
-	CHECK_EQ_INT(cand_select_new(8192, &sel), 0);
+	CHECK_EQ_INT(cand_select_new(8192, &test_geom, &sel), 0);
 	run(sel, true, 60 * SEC, now, &out);
 	CHECK_EQ_U64(out.nr_cand, 512);
 	CHECK(cand_at(&out, BASE + 6 * MIB + 32 * PG) &&

@@ -13,6 +13,7 @@
 #include "sampler_bpf.h"
 #include "sampler_fake.h"
 #include "test.h"
+#include "test_geom.h"
 
 static const char *fixtures;
 
@@ -292,7 +293,7 @@ static int bpf_on(const char *name, struct sampler **ret)
 	struct sampler_bpf_params p;
 	static char root[512], btf[512];
 
-	sampler_bpf_params_default(&p);
+	sampler_bpf_params_default(&p, &test_geom);
 	snprintf(root, sizeof(root), "%s/pmu/%s", fixtures, name);
 	snprintf(btf, sizeof(btf), "%s/pmu/btf-vmlinux", fixtures);
 	p.sysfs_root = root;

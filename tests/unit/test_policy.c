@@ -6,6 +6,7 @@
 #include "gpu_usage.h"
 #include "policy.h"
 #include "test.h"
+#include "test_geom.h"
 
 #define KiB 1024ull
 #define MiB (1024ull * KiB)
@@ -163,7 +164,7 @@ static void test_worked_example(void)
 	add_pages(150, 100, 0x10000000, THP, 1, 40, -1);
 	add_pages(100, 100, 0x40000000, THP, 1, 10, -1);
 	add_pages(7168, 200, 0x800000000, THP, 0, 3, -1);
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(out.stats.hot_threshold, 8);
@@ -212,7 +213,7 @@ static void test_watermark_demotion(void)
 	add_pages(40, 7, 0x20000000, THP, 0, 0, -1);	/* coldest */
 	add_pages(40, 7, 0x40000000, THP, 0, 60, -1);	/* warm: stays */
 	add_pages(40, 7, 0x60000000, THP, 0, 200, -1);	/* hot: stays */
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.hot_threshold = 100;
 
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
@@ -249,7 +250,7 @@ static void test_min_room(void)
 	topo_dist(0, 1, 20);
 	nr_pages = 0;
 	add_pages(300, 7, 0x10000000, 1, 1, 200, -1);	/* hot 4 KiB pages */
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.hot_threshold = 100;
 	pp.demote = false;
 	CHECK_EQ_U64(pp.min_room_bytes, 2 * MiB);
@@ -311,7 +312,7 @@ static void test_may_demote(void)
 	nr_pages = 0;
 	add_pages(1, 7, 0x200000, THP, 0, 0, 0);
 	add_pages(1, 7, 0x400000, THP, 1, 200, 0);
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.hot_threshold = 100;
 	pp.demote_for_room = false;
 
@@ -368,7 +369,7 @@ static void test_cooldown_and_pingpong(void)
 	topo_dist(0, 1, 20);
 	nr_pages = 0;
 	add_pages(4, 1, 0x1000, 1, 1, 500, -1);
-	policy_params_default(&pp);	/* cool-down 10 s, window 60 s, hold 300 s */
+	policy_params_default(&pp, &test_geom);	/* cool-down 10 s, window 60 s, hold 300 s */
 	pp.hot_threshold = 100;
 	/* 0: demoted 5 s ago: cool-down. */
 	pages[0].last_demote_ns = 995 * SEC;
@@ -441,7 +442,7 @@ static void test_cgroup_cap(void)
 	nr_pages = 0;
 	add_pages(8, 10, 0x100000, 1, 1, 300, 0);
 	add_pages(8, 11, 0x100000, 1, 1, 200, 1);
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.hot_threshold = 100;
 
 	CHECK_EQ_INT(run(&pp, cgs, 2, NULL, NULL, 0, 1000 * SEC), 0);
@@ -481,7 +482,7 @@ static void test_range_caps(void)
 	uint64_t used[1] = { 2 * MiB };
 
 	topo_with_gpu(1 * GiB, 512 * MiB);
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.hot_threshold = 100;
 
 	/* 1 MiB under the cap: 256 pages of the hotter range, none of the
@@ -548,7 +549,7 @@ static void test_rates(void)
 	nr_pages = 0;
 	add_pages(10, 10, 0x100000, 1, 1, 300, 0);
 	add_pages(10, 11, 0x100000, 1, 1, 200, -1);
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.hot_threshold = 100;
 	/* Cgroup: 8 pages a second; global: 12 pages a second. */
 	bucket_init(&cg_rate, 8 * PG, 8 * PG, 1000 * SEC);
@@ -581,7 +582,7 @@ static void test_gpu_rules(void)
 
 	topo_with_gpu(4 * GiB, 2 * GiB);
 	topo_wmarks(0, 10, 20);
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.hot_threshold = 100;
 	pp.nr_rules = 1;
 	pp.rules[0].nr_allow = 1;
@@ -675,7 +676,7 @@ static void test_gpu_rule_usage_across_ticks(void)
 	uint64_t used[1];
 
 	topo_gpu_tier0();
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.hot_threshold = 100;
 	pp.nr_rules = 1;
 	pp.rules[0].node = 2;
@@ -733,7 +734,7 @@ static void test_gpu_alone_in_tier0(void)
 	struct policy_cgroup cgs[1] = { { 0 } };
 
 	topo_gpu_tier0();
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.nr_rules = 1;
 	pp.rules[0].node = 2;
 	nr_pages = 0;
@@ -762,7 +763,7 @@ static void test_cold_age_and_demote_off(void)
 	add_pages(3, 7, 0x200000, THP, 0, 0, -1);
 	pages[0].last_access_ns = 990 * SEC;	/* 10 s ago */
 	pages[1].last_access_ns = 800 * SEC;	/* 200 s ago */
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.hot_threshold = 100;
 	pp.cold_age_ns = 120 * SEC;
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
@@ -789,7 +790,7 @@ static void test_nearest_and_blocked(void)
 	topo_dist(3, 2, 25);
 	topo_dist(2, 0, 20);
 	topo_dist(2, 1, 22);
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.hot_threshold = 100;
 	nr_pages = 0;
 	add_pages(1, 1, 0x1000, 1, 3, 300, -1);
@@ -819,7 +820,7 @@ static void test_output_full_and_einval(void)
 	topo_reset();
 	topo_node(0, 0, true, 1 * GiB, 512 * MiB);
 	topo_node(1, 1, false, 1 * GiB, 512 * MiB);
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.hot_threshold = 100;
 	nr_pages = 0;
 	add_pages(5, 1, 0x1000, 1, 1, 300, -1);
@@ -862,7 +863,7 @@ static void test_rule_match(void)
 {
 	struct policy_params pp;
 
-	policy_params_default(&pp);
+	policy_params_default(&pp, &test_geom);
 	pp.nr_rules = 2;
 	pp.rules[0].node = 2;
 	pp.rules[0].nr_allow = 1;

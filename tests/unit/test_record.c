@@ -16,6 +16,7 @@
 #include "record.h"
 #include "test.h"
 #include "trace.h"
+#include "test_geom.h"
 
 #define MS 1000000ull
 #define START (5000 * MS)
@@ -65,7 +66,7 @@ static const struct sim_rec *rec(const struct sim_trace *t, size_t i)
 /* Through the hot table, as the sample stage wires it. */
 static void test_round_trip(void)
 {
-	struct hot_params hp = { .half_life_ns = 1000 * MS, .max_entries = 1024 };
+	struct hot_params hp = { .half_life_ns = 1000 * MS, .max_entries = 1024, .geom = TEST_GEOM_INIT };
 	struct sim_trace t = { 0 };
 	char err[SIM_ERR_LEN];
 	struct hot_table ht;
@@ -73,7 +74,7 @@ static void test_round_trip(void)
 	void *mem = calloc(1, hot_mem_size(hp.max_entries));
 
 	CHECK(mem && hot_init(&ht, &hp, mem, hot_mem_size(hp.max_entries), START) == 0);
-	CHECK_EQ_INT(record_open(&r, path, root, 0, START), 0);
+	CHECK_EQ_INT(record_open(&r, path, root, &test_geom, 0, START), 0);
 	hot_set_observer(&ht, record_observe, &r);
 
 	/* A sample: range 0 of pid 100, its second page, weight rounded up. */
@@ -123,7 +124,7 @@ static void test_bound(void)
 	struct recorder r;
 	int i;
 
-	CHECK_EQ_INT(record_open(&r, path, root, 400, START), 0);
+	CHECK_EQ_INT(record_open(&r, path, root, &test_geom, 400, START), 0);
 	for (i = 0; i < 100; i++)
 		record_observe(&r, 100, (uint64_t)i << 21, 4096, 1.0, START + (uint64_t)i * MS);
 	CHECK(r.full);
@@ -143,7 +144,7 @@ static void test_many_ranges(void)
 	struct recorder r;
 	size_t i, bad = 0;
 
-	CHECK_EQ_INT(record_open(&r, path, root, 0, START), 0);
+	CHECK_EQ_INT(record_open(&r, path, root, &test_geom, 0, START), 0);
 	for (i = 0; i < 20000; i++)
 		record_observe(&r, 100, 0x200000000000ull + ((uint64_t)i << 21), 4096, 1.0, START);
 	for (i = 0; i < 20000; i++)
@@ -158,11 +159,39 @@ static void test_many_ranges(void)
 	sim_trace_free(&t);
 }
 
+/*
+ * 64 KiB pages: page numbers count 64 KiB pages, 8192 to a 512 MiB PMD
+ * range, and the header says so for tierd-sim.
+ */
+static void test_64k_pages(void)
+{
+	static const struct page_geom g = PAGE_GEOM_INIT(64 << 10, 512 << 20);
+	struct sim_trace t = { 0 };
+	char err[SIM_ERR_LEN];
+	struct recorder r;
+
+	CHECK_EQ_INT(record_open(&r, path, root, &g, 0, START), 0);
+	/* A sample in the third 64 KiB page of range 0. */
+	record_observe(&r, 100, 0x7f0000020000ull + 5, 64 << 10, 1.0, START);
+	/* A 768 MiB region from 256 MiB into a range: half of two ranges. */
+	record_observe(&r, 100, 0x40000000ull + (256 << 20), 768 << 20, 2.0, START + MS);
+	CHECK_EQ_INT(record_close(&r), 0);
+	CHECK_EQ_INT(sim_trace_read(path, &t, err), 0);
+	CHECK_EQ_U64(t.page_bytes, 64 << 10);
+	CHECK_EQ_INT(t.nr_recs, 3);
+	CHECK_EQ_U64(rec(&t, 0)->page, 2);
+	CHECK_EQ_U64(rec(&t, 1)->page, 8192 + 4096);
+	CHECK_EQ_U64(rec(&t, 1)->accesses, 1);
+	CHECK_EQ_U64(rec(&t, 2)->page, 2 * 8192);
+	CHECK_EQ_U64(rec(&t, 2)->accesses, 2);
+	sim_trace_free(&t);
+}
+
 static void test_open_fails(void)
 {
 	struct recorder r;
 
-	CHECK_EQ_INT(record_open(&r, "/nonexistent/dir/heat.trace", root, 0, START), -ENOENT);
+	CHECK_EQ_INT(record_open(&r, "/nonexistent/dir/heat.trace", root, &test_geom, 0, START), -ENOENT);
 }
 
 int main(void)
@@ -173,6 +202,7 @@ int main(void)
 	RUN(test_round_trip);
 	RUN(test_bound);
 	RUN(test_many_ranges);
+	RUN(test_64k_pages);
 	RUN(test_open_fails);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd) != 0)

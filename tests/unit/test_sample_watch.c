@@ -15,7 +15,7 @@ static void test_most_on_lower_tiers_watched(void)
 	struct sample_watch w;
 	pid_t got[4];
 
-	CHECK_EQ_INT(sample_watch_init(&w, 2, 8), 0);
+	CHECK_EQ_INT(sample_watch_init(&w, 2, 8, 4096), 0);
 	w.proc_root = proc;
 	/* On node 1: 300 62 MiB, 304 600 KiB, 302 400 KiB (of 1.2 MiB
 	 * resident, more than 304), 303 none. */

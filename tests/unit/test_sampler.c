@@ -10,6 +10,7 @@
 #include "pmu.h"
 #include "sampler_fake.h"
 #include "test.h"
+#include "test_geom.h"
 
 static const char *fixtures;
 
@@ -47,7 +48,7 @@ static void test_pick_falls_back_with_reasons(void)
 static void test_fake_drains_into_table(void)
 {
 	static uint64_t mem[4096];
-	struct hot_params hp = { .half_life_ns = 1000, .max_entries = 64 };
+	struct hot_params hp = { .half_life_ns = 1000, .max_entries = 64, .geom = TEST_GEOM_INIT };
 	struct sampler_fake f;
 	struct sampler_status st;
 	struct hot_table t;

@@ -201,7 +201,7 @@ static void test_scan_cgroups(void)
 static void test_bad_params(void)
 {
 	struct targets_params p = { .proc_root = "/nonexistent/proc", .rules = rules,
-				    .nrules = 1, .max_targets = 4 };
+				    .nrules = 1, .max_targets = 4, .page_size = 4096 };
 	struct targets t;
 
 	CHECK_EQ_INT(targets_init(&t, &p), 0);

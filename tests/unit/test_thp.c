@@ -14,6 +14,7 @@
 
 #include "test.h"
 #include "thp.h"
+#include "test_geom.h"
 
 #define MiB (1ull << 20)
 
@@ -51,7 +52,7 @@ static int fake_scan(void *ctx, int fd, uint64_t start, uint64_t end, struct thp
 	return out;
 }
 
-static int fake_pfns_visible(void *ctx, const char *proc_root)
+static int fake_pfns_visible(void *ctx, const char *proc_root, unsigned int page_shift)
 {
 	struct fake *f = ctx;
 
@@ -129,7 +130,7 @@ static void test_thp_lookup(void)
 	put_u64(pm, 0x800, 0);
 	put_u64(pm, 0x9ff, 0);
 
-	CHECK_EQ_INT(thp_open_ops(l, root, &fake_ops, &f), 0);
+	CHECK_EQ_INT(thp_open_ops(l, root, &test_geom, &fake_ops, &f), 0);
 	CHECK_EQ_INT(l->method, THP_PFN);
 	CHECK_EQ_STR(thp_method_name(l->method), "pagemap PFNs");
 	CHECK_EQ_INT(thp_is_huge(l, 42, 0x2abcde), 1);
@@ -146,7 +147,7 @@ static void test_thp_lookup(void)
 	thp_close(l);
 	free(l);
 	remove_root(root);
-	CHECK_EQ_INT(thp_open(l = calloc(1, sizeof(*l)), "/nonexistent/proc"), -ENOENT);
+	CHECK_EQ_INT(thp_open(l = calloc(1, sizeof(*l)), "/nonexistent/proc", &test_geom), -ENOENT);
 	CHECK_EQ_STR(l->why, "/nonexistent/proc/self/pagemap: No such file or directory");
 	free(l);
 }
@@ -165,7 +166,7 @@ static void test_scan(void)
 	struct fake f = { .regions = regions, .nr_regions = 4, .pfns_visible = 1 };
 
 	make_root(root);
-	CHECK_EQ_INT(thp_open_ops(l, root, &fake_ops, &f), 0);
+	CHECK_EQ_INT(thp_open_ops(l, root, &test_geom, &fake_ops, &f), 0);
 	CHECK_EQ_INT(l->method, THP_SCAN);
 	CHECK_EQ_STR(thp_method_name(l->method), "PAGEMAP_SCAN");
 	CHECK_EQ_INT(f.visible_calls, 0);	/* PFNs are not needed */
@@ -200,7 +201,7 @@ static void test_none(void)
 
 	make_root(root);
 	/* An older kernel, without CAP_SYS_ADMIN (the shipped unit). */
-	CHECK_EQ_INT(thp_open_ops(l, root, &fake_ops, &f), -EPERM);
+	CHECK_EQ_INT(thp_open_ops(l, root, &test_geom, &fake_ops, &f), -EPERM);
 	CHECK_EQ_INT(l->method, THP_NONE);
 	CHECK_EQ_STR(l->why, "the kernel has no PAGEMAP_SCAN (Linux >= 6.7), "
 		     "and pagemap hides PFNs (needs CAP_SYS_ADMIN)");
@@ -209,14 +210,14 @@ static void test_none(void)
 	thp_close(l);
 	/* EINVAL is the same; PFNs visible but no kpageflags. */
 	f = (struct fake){ .scan_ret = -EINVAL, .pfns_visible = 1 };
-	CHECK_EQ_INT(thp_open_ops(l, root, &fake_ops, &f), -ENOENT);
+	CHECK_EQ_INT(thp_open_ops(l, root, &test_geom, &fake_ops, &f), -ENOENT);
 	snprintf(want, sizeof(want), "the kernel has no PAGEMAP_SCAN (Linux >= 6.7), "
 		 "and %s/kpageflags: No such file or directory", root);
 	CHECK_EQ_STR(l->why, want);
 	thp_close(l);
 	/* Another error is named as it is. */
 	f = (struct fake){ .scan_ret = -EPERM, .pfns_visible = 0 };
-	CHECK_EQ_INT(thp_open_ops(l, root, &fake_ops, &f), -EPERM);
+	CHECK_EQ_INT(thp_open_ops(l, root, &test_geom, &fake_ops, &f), -EPERM);
 	CHECK_EQ_STR(l->why, "PAGEMAP_SCAN: Operation not permitted, "
 		     "and pagemap hides PFNs (needs CAP_SYS_ADMIN)");
 	thp_close(l);
@@ -263,7 +264,7 @@ static void test_scan_self(void)
 	CHECK(map != MAP_FAILED);
 	huge = (char *)(((uintptr_t)map + 2 * MiB - 1) & ~(uintptr_t)(2 * MiB - 1));
 	small = huge + 2 * MiB;
-	r = thp_open(l, "/proc");
+	r = thp_open(l, "/proc", &test_geom);
 	if (r < 0) {
 		printf("note: no THP lookups here (%s); PAGEMAP_SCAN not checked\n", l->why);
 		CHECK(r == -EPERM || r == -EACCES || r == -ENOENT);

@@ -24,7 +24,7 @@ static int load(const char *name, struct topology *topo)
 	char root[4096];
 
 	snprintf(root, sizeof(root), "%s/%s", fixtures, name);
-	return topo_read(root, topo);
+	return topo_read(root, 4096, topo);
 }
 
 static void test_single(void)
