@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <limits.h>
 #include <numa.h>
 #include <numaif.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -260,6 +262,47 @@ static void mark_there(const struct migrator *m, const struct batch_plan *pl, si
 			status[i] = ACCT_STATUS_SHARED;
 }
 
+/*
+ * The kernel leaves a page's status unwritten when a plain move_pages(2)
+ * call ends early: do_pages_move() stops at the first chunk whose migration
+ * failed and returns the count not moved, without the statuses of that
+ * chunk (many of whose pages did move) or of the pages after it.  Each call
+ * starts with MIG_STATUS_UNSET everywhere; after it, ask where the pages
+ * left so are: on the target is moved, elsewhere is busy (tried again
+ * later); without an answer, busy.
+ */
+#define MIG_STATUS_UNSET INT_MIN
+
+static void settle_unreported(const struct migrator *m, const struct batch_plan *pl, size_t k)
+{
+	const struct batch *b = &pl->batches[k];
+	int *status = pl->status + b->first;
+	int *where = NULL;
+	size_t i;
+
+	for (i = 0; i < b->count; i++)
+		if (status[i] == MIG_STATUS_UNSET)
+			break;
+	if (i == b->count)
+		return;
+	if (m->ops->query && b->count <= MIG_LOOK_MAX) {
+		where = malloc(b->count * sizeof(*where));
+		if (where && m->ops->query(m->ctx, b->pid, b->count, pl->addrs + b->first, where) < 0) {
+			free(where);
+			where = NULL;
+		}
+	}
+	for (; i < b->count; i++) {
+		if (status[i] != MIG_STATUS_UNSET)
+			continue;
+		if (where && where[i] == pl->nodes[b->first + i])
+			status[i] = where[i];
+		else
+			status[i] = -EBUSY;
+	}
+	free(where);
+}
+
 int mig_run_plan(struct migrator *m, const struct batch_plan *pl, uint64_t nomem_nodes,
 		 struct acct_call *calls, struct mig_run_result *ret)
 {
@@ -301,11 +344,16 @@ int mig_run_plan(struct migrator *m, const struct batch_plan *pl, uint64_t nomem
 			ret->looks += looked;
 			t0 = m->ops->now_ns(m->ctx); /* the call's time, not the look's */
 		}
-		if (m->dry_run)
+		if (m->dry_run) {
 			r = m->ops->move_pages(m->ctx, b->pid, b->count, addrs, NULL, status, 0);
-		else
+		} else {
+			for (size_t i = 0; i < b->count; i++)
+				status[i] = MIG_STATUS_UNSET;
 			r = m->ops->move_pages(m->ctx, b->pid, b->count, addrs,
 					       pl->nodes + b->first, status, flags);
+			if (r > 0)
+				settle_unreported(m, pl, k);
+		}
 		t1 = m->ops->now_ns(m->ctx);
 		ret->calls++;
 		calls[k] = (struct acct_call){ .state = r < 0 ? ACCT_CALL_FAILED : ACCT_CALL_DONE,

@@ -11,7 +11,10 @@
  *
  * Promotions use MPOL_MF_PROMOTE (the patched kernel's batch misplaced-folio
  * path) when mig_init() found the kernel accepts it; otherwise plain
- * MPOL_MF_MOVE.  In a dry run nothing moves: each batch is a node query
+ * MPOL_MF_MOVE.  A plain call that ends early leaves statuses unwritten
+ * (vanilla do_pages_move() stops at the first failed chunk): the migrator
+ * asks where those pages are, so that a page counts as moved only where it
+ * is on its target.  In a dry run nothing moves: each batch is a node query
  * (nodes = NULL), and the account counts what would have moved.
  *
  * Shared pages: with MPOL_MF_MOVE alone the kernel moves only pages that

@@ -35,12 +35,12 @@ static int fake_move_pages(void *ctx, int pid, unsigned long count, void **addrs
 	f->clock_ns += s->took_ns;
 	if (s->call_err)
 		return s->call_err;
-	for (unsigned long i = 0; i < count; i++) {
+	for (unsigned long i = 0; i < (s->call_ret > 0 ? (unsigned long)s->written : count); i++) {
 		status[i] = s->nr_status ? s->status[i] : nodes ? nodes[i] : f->query_node;
 		if (nodes && status[i] == nodes[i] && status[i] >= 0 && status[i] < 2)
 			f->free[status[i]] -= f->page_bytes;
 	}
-	return 0;
+	return s->call_ret;
 }
 
 static int fake_node_free(void *ctx, int node, uint64_t *ret_bytes)

@@ -18,6 +18,13 @@ struct fake_mig_step {
 	int call_err;			/* negative errno for the whole call, or 0 */
 	int nr_status;			/* 0: every page lands where asked */
 	int status[FAKE_MIG_PAGES];
+	/*
+	 * A plain call that ends early, as vanilla do_pages_move() does: it
+	 * returns call_ret (> 0, the pages not moved) with only the first
+	 * @written statuses written.
+	 */
+	int call_ret;
+	int written;
 	uint64_t took_ns;
 };
 

@@ -205,6 +205,54 @@ static void three_promotions(void)
 		add(pid, 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
 }
 
+static int fake_query(void *ctx, int pid, unsigned long count, void **addrs, int *status)
+{
+	return fake_mig_ops.move_pages(ctx, pid, count, addrs, NULL, status, 0);
+}
+
+/*
+ * A plain call that ends early (vanilla do_pages_move() returns the pages not
+ * moved and leaves the statuses from the failed chunk on unwritten): the
+ * migrator asks where those pages are, and counts them moved only where they
+ * are on their target; without a query they are busy, never moved.
+ */
+static void test_unreported_statuses(void)
+{
+	/* case 0: pages found elsewhere; 1: on their target; 2: no query */
+	for (int c = 0; c < 3; c++) {
+		struct fake_mig f = { .probe_result = -EINVAL, .query_node = c == 1 ? 0 : 1 };
+		struct mig_ops ops = fake_mig_ops;
+		struct migrator m;
+		struct mig_run_result res;
+
+		if (c < 2)
+			ops.query = fake_query;
+		setup_topo();
+		nr = 0;
+		for (int i = 0; i < 4; i++)
+			add(7, 0x1000 + (uint64_t)i * 0x1000, 1, 1, 0, POLICY_PROMOTE, 0);
+		f.nr_steps = 1;
+		f.steps[0].nr_status = 4;
+		f.steps[0].status[0] = 0;
+		f.steps[0].call_ret = 3;
+		f.steps[0].written = 1;
+		CHECK_EQ_INT(mig_init(&m, &ops, &f, false, 4096), 0);
+		CHECK(!m.has_promote);
+		setup_run(1);
+		CHECK_EQ_INT(run_plan(&m, a, pl, in, 100 * SEC, &res), 0);
+		/* The move, then (with a query op) a query of the same pages */
+		CHECK_EQ_INT(f.nr_calls, c < 2 ? 2 : 1);
+		if (c < 2) {
+			CHECK_EQ_INT(f.calls[1].nodes[0], -2);
+			CHECK_EQ_INT(f.calls[1].count, 4);
+		}
+		CHECK_EQ_U64(a->class_pages[ACCT_MOVED], c == 1 ? 4 : 1);
+		CHECK_EQ_U64(a->class_pages[ACCT_BUSY], c == 1 ? 0 : 3);
+		CHECK_EQ_U64(res.moved_bytes, (c == 1 ? 4 : 1) * PG);
+		teardown_run();
+	}
+}
+
 static void test_budget(void)
 {
 	struct fake_mig f = { .probe_result = 0 };
@@ -648,6 +696,7 @@ static void test_denied_memory(void)
 int main(void)
 {
 	RUN(test_statuses);
+	RUN(test_unreported_statuses);
 	RUN(test_budget);
 	RUN(test_call_times);
 	RUN(test_room_floor);
