@@ -28,11 +28,28 @@
  * A lost write, a page copied while being written, a page swapped for
  * another: each shows up as a wrong word.
  *
+ * --hold-every K makes every Kth page of the hot set (its first page, its
+ * K+1st, ...) one that no kernel can migrate: it is spliced into a pipe
+ * that nobody reads (vmsplice(2)), whose buffer holds a reference on the
+ * page, and migration gives up on a page with more references than its
+ * mappings explain (on the lab's vanilla kernel a plain move_pages(2) of
+ * such a hot set moves every other page, none of these, and pgmigrate_fail
+ * rises by one per held page).  The workload goes on touching the held pages
+ * like the others.  Not with --thp (a reference holds the whole THP) nor
+ * --shift-at.  The header line then ends with "hold every K held M" and each
+ * progress line has three more columns, the movable pages' (the hot set less
+ * the held ones) share on node 0 and the held pages' shares on node 0 and
+ * on node 1 (a page that a migration is trying to move at that moment is on
+ * neither: its query answers -ENOENT):
+ *
+ *   t_s ops_per_s hot_node0_pct hot_node1_pct hot_other_pct movable_node0_pct held_node0_pct held_node1_pct
+ *
  *   tierwork [--footprint-mib F] [--hot-mib H] [--threads N] [--node NODE]
  *            [--dist uniform|zipf] [--zipf-s S] [--thp] [--duration S]
- *            [--shift-at S] [--report-ms MS] [--verify]
+ *            [--shift-at S] [--report-ms MS] [--verify] [--hold-every K]
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <numaif.h>
@@ -46,6 +63,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +78,7 @@ static size_t footprint, hot_bytes, hot_pages;
 static _Atomic size_t hot_off; /* where the hot set starts in the footprint */
 static double *zipf_cdf; /* NULL: uniform */
 static bool verify_mode;
+static size_t hold_every; /* --hold-every; 0: none held */
 
 struct worker {
 	pthread_t tid;
@@ -163,22 +182,75 @@ static void on_signal(int sig)
 }
 
 /* Share of the hot set's pages per node: [0], [1], other (not present,
- * other nodes). */
-static void residency(void **addrs, int *status, double pct[3])
+ * other nodes); with --hold-every, [3] the movable pages' share on node 0,
+ * [4] and [5] the held pages' shares on node 0 and node 1. */
+static void residency(void **addrs, int *status, double pct[6])
 {
-	size_t cnt[3] = { 0 };
+	size_t cnt[3] = { 0 }, movable0 = 0, held0 = 0, held1 = 0, held = 0;
 	size_t off = hot_off;
 
 	for (size_t i = 0; i < hot_pages; i++)
 		addrs[i] = base + off + i * PG;
 	if (syscall(SYS_move_pages, 0, hot_pages, addrs, NULL, status, 0) < 0) {
-		pct[0] = pct[1] = pct[2] = -1;
+		for (int k = 0; k < 6; k++)
+			pct[k] = -1;
 		return;
 	}
-	for (size_t i = 0; i < hot_pages; i++)
+	for (size_t i = 0; i < hot_pages; i++) {
 		cnt[status[i] == 0 ? 0 : status[i] == 1 ? 1 : 2]++;
+		if (!hold_every)
+			continue;
+		if (i % hold_every) {
+			movable0 += status[i] == 0;
+		} else {
+			held++;
+			held0 += status[i] == 0;
+			held1 += status[i] == 1;
+		}
+	}
 	for (int k = 0; k < 3; k++)
 		pct[k] = 100.0 * cnt[k] / hot_pages;
+	pct[3] = held < hot_pages ? 100.0 * movable0 / (hot_pages - held) : 0;
+	pct[4] = held ? 100.0 * held0 / held : 0;
+	pct[5] = held ? 100.0 * held1 / held : 0;
+}
+
+/*
+ * --hold-every: splice every hold_every-th page of the hot set into pipes
+ * that stay open and unread, a reference per page held by a pipe buffer.
+ * Pipes of 1 MiB (256 pages; F_SETPIPE_SZ, which root may raise past
+ * fs.pipe-max-size), or of what the kernel grants.  Returns the pages held,
+ * or -1 with the reason printed.
+ */
+static long hold_pages(void)
+{
+	struct iovec iov[256];
+	size_t i = 0, held = 0;
+
+	while (i < hot_pages) {
+		int fd[2], cap;
+		size_t n = 0;
+		ssize_t r;
+
+		if (pipe(fd) < 0) {
+			perror("tierwork: pipe");
+			return -1;
+		}
+		cap = fcntl(fd[1], F_SETPIPE_SZ, 1 << 20);
+		if (cap < 0)
+			cap = fcntl(fd[1], F_GETPIPE_SZ);
+		cap = cap < 0 ? 1 : (int)(cap / PG);
+		for (; i < hot_pages && n < (size_t)cap && n < 256; i += hold_every)
+			iov[n++] = (struct iovec){ base + hot_off + i * PG, PG };
+		r = vmsplice(fd[1], iov, n, SPLICE_F_NONBLOCK);
+		if (r != (ssize_t)(n * PG)) {
+			fprintf(stderr, "tierwork: vmsplice of %zu pages: %s\n", n,
+				r < 0 ? strerror(errno) : "short");
+			return -1;
+		}
+		held += n;
+	}
+	return (long)held;
 }
 
 /* --verify: every word against pattern + the increments; 0 when all match. */
@@ -213,7 +285,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: tierwork [--footprint-mib F] [--hot-mib H] [--threads N] "
 			"[--node NODE] [--dist uniform|zipf] [--zipf-s S] [--thp] "
-			"[--duration S] [--shift-at S] [--report-ms MS] [--verify]\n");
+			"[--duration S] [--shift-at S] [--report-ms MS] [--verify] "
+			"[--hold-every K]\n");
 	exit(2);
 }
 
@@ -225,7 +298,8 @@ int main(int argc, char **argv)
 		{ "dist", 1, NULL, 'd' },	   { "zipf-s", 1, NULL, 's' },
 		{ "thp", 0, NULL, 'T' },	   { "duration", 1, NULL, 'D' },
 		{ "shift-at", 1, NULL, 'S' },	   { "report-ms", 1, NULL, 'r' },
-		{ "verify", 0, NULL, 'V' },	   { 0 }
+		{ "verify", 0, NULL, 'V' },	   { "hold-every", 1, NULL, 'H' },
+		{ 0 }
 	};
 	size_t f_mib = 1024, h_mib = 256;
 	int nthreads = 4, node = 1, thp = 0, c;
@@ -236,6 +310,7 @@ int main(int argc, char **argv)
 	void **addrs;
 	int *status;
 	size_t map_len;
+	long held = 0;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -255,11 +330,13 @@ int main(int argc, char **argv)
 		case 'S': shift_at = atof(optarg); break;
 		case 'r': report_ms = strtoul(optarg, NULL, 0); break;
 		case 'V': verify_mode = true; break;
+		case 'H': hold_every = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
 	if (!h_mib || h_mib > f_mib || nthreads < 1 || nthreads > MAX_THREADS || node < 0 ||
-	    node > 63 || !report_ms || (shift_at > 0 && 2 * h_mib > f_mib))
+	    node > 63 || !report_ms || (shift_at > 0 && 2 * h_mib > f_mib) ||
+	    (hold_every && (shift_at > 0 || thp)))
 		usage();
 	footprint = f_mib * MiB;
 	hot_bytes = h_mib * MiB;
@@ -315,12 +392,17 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	hot_off = 0;
-	printf("# tierwork pid %d footprint 0x%lx-0x%lx hot 0x%lx-0x%lx pages %zu threads %d %s%s%s\n",
+	if (hold_every && (held = hold_pages()) < 0)
+		return 1;
+	printf("# tierwork pid %d footprint 0x%lx-0x%lx hot 0x%lx-0x%lx pages %zu threads %d %s%s%s",
 	       (int)getpid(), (unsigned long)(uintptr_t)base,
 	       (unsigned long)(uintptr_t)(base + footprint), (unsigned long)(uintptr_t)base,
 	       (unsigned long)(uintptr_t)(base + hot_bytes), hot_pages, nthreads,
 	       zipf ? "zipf" : "uniform", thp ? " thp" : "", verify_mode ? " verify" : "");
-	printf("t_s ops_per_s hot_node0_pct hot_node1_pct hot_other_pct\n");
+	if (hold_every)
+		printf(" hold every %zu held %ld", hold_every, held);
+	printf("\nt_s ops_per_s hot_node0_pct hot_node1_pct hot_other_pct%s\n",
+	       hold_every ? " movable_node0_pct held_node0_pct held_node1_pct" : "");
 	fflush(stdout);
 	for (int i = 0; i < nthreads; i++) {
 		workers[i].seed = 0x9e3779b97f4a7c15ull * (i + 1);
@@ -330,7 +412,7 @@ int main(int argc, char **argv)
 	t0 = last_t = now_ns();
 	while (!stop) {
 		uint64_t t, ops = 0;
-		double pct[3], el;
+		double pct[6], el;
 		struct timespec ts = { report_ms / 1000, (report_ms % 1000) * 1000000 };
 
 		nanosleep(&ts, NULL);
@@ -339,8 +421,11 @@ int main(int argc, char **argv)
 			ops += atomic_load_explicit(&workers[i].ops, memory_order_relaxed);
 		el = (t - t0) / 1e9;
 		residency(addrs, status, pct);
-		printf("%.3f %.0f %.1f %.1f %.1f\n", el, (ops - last_ops) * 1e9 / (t - last_t),
+		printf("%.3f %.0f %.1f %.1f %.1f", el, (ops - last_ops) * 1e9 / (t - last_t),
 		       pct[0], pct[1], pct[2]);
+		if (hold_every)
+			printf(" %.2f %.2f %.2f", pct[3], pct[4], pct[5]);
+		putchar('\n');
 		fflush(stdout);
 		last_ops = ops;
 		last_t = t;
