@@ -88,7 +88,7 @@ def check_targets(c, a, doc, med, cells, vcpus, accel):
     if sorted(t) != ["P1", "P2", "P3"]:
         c.err(f"targets {sorted(t)} != P1..P3")
         return
-    patched = a.patched == "yes"
+    patched = a.patched == "yes" and a.runs >= an.MIN_RUNS
     measured = {
         "P1": patched and accel == "kvm" and
         any(k == 2048 and n >= 64 for k, n in cells),
