@@ -204,7 +204,7 @@ def comparisons_md(doc):
           "small for two 256 KB chunks, copies as with mt off).", ""]
     if t["cells"]:
         L += ["| folio | folios | configuration | ratio | pages copied "
-              "ahead | by workers | workers' ms |",
+              "ahead (all calls) | by workers | workers' ms (all calls) |",
               "|---|---:|---|---:|---:|---:|---:|"]
         for c in t["cells"]:
             w = c["worker_ns"]
@@ -226,20 +226,25 @@ def comparisons_md(doc):
           "The kernel's floor per thread: "
           f"{'unknown' if thr is None else f'{thr} KB'} "
           "(`MIGRATE_COPY_MIN_CHUNK`, mm/migrate_copy.c); \"mt off per "
-          "chunk\" is the mt-off call's time per that much of the batch.",
-          ""]
+          "chunk\" is the mt-off call's time per that much of the batch.  "
+          "The workers' share of the pages copied ahead and their copy time "
+          "per call come from `pgmigrate_copy_mt`, `_batched` and "
+          "`_worker_ns` (a worker that has not started when the caller runs "
+          "out of work leaves its chunk to the caller).", ""]
     if h["cells"]:
         L += ["| KB per call | folios | mt off us | mt 2 thr us | difference "
-              "us | paired us | mt off per chunk us | pages by workers | "
-              "workers' us | runs |",
+              "us | paired us | mt off per chunk us | workers' share of "
+              "pages | workers' us per call | runs |",
               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for c in h["cells"]:
-            w = c["worker_ns"]
+            by, ahead = c["pages_by_workers"], c["pages_copied_ahead"]
+            share = f"{100 * by / ahead:.0f} %" if by is not None and \
+                ahead else "-"
+            w = c["worker_us_per_call"]
             L.append(f"| {c['kb']} | {c['folios']} | {c['mt_off_us']} | "
                      f"{c['mt2_us']} | {c['diff_us']:+} | "
                      f"{c['paired_diff_us']:+} | {c['mt_off_us_per_chunk']} "
-                     f"| {fmt_pages(c['pages_by_workers'])} | "
-                     f"{'-' if w is None else f'{w / 1e3:.0f}'} | "
+                     f"| {share} | {'-' if w is None else w} | "
                      f"{c['runs']} |")
     else:
         L.append(f"Not measured: {h['why']}.")

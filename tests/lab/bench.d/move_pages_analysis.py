@@ -209,6 +209,9 @@ def handoff(ns_runs, vmstat, accel, threshold_kb):
         kb = folios * 4
         vs = vmstat.get(("patched", "handoff", 2, "push", 4, folios), {})
         m_off = statistics.median(off)
+        # The counters cover every timed call, there and back.
+        calls = 2 * len(pairs)
+        wns = vs.get("pgmigrate_copy_worker_ns")
         h["cells"].append({
             "folio_kb": 4, "folios": folios, "kb": kb,
             "mt_off_us": round(m_off / 1000, 1),
@@ -220,7 +223,9 @@ def handoff(ns_runs, vmstat, accel, threshold_kb):
                 m_off / 1000 * (threshold_kb or 256) / kb, 1),
             "pages_by_workers": vs.get("pgmigrate_copy_mt"),
             "pages_copied_ahead": vs.get("pgmigrate_copy_batched"),
-            "worker_ns": vs.get("pgmigrate_copy_worker_ns"),
+            "worker_ns": wns,
+            "worker_us_per_call": None if wns is None else
+            round(wns / calls / 1000, 1),
             "runs": len(pairs)})
     if h["cells"]:
         h["result"] = "reported"
