@@ -51,7 +51,7 @@ int bench_check_thp(void **addrs, size_t n, bool want_thp, size_t *ret_bad);
 #define BENCH_VMSTAT_KEYS                                                   \
 	X(pgmigrate_success) X(pgmigrate_fail) X(thp_migration_success)     \
 	X(thp_migration_split) X(pgmigrate_copy_batched) X(pgmigrate_copy_mt) \
-	X(pgmigrate_copy_fallback)
+	X(pgmigrate_copy_fallback) X(pgmigrate_copy_worker_ns)
 
 struct bench_vmstat {
 #define X(k) int64_t k;

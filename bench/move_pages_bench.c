@@ -49,7 +49,7 @@
 #define MAX_CELLS 32
 #define MAX_REPS 1000
 #define MAX_CONFIGS 16
-#define MAX_KNOBS 4
+#define MAX_KNOBS 8
 #define SEED 0x7469657264ULL /* "tierd" */
 
 struct knob {
