@@ -416,6 +416,110 @@ static void test_busy_retries_and_nomem_backoff(void)
 	teardown_run();
 }
 
+/* One candidate of @np pages at @addr of pid 3 on @node, held back or not. */
+static bool held(uint64_t addr, uint32_t np, int node, uint16_t flags, uint64_t now_ns)
+{
+	struct policy_page c = { .addr = addr, .pid = 3, .nr_pages = np, .node = node,
+				 .flags = flags };
+	uint64_t pages = 0;
+	size_t n = account_hold_back(a, &c, 1, now_ns, &pages);
+
+	CHECK_EQ_U64(pages, n ? 0 : np);
+	return !n;
+}
+
+/*
+ * Busy back-off: a page busy again each time it is retried is left out of
+ * the candidates for 1, 2, 4 ... 64 s, and no longer; one that moves, is
+ * gone or is found on another node is proposed at once.  Demotions alike.
+ */
+static void test_busy_backoff(void)
+{
+	static const uint64_t wait_s[] = { 1, 2, 4, 8, 16, 32, 64, 64 };
+	struct policy_intent retry[4];
+	struct batch_plan fake;
+	uint64_t t = 10 * SEC;
+
+	setup_topo();
+	nr = 0;
+	add(3, 0x1000, 1, 1, 0, POLICY_PROMOTE, -1);
+	add(3, 0x200000, 512, 0, 1, POLICY_DEMOTE, -1);
+	setup_run(1);
+	fake = *pl;
+	CHECK_EQ_INT(pl->nr_batches, 2);
+	CHECK_EQ_U64((uint64_t)(uintptr_t)pl->addrs[pl->batches[1].first], 0x1000);
+	CHECK_EQ_U64(pl->batches[1].first, 1);
+	CHECK(!held(0x1000, 1, 1, 0, t));
+
+	fake.status[0] = -EBUSY; /* the THP's demotion */
+	fake.status[1] = -EBUSY;
+	for (size_t i = 0; i < sizeof(wait_s) / sizeof(wait_s[0]); i++) {
+		account_batch(a, &topo, &fake, 1, in, MS, t, false, NULL);
+		CHECK_EQ_U64(account_busy_pages(a, t), 1);
+		CHECK(held(0x1000, 1, 1, 0, t + wait_s[i] * SEC - 1));
+		CHECK(!held(0x1000, 1, 1, 0, t + wait_s[i] * SEC));
+		t += wait_s[i] * SEC;
+	}
+	/* The retry queue tried it at the back-off's first two times. */
+	CHECK_EQ_INT(account_take_retries(a, 11 * SEC - 1, retry, 4), 0);
+	CHECK_EQ_INT(account_take_retries(a, 11 * SEC, retry, 4), 1);
+
+	/* Busy before its time (with a range's pages): the same retry time. */
+	account_batch(a, &topo, &fake, 1, in, MS, t, false, NULL);
+	account_batch(a, &topo, &fake, 1, in, MS, t + SEC, false, NULL);
+	CHECK(held(0x1000, 1, 1, 0, t + 64 * SEC - 1));
+	CHECK(!held(0x1000, 1, 1, 0, t + 64 * SEC));
+	/* A range of base pages is no single page: proposed. */
+	CHECK(!held(0x1000, 1, 1, POLICY_F_PAGES, t + SEC));
+
+	/* Found on another node: it moved, proposed at once, forgotten. */
+	CHECK(!held(0x1000, 1, 0, 0, t + 2 * SEC));
+	CHECK(!held(0x1000, 1, 1, 0, t + 2 * SEC));
+	CHECK_EQ_U64(account_busy_pages(a, t + 2 * SEC), 0);
+
+	/* Busy again: 1 s, 2 s ...; moved at a retry: forgotten. */
+	t += 100 * SEC;
+	account_batch(a, &topo, &fake, 1, in, MS, t, false, NULL);
+	account_batch(a, &topo, &fake, 1, in, MS, t + SEC, false, NULL);
+	CHECK(held(0x1000, 1, 1, 0, t + 3 * SEC - 1));
+	fake.status[1] = 0;
+	account_batch(a, &topo, &fake, 1, in, MS, t + 3 * SEC, false, NULL);
+	CHECK(!held(0x1000, 1, 1, 0, t + 3 * SEC));
+	/* Busy again later: starts over at 1 s; gone: forgotten. */
+	fake.status[1] = -EBUSY;
+	account_batch(a, &topo, &fake, 1, in, MS, t + 10 * SEC, false, NULL);
+	CHECK(held(0x1000, 1, 1, 0, t + 11 * SEC - 1));
+	CHECK(!held(0x1000, 1, 1, 0, t + 11 * SEC));
+	fake.status[1] = -ENOENT;
+	account_batch(a, &topo, &fake, 1, in, MS, t + 11 * SEC, false, NULL);
+	CHECK_EQ_U64(account_busy_pages(a, t + 11 * SEC), 0);
+
+	/* Not busy again within 64 s of its retry time: starts over. */
+	fake.status[1] = -EBUSY;
+	account_batch(a, &topo, &fake, 1, in, MS, t + 20 * SEC, false, NULL);
+	account_batch(a, &topo, &fake, 1, in, MS, t + 21 * SEC, false, NULL);
+	account_batch(a, &topo, &fake, 1, in, MS, t + 23 * SEC + 64 * SEC, false, NULL);
+	CHECK(!held(0x1000, 1, 1, 0, t + 88 * SEC));
+
+	/* A THP's demotion backs off the same way, its 512 pages counted. */
+	account_batch(a, &topo, &fake, 0, in, MS, t + 200 * SEC, false, NULL);
+	CHECK_EQ_U64(account_busy_pages(a, t + 200 * SEC), 512);
+	CHECK(held(0x200000, 512, 0, 0, t + 201 * SEC - 1));
+	CHECK(!held(0x200000, 512, 0, 0, t + 201 * SEC));
+	teardown_run();
+
+	/* The memory's size: a power of two of whole sets, or none. */
+	acct_params_default(&ap, &test_geom);
+	ap.busy_slots = 4;
+	CHECK_EQ_INT(account_new(&ap, 1, 8, &a), -EINVAL);
+	ap.busy_slots = 24;
+	CHECK_EQ_INT(account_new(&ap, 1, 8, &a), -EINVAL);
+	ap.busy_slots = 0;
+	CHECK_EQ_INT(account_new(&ap, 1, 8, &a), 0);
+	CHECK(!held(0x1000, 1, 1, 0, 0));
+	account_free(a);
+}
+
 /*
  * A range of base pages (POLICY_F_PAGES) is accounted page by page: what
  * moved counts, and a busy page is retried alone, not its 511 neighbours.
@@ -701,6 +805,7 @@ int main(void)
 	RUN(test_call_times);
 	RUN(test_room_floor);
 	RUN(test_busy_retries_and_nomem_backoff);
+	RUN(test_busy_backoff);
 	RUN(test_range_pages);
 	RUN(test_call_failed_and_dry_run);
 	RUN(test_shared_counted_once);
