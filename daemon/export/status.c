@@ -179,7 +179,8 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 	for (int e = 0; e < NR_ERRC; e++)
 		fprintf(f, "%s\"%s\":%llu", e ? "," : "", errc_names[e],
 			(unsigned long long)s->migrate_errors_total[e]);
-	fputs("},\"knobs_left_alone\":[", f);
+	fprintf(f, "},\"busy_backoff_pages\":%llu,\"knobs_left_alone\":[",
+		(unsigned long long)s->busy_backoff_pages);
 	for (const char *k = s->knobs_foreign; *k;) {
 		size_t n = strcspn(k, ",");
 		char name[64];
@@ -310,6 +311,9 @@ void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 		fprintf(f, " %s %llu%s", errc_names[e],
 			(unsigned long long)s->migrate_errors_total[e],
 			e + 1 < NR_ERRC ? "," : "\n");
+	if (s->busy_backoff_pages)
+		fprintf(f, "          busy, backing off: %llu pages (retried when their time comes, later each time they are busy again)\n",
+			(unsigned long long)s->busy_backoff_pages);
 	status_decision(s, f);
 	fprintf(f, "copy threads: %u (mode %s)\n", s->copy_threads,
 		conf_copy_mode_name(d->conf->copy_threads.mode));
