@@ -13,19 +13,6 @@ static const char *const tier_sources[] = { "kernel", "hmat", "config" };
 static const char *const errc_names[NR_ERRC] = { "busy", "nomem", "gone",
 						 "denied", "other" };
 
-void fmt_bytes(char *buf, size_t size, double v)
-{
-	static const char *const units[] = { "B",   "KiB", "MiB",
-					     "GiB", "TiB", "PiB" };
-	int u = 0;
-
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-}
-
 static void tier_bytes(const struct tierd *d, int t, uint64_t *total,
 		       uint64_t *free_b)
 {
