@@ -128,8 +128,8 @@ static int read_geom(struct tierd *d)
 			PAGE_GEOM_PMD_PATH, d->root, strerror(-r));
 		return r;
 	}
-	log_info("Pages: %s base pages, %s PMD%s", page_geom_fmt(d->geom.base, base, sizeof(base)),
-		 page_geom_fmt(d->geom.pmd, pmd, sizeof(pmd)),
+	log_info("Pages: %s base pages, %s PMD%s", fmt_bytes(base, sizeof(base), d->geom.base),
+		 fmt_bytes(pmd, sizeof(pmd), d->geom.pmd),
 		 d->geom.thp ? " THPs" : " (no THP support: base pages only)");
 	return 0;
 }

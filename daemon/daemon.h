@@ -55,6 +55,9 @@ struct tierd_stats {
 		uint64_t demoted_bytes_total;
 	} cgroup[CONF_MAX_CGROUPS]; /* by index in conf->cgroups */
 	uint64_t migrate_errors_total[NR_ERRC];
+	/* Pages the kernel reported busy that wait for their retry time
+	 * (core/account: busy back-off), as of the last tick. */
+	uint64_t busy_backoff_pages;
 	uint64_t move_pages_calls_total;
 	/* Bytes that reached their target and the time the calls took: the
 	 * account step adds, the copy-thread controller takes deltas. */

@@ -180,6 +180,7 @@ void gather_free(struct gather_stage *m)
 		thp_close(m->thp);
 	free(m->thp);
 	cand_select_free(m->sel);
+	mig_fini(&m->query);
 	free(m);
 }
 

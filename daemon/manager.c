@@ -124,7 +124,8 @@ static bool rate_held(const struct policy_stats *st)
 }
 
 /* 2. gather: each cgroup's fast-tier bytes, then the candidates and their
- * nodes, a quarter kept for the coldest when decide may demote. */
+ * nodes, a quarter kept for the coldest when decide may demote; the pages
+ * in busy back-off left out (core/account). */
 static int step_gather(struct manager *m, struct hot_table *hot, uint64_t now_ns)
 {
 	const struct tierd *d = m->d;
@@ -138,6 +139,8 @@ static int step_gather(struct manager *m, struct hot_table *hot, uint64_t now_ns
 		m->d->stats.cgroup[i].fast_tier_bytes = m->fast_bytes[i];
 	in.demote = decide_may_demote(m->decide, d->conf, &d->topo, m->fast_bytes);
 	gather_step(m->gather, &in, now_ns, &m->gathered);
+	m->gathered.nr_cand = account_hold_back(move_account(m->move), m->gathered.cand,
+						m->gathered.nr_cand, now_ns, NULL);
 	return 0;
 }
 
@@ -332,6 +335,7 @@ int manager_tick(struct manager *m, uint64_t now_ns)
 		r = decide_and_move(m, hot, now_ns);
 		ret = r < 0 ? r : ret;
 	}
+	d->stats.busy_backoff_pages = account_busy_pages(move_account(m->move), now_ns);
 	/* Copy threads, from this tick's throughput */
 	step_begin(&c);
 	r = step_end(m, MGR_THREADS, &c, threads_step(m->threads, d, &d->stats, now_ns));

@@ -54,6 +54,10 @@ int move_new(const struct tierd *d, const struct manager_ops *ops, struct move_s
 		r = mig_init(&m->mig, ops->mig_ops, ops->mig_ctx, d->dry_run, d->geom.base);
 	else
 		r = mig_init(&m->mig, &mig_real_ops, (void *)d->root, d->dry_run, d->geom.base);
+	if (r == -ENOMEM) {
+		move_free(m);
+		return r;
+	}
 	if (r < 0 && r != -EPERM)
 		log_warn("Probing move_pages(2) for MPOL_MF_PROMOTE failed: %s",
 			 strerror(-r));
@@ -74,6 +78,7 @@ void move_free(struct move_stage *m)
 	if (!m)
 		return;
 	account_free(m->acct);
+	mig_fini(&m->mig);
 	free(m);
 }
 

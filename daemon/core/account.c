@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account.h"
+#include "account_int.h"
 
 #define NSEC_PER_SEC 1000000000ull
 
@@ -51,7 +51,9 @@ void acct_params_default(struct acct_params *p, const struct page_geom *g)
 {
 	p->page_size = (uint32_t)g->base;
 	p->busy_delay_ns = NSEC_PER_SEC;
+	p->busy_backoff_max_ns = 64 * NSEC_PER_SEC;
 	p->busy_max_tries = 3;
+	p->busy_slots = 4096;
 	p->nomem_backoff_ns = 5 * NSEC_PER_SEC;
 	p->nomem_backoff_max_ns = 300 * NSEC_PER_SEC;
 }
@@ -60,6 +62,7 @@ int account_new(const struct acct_params *params, size_t max_cgroups, size_t max
 		struct account **ret)
 {
 	struct account *a;
+	int r;
 
 	if (!params->page_size)
 		return -EINVAL;
@@ -79,6 +82,11 @@ int account_new(const struct acct_params *params, size_t max_cgroups, size_t max
 		account_free(a);
 		return -ENOMEM;
 	}
+	r = acct_busy_new(a);
+	if (r < 0) {
+		account_free(a);
+		return r;
+	}
 	*ret = a;
 	return 0;
 }
@@ -92,6 +100,7 @@ void account_free(struct account *a)
 	free(a->cgroup_class);
 	free(a->retry);
 	free(a->retry_at_ns);
+	free(a->busy);
 	free(a);
 }
 
@@ -101,7 +110,10 @@ static void sum_add(struct acct_sum *s, uint64_t pages, uint64_t bytes)
 	s->bytes += bytes;
 }
 
-static void queue_retry(struct account *a, const struct policy_intent *it, uint64_t now_ns)
+/* Queue @it, busy at @now_ns, for a retry at @at_ns (0: the delay of its
+ * tries). */
+static void queue_retry(struct account *a, const struct policy_intent *it, uint64_t now_ns,
+			uint64_t at_ns)
 {
 	struct policy_intent *r;
 	unsigned int tries = it->tries + 1u;
@@ -114,7 +126,8 @@ static void queue_retry(struct account *a, const struct policy_intent *it, uint6
 	*r = *it;
 	r->tries = (uint8_t)tries;
 	/* busy_delay, 2x, 4x ... */
-	a->retry_at_ns[a->nr_retry] = now_ns + (a->params.busy_delay_ns << (tries - 1));
+	a->retry_at_ns[a->nr_retry] = at_ns ? at_ns :
+					      now_ns + (a->params.busy_delay_ns << (tries - 1));
 	a->nr_retry++;
 }
 
@@ -148,6 +161,8 @@ static void account_page(struct account *a, const struct topology *topo,
 	r->class_pages[c] += np;
 	if (it->cgroup >= 0 && (size_t)it->cgroup < a->max_cgroups)
 		a->cgroup_class[it->cgroup * ACCT_NR + c] += np;
+	if (st >= 0 || c == ACCT_SHARED || c == ACCT_GONE)
+		acct_busy_forget(a, it->pid, it->addr, now_ns);
 	if (st >= 0) {
 		int idx = topo_node_index(topo, st), tier;
 
@@ -174,7 +189,7 @@ static void account_page(struct account *a, const struct topology *topo,
 		a->cgroup_errors[it->cgroup] += np;
 	switch (c) {
 	case ACCT_BUSY:
-		queue_retry(a, it, now_ns);
+		queue_retry(a, it, now_ns, acct_busy_mark(a, it, now_ns));
 		break;
 	case ACCT_NOMEM:
 		nomem(a, it->to_node, now_ns);

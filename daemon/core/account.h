@@ -3,8 +3,8 @@
  * Accounting of move_pages(2) results, and what they mean for later ticks.
  *
  * The status array is the truth: a page counts where it landed, per node,
- * per tier, per cgroup, per errno class.  -EBUSY (and -EAGAIN) pages are
- * queued for a retry on a later tick, with a doubling delay, up to a number
+ * per tier, per cgroup, per errno class.  -EBUSY (and -EAGAIN) pages back
+ * off and are queued for a retry when their back-off ends, up to a number
  * of tries; -ENOENT, -EFAULT and -ESRCH pages are dropped (the page or the
  * process is gone); -ENOMEM stops moves to that node for a doubling back-off;
  * -EACCES and -EPERM (a cpuset, a missing capability, a shared page the
@@ -13,6 +13,10 @@
  * that they are not proposed again until something changes.  A page that
  * an earlier batch of the plan moved through another process that maps it
  * (ACCT_STATUS_SHARED) is counted apart, not as moved a second time.
+ *
+ * A busy page backs off: it is left out of the candidates
+ * (account_hold_back()) for a time that doubles while it stays busy
+ * (account_busy.c has the why and the numbers).
  *
  * Pure: times come in; arrays are sized in account_new().
  */
@@ -55,7 +59,10 @@ const char *acct_class_name(enum acct_class c);
 struct acct_params {
 	uint32_t page_size;		/* bytes of a base page */
 	uint64_t busy_delay_ns;		/* first retry delay; doubles per try */
-	uint32_t busy_max_tries;	/* then the page is dropped */
+	uint64_t busy_backoff_max_ns;	/* the longest a busy page is left out */
+	uint32_t busy_max_tries;	/* then the retry queue drops the page */
+	uint32_t busy_slots;		/* busy pages remembered: 0, or a power of
+					 * two >= ACCT_BUSY_WAYS */
 	uint64_t nomem_backoff_ns;	/* first back-off; doubles while it recurs */
 	uint64_t nomem_backoff_max_ns;
 };
@@ -66,6 +73,19 @@ void acct_params_default(struct acct_params *p, const struct page_geom *g);
 struct acct_sum {
 	uint64_t pages;
 	uint64_t bytes;
+};
+
+#define ACCT_BUSY_WAYS 8
+
+/* A page the kernel reported busy: left out of the candidates until
+ * until_ns while it is on node. */
+struct acct_busy {
+	uint64_t addr;
+	uint64_t until_ns;	/* 0 = free slot */
+	int32_t pid;
+	int16_t node;		/* node id it was busy on */
+	uint8_t tries;		/* busy again when retried, in a row */
+	uint8_t order;		/* log2 of its base pages: 0, a THP's PMD order */
 };
 
 /* Direction index for the [2] arrays: enum policy_kind. */
@@ -99,6 +119,9 @@ struct account {
 	uint64_t *retry_at_ns;
 	size_t nr_retry;
 	size_t max_retry;
+	/* Busy back-off: busy_slots pages, sets of ACCT_BUSY_WAYS. */
+	struct acct_busy *busy;
+	size_t busy_sets;
 };
 
 /* One batch's outcome. */
@@ -110,7 +133,8 @@ struct acct_result {
 	uint64_t would_pages;		/* dry run: not on the target yet */
 };
 
-/* 0, -EINVAL (page_size 0), -ENOMEM. */
+/* 0, -EINVAL (page_size 0, busy_slots not a power of two >= ACCT_BUSY_WAYS),
+ * -ENOMEM. */
 int account_new(const struct acct_params *params, size_t max_cgroups, size_t max_retry,
 		struct account **ret);
 void account_free(struct account *a);
@@ -173,5 +197,19 @@ uint64_t account_blocked_mask(const struct account *a, const struct topology *to
  */
 size_t account_take_retries(struct account *a, uint64_t now_ns, struct policy_intent *out,
 			    size_t max);
+
+/*
+ * Leave out of the @n candidates @cand, in place and in their order, the
+ * pages in busy back-off at @now_ns: a page or THP the kernel reported busy
+ * on the node it is on now, before its retry time.  One found on another
+ * node is forgotten (it moved) and kept.  PMD ranges of base pages
+ * (POLICY_F_PAGES) are kept.  Returns how many candidates remain; the base
+ * pages left out are added to @ret_pages (may be NULL).
+ */
+size_t account_hold_back(struct account *a, struct policy_page *cand, size_t n,
+			 uint64_t now_ns, uint64_t *ret_pages);
+
+/* Base pages in busy back-off at @now_ns: busy, and before their retry time. */
+uint64_t account_busy_pages(const struct account *a, uint64_t now_ns);
 
 #endif

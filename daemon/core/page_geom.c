@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
-#include <stdio.h>
 
 #include "page_geom.h"
 
@@ -28,18 +27,4 @@ int page_geom_set(struct page_geom *ret, uint64_t base, uint64_t pmd)
 	*ret = (struct page_geom){ .base = base, .shift = shift, .pmd = pmd,
 				   .pmd_shift = (unsigned int)__builtin_ctzll(pmd), .thp = thp };
 	return 0;
-}
-
-const char *page_geom_fmt(uint64_t bytes, char *buf, unsigned int size)
-{
-	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
-	unsigned int u = 0;
-
-	bytes >>= 10;
-	while (u + 1 < sizeof(unit) / sizeof(unit[0]) && bytes >= 1024 && !(bytes & 1023)) {
-		bytes >>= 10;
-		u++;
-	}
-	snprintf(buf, size, "%llu %s", (unsigned long long)bytes, unit[u]);
-	return buf;
 }

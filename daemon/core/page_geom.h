@@ -45,7 +45,4 @@ static inline uint64_t page_geom_pmd_base(const struct page_geom *g, uint64_t ad
 	return addr & ~(g->pmd - 1);
 }
 
-/* "64 KiB": @bytes (a power of two of at least 1 KiB) in words. */
-const char *page_geom_fmt(uint64_t bytes, char *buf, unsigned int size);
-
 #endif

@@ -81,6 +81,7 @@ void tierd_metrics(struct tierd *d, struct metrics *m)
 	for (int e = 0; e < NR_ERRC; e++)
 		metrics_add(m, MET_MIGRATE_ERRORS, s->migrate_errors_total[e],
 			    "class", errc_names[e], NULL);
+	metrics_add(m, MET_BUSY_BACKOFF, s->busy_backoff_pages, NULL);
 	metrics_add(m, MET_MOVE_PAGES_CALLS, s->move_pages_calls_total, NULL);
 	for (int i = 0; i < d->conf->nr_cgroups; i++) {
 		const char *path = d->conf->cgroups[i].path;

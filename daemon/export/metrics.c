@@ -46,6 +46,8 @@ static const struct family families[NR_METRICS] = {
 			       "Bytes demoted into a node" },
 	[MET_MIGRATE_ERRORS] = { "tierd_migrate_errors_total", "counter",
 				 "Pages move_pages(2) did not move, by errno class (busy, nomem, gone, denied, other)" },
+	[MET_BUSY_BACKOFF] = { "tierd_busy_backoff_pages", "gauge",
+			       "Pages move_pages(2) found busy that wait for their retry time, which doubles while they stay busy" },
 	[MET_MOVE_PAGES_CALLS] = { "tierd_move_pages_calls_total", "counter",
 				   "move_pages(2) calls made" },
 	[MET_CGROUP_FAST_BYTES] = { "tierd_cgroup_fast_tier_bytes", "gauge",

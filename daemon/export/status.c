@@ -13,19 +13,6 @@ static const char *const tier_sources[] = { "kernel", "hmat", "config" };
 static const char *const errc_names[NR_ERRC] = { "busy", "nomem", "gone",
 						 "denied", "other" };
 
-void fmt_bytes(char *buf, size_t size, double v)
-{
-	static const char *const units[] = { "B",   "KiB", "MiB",
-					     "GiB", "TiB", "PiB" };
-	int u = 0;
-
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-}
-
 static void tier_bytes(const struct tierd *d, int t, uint64_t *total,
 		       uint64_t *free_b)
 {
@@ -179,7 +166,8 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 	for (int e = 0; e < NR_ERRC; e++)
 		fprintf(f, "%s\"%s\":%llu", e ? "," : "", errc_names[e],
 			(unsigned long long)s->migrate_errors_total[e]);
-	fputs("},\"knobs_left_alone\":[", f);
+	fprintf(f, "},\"busy_backoff_pages\":%llu,\"knobs_left_alone\":[",
+		(unsigned long long)s->busy_backoff_pages);
 	for (const char *k = s->knobs_foreign; *k;) {
 		size_t n = strcspn(k, ",");
 		char name[64];
@@ -310,6 +298,9 @@ void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 		fprintf(f, " %s %llu%s", errc_names[e],
 			(unsigned long long)s->migrate_errors_total[e],
 			e + 1 < NR_ERRC ? "," : "\n");
+	if (s->busy_backoff_pages)
+		fprintf(f, "          busy, backing off: %llu pages (retried when their time comes, later each time they are busy again)\n",
+			(unsigned long long)s->busy_backoff_pages);
 	status_decision(s, f);
 	fprintf(f, "copy threads: %u (mode %s)\n", s->copy_threads,
 		conf_copy_mode_name(d->conf->copy_threads.mode));

@@ -10,12 +10,10 @@
 #include <stdio.h>
 
 #include "daemon.h"
+#include "fmt.h"
 
 void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns);
 void status_render_nodes(const struct tierd *d, FILE *f, bool json);
 void status_render_cgroups(const struct tierd *d, FILE *f, bool json);
-
-/* "1.5 GiB" */
-void fmt_bytes(char *buf, size_t size, double bytes);
 
 #endif

@@ -94,11 +94,21 @@ int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_
 	m->ctx = ctx;
 	m->dry_run = dry_run;
 	m->page_bytes = page_bytes;
+	/* Untouched until a batch needs it: no resident memory before. */
+	m->where = calloc(MIG_LOOK_MAX, sizeof(*m->where));
+	if (!m->where)
+		return -ENOMEM;
 	/* Refused only without CAP_SYS_NICE (kernel_move_pages()). */
 	m->has_move_all = ops->move_pages(ctx, 0, 0, NULL, NULL, NULL, MPOL_MF_MOVE_ALL) == 0;
 	r = ops->move_pages(ctx, 0, 0, NULL, NULL, NULL, MPOL_MF_PROMOTE);
 	m->has_promote = r == 0;
 	return r == 0 || r == -EINVAL ? 0 : r;
+}
+
+void mig_fini(struct migrator *m)
+{
+	free(m->where);
+	m->where = NULL;
 }
 
 int mig_query(struct migrator *m, int pid, size_t count, void **addrs, int *status)
@@ -230,36 +240,16 @@ static void note_moved(struct moved_by *mb, const struct batch_plan *pl, size_t 
 }
 
 /*
- * Before batch @k: which of its pages are on their target already
- * (m->there).  True when it looked; false when it could not (no query op,
- * a batch larger than MIG_LOOK_MAX, a query that failed), and the move
- * counts every page as before.
+ * Before batch @k: where its pages are (m->where).  True when it looked;
+ * false when it could not (no query op, a batch larger than MIG_LOOK_MAX,
+ * a query that failed), and the move counts every page as before.
  */
 static bool look_before(struct migrator *m, const struct batch_plan *pl, size_t k)
 {
 	const struct batch *b = &pl->batches[k];
-	int *status = pl->status + b->first;
 
-	if (!m->ops->query || b->count > MIG_LOOK_MAX ||
-	    m->ops->query(m->ctx, b->pid, b->count, pl->addrs + b->first, status) < 0)
-		return false;
-	memset(m->there, 0, (b->count + 63) / 64 * sizeof(m->there[0]));
-	for (size_t i = 0; i < b->count; i++)
-		if (status[i] == pl->nodes[b->first + i])
-			m->there[i / 64] |= 1ull << (i % 64);
-	return true;
-}
-
-/* After batch @k's move: a page that was on its target before is marked
- * ACCT_STATUS_SHARED, not moved by this call. */
-static void mark_there(const struct migrator *m, const struct batch_plan *pl, size_t k)
-{
-	const struct batch *b = &pl->batches[k];
-	int *status = pl->status + b->first;
-
-	for (size_t i = 0; i < b->count; i++)
-		if ((m->there[i / 64] & 1ull << (i % 64)) && status[i] == pl->nodes[b->first + i])
-			status[i] = ACCT_STATUS_SHARED;
+	return m->ops->query && b->count <= MIG_LOOK_MAX &&
+	       m->ops->query(m->ctx, b->pid, b->count, pl->addrs + b->first, m->where) == 0;
 }
 
 /*
@@ -269,38 +259,64 @@ static void mark_there(const struct migrator *m, const struct batch_plan *pl, si
  * chunk (many of whose pages did move) or of the pages after it.  Each call
  * starts with MIG_STATUS_UNSET everywhere; after it, ask where the pages
  * left so are: on the target is moved, elsewhere is busy (tried again
- * later); without an answer, busy.
+ * later); without an answer, busy.  MIG_STATUS_UNSET_THERE is an unset
+ * page that the look before the call found on its target already
+ * (mark_there()): found there after, it is ACCT_STATUS_SHARED.
  */
 #define MIG_STATUS_UNSET INT_MIN
+#define MIG_STATUS_UNSET_THERE (INT_MIN + 1)
 
-static void settle_unreported(const struct migrator *m, const struct batch_plan *pl, size_t k)
+static bool unset(int status)
+{
+	return status == MIG_STATUS_UNSET || status == MIG_STATUS_UNSET_THERE;
+}
+
+/*
+ * After batch @k's move, from the look before it (m->where): a page that
+ * was on its target before and is there now is marked ACCT_STATUS_SHARED,
+ * not moved by this call; one whose status the call left unwritten,
+ * MIG_STATUS_UNSET_THERE, for settle_unreported(), which takes m->where
+ * over.
+ */
+static void mark_there(const struct migrator *m, const struct batch_plan *pl, size_t k)
 {
 	const struct batch *b = &pl->batches[k];
 	int *status = pl->status + b->first;
-	int *where = NULL;
+
+	for (size_t i = 0; i < b->count; i++) {
+		if (m->where[i] != pl->nodes[b->first + i])
+			continue;
+		if (status[i] == pl->nodes[b->first + i])
+			status[i] = ACCT_STATUS_SHARED;
+		else if (status[i] == MIG_STATUS_UNSET)
+			status[i] = MIG_STATUS_UNSET_THERE;
+	}
+}
+
+static void settle_unreported(struct migrator *m, const struct batch_plan *pl, size_t k)
+{
+	const struct batch *b = &pl->batches[k];
+	int *status = pl->status + b->first;
+	bool known;
 	size_t i;
 
 	for (i = 0; i < b->count; i++)
-		if (status[i] == MIG_STATUS_UNSET)
+		if (unset(status[i]))
 			break;
 	if (i == b->count)
 		return;
-	if (m->ops->query && b->count <= MIG_LOOK_MAX) {
-		where = malloc(b->count * sizeof(*where));
-		if (where && m->ops->query(m->ctx, b->pid, b->count, pl->addrs + b->first, where) < 0) {
-			free(where);
-			where = NULL;
-		}
-	}
+	known = m->ops->query && b->count <= MIG_LOOK_MAX &&
+		m->ops->query(m->ctx, b->pid, b->count, pl->addrs + b->first, m->where) == 0;
 	for (; i < b->count; i++) {
-		if (status[i] != MIG_STATUS_UNSET)
+		int target = pl->nodes[b->first + i];
+
+		if (!unset(status[i]))
 			continue;
-		if (where && where[i] == pl->nodes[b->first + i])
-			status[i] = where[i];
+		if (known && m->where[i] == target)
+			status[i] = status[i] == MIG_STATUS_UNSET_THERE ? ACCT_STATUS_SHARED : target;
 		else
 			status[i] = -EBUSY;
 	}
-	free(where);
 }
 
 int mig_run_plan(struct migrator *m, const struct batch_plan *pl, uint64_t nomem_nodes,
@@ -351,6 +367,8 @@ int mig_run_plan(struct migrator *m, const struct batch_plan *pl, uint64_t nomem
 				status[i] = MIG_STATUS_UNSET;
 			r = m->ops->move_pages(m->ctx, b->pid, b->count, addrs,
 					       pl->nodes + b->first, status, flags);
+			if (r >= 0 && looked)
+				mark_there(m, pl, k);
 			if (r > 0)
 				settle_unreported(m, pl, k);
 		}
@@ -369,8 +387,6 @@ int mig_run_plan(struct migrator *m, const struct batch_plan *pl, uint64_t nomem
 		if (m->dry_run)
 			continue;
 		time_call(ret, t0, t1, &first_t0, &timed);
-		if (looked)
-			mark_there(m, pl, k);
 		note_moved(&mb, pl, k);
 	}
 	return 0;

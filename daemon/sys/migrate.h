@@ -86,9 +86,11 @@ struct migrator {
 	/* By node id: mig_run_plan() starts no batch that would leave that
 	 * node less free memory than this (0: no floor). */
 	uint64_t floor_bytes[TOPO_MAX_NODES];
-	/* mig_run_plan()'s scratch: which addresses of the batch it is about
-	 * to move were on their target before the call (bit i: address i). */
-	uint64_t there[MIG_LOOK_MAX / 64];
+	/* mig_run_plan()'s scratch, MIG_LOOK_MAX entries allocated by
+	 * mig_init(): where each page of a batch is, from the look before the
+	 * call (shared pages), then from the query after a plain call that
+	 * ended early. */
+	int *where;
 };
 
 /*
@@ -97,10 +99,13 @@ struct migrator {
  * answer is in m->has_promote (a probe error other than -EINVAL is returned
  * as is, with has_promote false).  The same call with MPOL_MF_MOVE_ALL is
  * -EPERM without CAP_SYS_NICE: m->has_move_all says which.  @page_bytes:
- * the kernel's base page, what an intent's nr_pages counts.
+ * the kernel's base page, what an intent's nr_pages counts.  -ENOMEM
+ * without room for the scratch (nothing probed).  mig_fini() releases it.
  */
 int mig_init(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_run,
 	     uint64_t page_bytes);
+/* The scratch of a migrator mig_init() set up (or zeroed); again is a no-op. */
+void mig_fini(struct migrator *m);
 
 /* Where @count pages of @pid are: node ids or negative errnos in @status.
  * 0 or a negative errno for the whole call. */

@@ -81,6 +81,14 @@ static int run_plan(struct migrator *m, struct account *acct, const struct batch
 	return 0;
 }
 
+/* mig_init() again on a migrator of the test (zeroed before the first). */
+static int init_mig(struct migrator *m, const struct mig_ops *ops, void *ctx, bool dry_run,
+		    uint64_t page_bytes)
+{
+	mig_fini(m);
+	return mig_init(m, ops, ctx, dry_run, page_bytes);
+}
+
 static void teardown_run(void)
 {
 	batch_free(b);
@@ -90,7 +98,7 @@ static void teardown_run(void)
 static void test_statuses(void)
 {
 	struct fake_mig f = { .probe_result = 0 };
-	struct migrator m;
+	struct migrator m = { 0 };
 	struct mig_run_result res;
 	struct policy_intent retry[4];
 	int promo[6] = { 0, -EBUSY, -ENOENT, 1, -EACCES, 0 };
@@ -115,7 +123,7 @@ static void test_statuses(void)
 	memcpy(f.steps[1].status, promo, sizeof(promo));
 	f.steps[1].took_ns = 2 * MS;
 
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
+	CHECK_EQ_INT(init_mig(&m, &fake_mig_ops, &f, false, 4096), 0);
 	CHECK(m.has_promote);
 	setup_run(2);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, 100 * SEC, &res), 0);
@@ -173,7 +181,7 @@ static void test_statuses(void)
 	/* Without the kernel's promotion entry point: plain MPOL_MF_MOVE. */
 	f.probe_result = -EINVAL;
 	f.nr_calls = 0;
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
+	CHECK_EQ_INT(init_mig(&m, &fake_mig_ops, &f, false, 4096), 0);
 	CHECK(!m.has_promote);
 	/* (After node 1's back-off: a batch to a node in back-off is skipped.) */
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, 106 * SEC, &res), 0);
@@ -183,15 +191,16 @@ static void test_statuses(void)
 	f.move_all_probe = -EPERM;
 	f.nr_calls = 0;
 	f.next_step = f.nr_steps;
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
+	CHECK_EQ_INT(init_mig(&m, &fake_mig_ops, &f, false, 4096), 0);
 	CHECK(!m.has_move_all);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, 112 * SEC, &res), 0);
 	CHECK_EQ_INT(f.calls[1].flags, MPOL_MF_MOVE);
 	/* A probe failing otherwise is returned. */
 	f.probe_result = -EPERM;
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), -EPERM);
+	CHECK_EQ_INT(init_mig(&m, &fake_mig_ops, &f, false, 4096), -EPERM);
 
 	teardown_run();
+	mig_fini(&m);
 }
 
 /* A plan that outlasts the migrator's budget: no batch starts after it. */
@@ -222,7 +231,7 @@ static void test_unreported_statuses(void)
 	for (int c = 0; c < 3; c++) {
 		struct fake_mig f = { .probe_result = -EINVAL, .query_node = c == 1 ? 0 : 1 };
 		struct mig_ops ops = fake_mig_ops;
-		struct migrator m;
+		struct migrator m = { 0 };
 		struct mig_run_result res;
 
 		if (c < 2)
@@ -236,7 +245,7 @@ static void test_unreported_statuses(void)
 		f.steps[0].status[0] = 0;
 		f.steps[0].call_ret = 3;
 		f.steps[0].written = 1;
-		CHECK_EQ_INT(mig_init(&m, &ops, &f, false, 4096), 0);
+		CHECK_EQ_INT(init_mig(&m, &ops, &f, false, 4096), 0);
 		CHECK(!m.has_promote);
 		setup_run(1);
 		CHECK_EQ_INT(run_plan(&m, a, pl, in, 100 * SEC, &res), 0);
@@ -250,13 +259,14 @@ static void test_unreported_statuses(void)
 		CHECK_EQ_U64(a->class_pages[ACCT_BUSY], c == 1 ? 0 : 3);
 		CHECK_EQ_U64(res.moved_bytes, (c == 1 ? 4 : 1) * PG);
 		teardown_run();
+		mig_fini(&m);
 	}
 }
 
 static void test_budget(void)
 {
 	struct fake_mig f = { .probe_result = 0 };
-	struct migrator m;
+	struct migrator m = { 0 };
 	struct mig_run_result res;
 
 	three_promotions();
@@ -266,7 +276,7 @@ static void test_budget(void)
 		f.steps[i].status[0] = 0;
 		f.steps[i].took_ns = SEC;
 	}
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
+	CHECK_EQ_INT(init_mig(&m, &fake_mig_ops, &f, false, 4096), 0);
 	m.budget_ns = 3 * SEC / 2;
 	setup_run(2);
 	CHECK_EQ_INT(pl->nr_batches, 3);
@@ -279,6 +289,7 @@ static void test_budget(void)
 	CHECK_EQ_INT(pl->status[pl->batches[2].first], -ECANCELED);
 	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 2);
 	teardown_run();
+	mig_fini(&m);
 }
 
 /*
@@ -290,7 +301,7 @@ static void test_call_times(void)
 {
 	static const uint64_t took[3] = { SEC / 10, 19 * SEC / 10, SEC };
 	struct fake_mig f;
-	struct migrator m;
+	struct migrator m = { 0 };
 	struct mig_run_result res;
 
 	for (int dry = 0; dry <= 1; dry++) {
@@ -302,7 +313,7 @@ static void test_call_times(void)
 			f.steps[i].status[0] = 0;
 			f.steps[i].took_ns = took[i];
 		}
-		CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, dry, 4096), 0);
+		CHECK_EQ_INT(init_mig(&m, &fake_mig_ops, &f, dry, 4096), 0);
 		setup_run(2);
 		CHECK_EQ_INT(run_plan(&m, a, pl, in, 100 * SEC, &res), 0);
 		CHECK_EQ_INT(res.calls, 3);
@@ -312,6 +323,7 @@ static void test_call_times(void)
 		CHECK_EQ_U64(res.elapsed_ns, dry ? 0 : 3 * SEC);
 		teardown_run();
 	}
+	mig_fini(&m);
 }
 
 /*
@@ -325,11 +337,11 @@ static void test_call_times(void)
 static void test_room_floor(void)
 {
 	struct fake_mig f = { .probe_result = 0, .page_bytes = PG };
-	struct migrator m;
+	struct migrator m = { 0 };
 	struct mig_run_result res;
 
 	three_promotions();
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
+	CHECK_EQ_INT(init_mig(&m, &fake_mig_ops, &f, false, 4096), 0);
 	m.page_bytes = PG;
 	m.floor_bytes[0] = 100 * PG;
 	f.free[0] = 102 * PG;
@@ -364,6 +376,7 @@ static void test_room_floor(void)
 	CHECK_EQ_INT(res.calls, 3);
 	CHECK_EQ_INT(res.room_skipped_batches, 0);
 	teardown_run();
+	mig_fini(&m);
 }
 
 static void test_busy_retries_and_nomem_backoff(void)
@@ -416,6 +429,110 @@ static void test_busy_retries_and_nomem_backoff(void)
 	teardown_run();
 }
 
+/* One candidate of @np pages at @addr of pid 3 on @node, held back or not. */
+static bool held(uint64_t addr, uint32_t np, int node, uint16_t flags, uint64_t now_ns)
+{
+	struct policy_page c = { .addr = addr, .pid = 3, .nr_pages = np, .node = node,
+				 .flags = flags };
+	uint64_t pages = 0;
+	size_t n = account_hold_back(a, &c, 1, now_ns, &pages);
+
+	CHECK_EQ_U64(pages, n ? 0 : np);
+	return !n;
+}
+
+/*
+ * Busy back-off: a page busy again each time it is retried is left out of
+ * the candidates for 1, 2, 4 ... 64 s, and no longer; one that moves, is
+ * gone or is found on another node is proposed at once.  Demotions alike.
+ */
+static void test_busy_backoff(void)
+{
+	static const uint64_t wait_s[] = { 1, 2, 4, 8, 16, 32, 64, 64 };
+	struct policy_intent retry[4];
+	struct batch_plan fake;
+	uint64_t t = 10 * SEC;
+
+	setup_topo();
+	nr = 0;
+	add(3, 0x1000, 1, 1, 0, POLICY_PROMOTE, -1);
+	add(3, 0x200000, 512, 0, 1, POLICY_DEMOTE, -1);
+	setup_run(1);
+	fake = *pl;
+	CHECK_EQ_INT(pl->nr_batches, 2);
+	CHECK_EQ_U64((uint64_t)(uintptr_t)pl->addrs[pl->batches[1].first], 0x1000);
+	CHECK_EQ_U64(pl->batches[1].first, 1);
+	CHECK(!held(0x1000, 1, 1, 0, t));
+
+	fake.status[0] = -EBUSY; /* the THP's demotion */
+	fake.status[1] = -EBUSY;
+	for (size_t i = 0; i < sizeof(wait_s) / sizeof(wait_s[0]); i++) {
+		account_batch(a, &topo, &fake, 1, in, MS, t, false, NULL);
+		CHECK_EQ_U64(account_busy_pages(a, t), 1);
+		CHECK(held(0x1000, 1, 1, 0, t + wait_s[i] * SEC - 1));
+		CHECK(!held(0x1000, 1, 1, 0, t + wait_s[i] * SEC));
+		t += wait_s[i] * SEC;
+	}
+	/* The retry queue tried it at the back-off's first two times. */
+	CHECK_EQ_INT(account_take_retries(a, 11 * SEC - 1, retry, 4), 0);
+	CHECK_EQ_INT(account_take_retries(a, 11 * SEC, retry, 4), 1);
+
+	/* Busy before its time (with a range's pages): the same retry time. */
+	account_batch(a, &topo, &fake, 1, in, MS, t, false, NULL);
+	account_batch(a, &topo, &fake, 1, in, MS, t + SEC, false, NULL);
+	CHECK(held(0x1000, 1, 1, 0, t + 64 * SEC - 1));
+	CHECK(!held(0x1000, 1, 1, 0, t + 64 * SEC));
+	/* A range of base pages is no single page: proposed. */
+	CHECK(!held(0x1000, 1, 1, POLICY_F_PAGES, t + SEC));
+
+	/* Found on another node: it moved, proposed at once, forgotten. */
+	CHECK(!held(0x1000, 1, 0, 0, t + 2 * SEC));
+	CHECK(!held(0x1000, 1, 1, 0, t + 2 * SEC));
+	CHECK_EQ_U64(account_busy_pages(a, t + 2 * SEC), 0);
+
+	/* Busy again: 1 s, 2 s ...; moved at a retry: forgotten. */
+	t += 100 * SEC;
+	account_batch(a, &topo, &fake, 1, in, MS, t, false, NULL);
+	account_batch(a, &topo, &fake, 1, in, MS, t + SEC, false, NULL);
+	CHECK(held(0x1000, 1, 1, 0, t + 3 * SEC - 1));
+	fake.status[1] = 0;
+	account_batch(a, &topo, &fake, 1, in, MS, t + 3 * SEC, false, NULL);
+	CHECK(!held(0x1000, 1, 1, 0, t + 3 * SEC));
+	/* Busy again later: starts over at 1 s; gone: forgotten. */
+	fake.status[1] = -EBUSY;
+	account_batch(a, &topo, &fake, 1, in, MS, t + 10 * SEC, false, NULL);
+	CHECK(held(0x1000, 1, 1, 0, t + 11 * SEC - 1));
+	CHECK(!held(0x1000, 1, 1, 0, t + 11 * SEC));
+	fake.status[1] = -ENOENT;
+	account_batch(a, &topo, &fake, 1, in, MS, t + 11 * SEC, false, NULL);
+	CHECK_EQ_U64(account_busy_pages(a, t + 11 * SEC), 0);
+
+	/* Not busy again within 64 s of its retry time: starts over. */
+	fake.status[1] = -EBUSY;
+	account_batch(a, &topo, &fake, 1, in, MS, t + 20 * SEC, false, NULL);
+	account_batch(a, &topo, &fake, 1, in, MS, t + 21 * SEC, false, NULL);
+	account_batch(a, &topo, &fake, 1, in, MS, t + 23 * SEC + 64 * SEC, false, NULL);
+	CHECK(!held(0x1000, 1, 1, 0, t + 88 * SEC));
+
+	/* A THP's demotion backs off the same way, its 512 pages counted. */
+	account_batch(a, &topo, &fake, 0, in, MS, t + 200 * SEC, false, NULL);
+	CHECK_EQ_U64(account_busy_pages(a, t + 200 * SEC), 512);
+	CHECK(held(0x200000, 512, 0, 0, t + 201 * SEC - 1));
+	CHECK(!held(0x200000, 512, 0, 0, t + 201 * SEC));
+	teardown_run();
+
+	/* The memory's size: a power of two of whole sets, or none. */
+	acct_params_default(&ap, &test_geom);
+	ap.busy_slots = 4;
+	CHECK_EQ_INT(account_new(&ap, 1, 8, &a), -EINVAL);
+	ap.busy_slots = 24;
+	CHECK_EQ_INT(account_new(&ap, 1, 8, &a), -EINVAL);
+	ap.busy_slots = 0;
+	CHECK_EQ_INT(account_new(&ap, 1, 8, &a), 0);
+	CHECK(!held(0x1000, 1, 1, 0, 0));
+	account_free(a);
+}
+
 /*
  * A range of base pages (POLICY_F_PAGES) is accounted page by page: what
  * moved counts, and a busy page is retried alone, not its 511 neighbours.
@@ -455,7 +572,7 @@ static void test_range_pages(void)
 static void test_call_failed_and_dry_run(void)
 {
 	struct fake_mig f = { .probe_result = -EINVAL, .query_node = 1 };
-	struct migrator m;
+	struct migrator m = { 0 };
 	struct mig_run_result res;
 
 	setup_topo();
@@ -468,7 +585,7 @@ static void test_call_failed_and_dry_run(void)
 	/* pid 11 exited: the call fails with ESRCH; pid 12's call works. */
 	f.nr_steps = 1;
 	f.steps[0].call_err = -ESRCH;
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
+	CHECK_EQ_INT(init_mig(&m, &fake_mig_ops, &f, false, 4096), 0);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(res.calls, 2);
 	CHECK_EQ_INT(res.failed_calls, 1);
@@ -483,7 +600,7 @@ static void test_call_failed_and_dry_run(void)
 	CHECK_EQ_INT(account_new(&ap, 0, 8, &a), 0);
 	f = (struct fake_mig){ .probe_result = -EINVAL, .nr_steps = 1 };
 	f.steps[0].call_err = -ENOMEM;
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, false, 4096), 0);
+	CHECK_EQ_INT(init_mig(&m, &fake_mig_ops, &f, false, 4096), 0);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(f.nr_calls, 1);
 	CHECK_EQ_INT(res.calls, 1);
@@ -496,7 +613,7 @@ static void test_call_failed_and_dry_run(void)
 	account_free(a);
 	CHECK_EQ_INT(account_new(&ap, 0, 8, &a), 0);
 	f = (struct fake_mig){ .probe_result = -EINVAL, .query_node = 1 };
-	CHECK_EQ_INT(mig_init(&m, &fake_mig_ops, &f, true, 4096), 0);
+	CHECK_EQ_INT(init_mig(&m, &fake_mig_ops, &f, true, 4096), 0);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(f.nr_calls, 2);
 	CHECK_EQ_INT(f.calls[0].nodes[0], -2);
@@ -522,6 +639,7 @@ static void test_call_failed_and_dry_run(void)
 	CHECK_EQ_INT(acct_classify(ACCT_STATUS_SHARED, 0), ACCT_SHARED);
 	CHECK_EQ_STR(acct_class_name(ACCT_SHARED), "shared");
 	teardown_run();
+	mig_fini(&m);
 }
 
 /*
@@ -533,6 +651,9 @@ static struct {
 	int shared_node;
 	int private_node[2][4]; /* pid 7, 8: pages 0x2000.. */
 	int moves, queries;
+	/* pid 8's moves end early, as a plain call on a vanilla kernel: no
+	 * status written, its page 0x3000 left where it is. */
+	bool end_early;
 } sk;
 
 static int *sk_page(int pid, uint64_t addr)
@@ -552,11 +673,16 @@ static int sk_move_pages(void *ctx, int pid, unsigned long count, void **addrs,
 	for (unsigned long i = 0; i < count; i++) {
 		int *node = sk_page(pid, (uint64_t)(uintptr_t)addrs[i]);
 
+		if (nodes && sk.end_early && pid == 8) {
+			if (addrs[i] != (void *)0x3000)
+				*node = nodes[i];
+			continue;
+		}
 		if (nodes)
 			*node = nodes[i];
 		status[i] = *node;
 	}
-	return 0;
+	return nodes && sk.end_early && pid == 8 ? 1 : 0;
 }
 
 static int sk_query(void *ctx, int pid, unsigned long count, void **addrs, int *status)
@@ -587,7 +713,7 @@ static void test_shared_counted_once(void)
 				     .query = sk_query };
 	const struct mig_ops blind = { .move_pages = sk_move_pages, .now_ns = sk_now_ns };
 	struct mig_run_result res;
-	struct migrator m;
+	struct migrator m = { 0 };
 
 	setup_topo();
 	nr = 0;
@@ -599,7 +725,7 @@ static void test_shared_counted_once(void)
 	setup_run(1);
 
 	sk_reset();
-	CHECK_EQ_INT(mig_init(&m, &ops, NULL, false, 4096), 0);
+	CHECK_EQ_INT(init_mig(&m, &ops, NULL, false, 4096), 0);
 	CHECK(m.has_move_all);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(sk.moves, 2);
@@ -615,11 +741,28 @@ static void test_shared_counted_once(void)
 	CHECK_EQ_U64(a->cgroup_moved[0 * 2 + POLICY_PROMOTE].pages, 4);
 	CHECK_EQ_U64(a->cgroup_errors[0], 0);
 
+	/* pid 8's call ends early with no status written: the query after it
+	 * finds the shared page on node 0, where the look before found it
+	 * (shared), 0x2000 moved, 0x3000 still on node 1 (busy). */
+	teardown_run();
+	setup_run(1);
+	sk_reset();
+	sk.end_early = true;
+	CHECK_EQ_INT(init_mig(&m, &ops, NULL, false, 4096), 0);
+	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
+	CHECK_EQ_INT(sk.queries, 2); /* before pid 8's batch, and after it */
+	CHECK_EQ_INT(pl->status[2], ACCT_STATUS_SHARED);
+	CHECK_EQ_INT(pl->status[3], 0);
+	CHECK_EQ_INT(pl->status[4], -EBUSY);
+	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 3);
+	CHECK_EQ_U64(a->class_pages[ACCT_SHARED], 1);
+	CHECK_EQ_U64(a->class_pages[ACCT_BUSY], 1);
+
 	/* Without a way to look, as before: the shared page counts twice. */
 	teardown_run();
 	setup_run(1);
 	sk_reset();
-	CHECK_EQ_INT(mig_init(&m, &blind, NULL, false, 4096), 0);
+	CHECK_EQ_INT(init_mig(&m, &blind, NULL, false, 4096), 0);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(sk.queries, 0);
 	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 5);
@@ -629,11 +772,12 @@ static void test_shared_counted_once(void)
 	nr = 2;
 	setup_run(1);
 	sk_reset();
-	CHECK_EQ_INT(mig_init(&m, &ops, NULL, false, 4096), 0);
+	CHECK_EQ_INT(init_mig(&m, &ops, NULL, false, 4096), 0);
 	CHECK_EQ_INT(run_plan(&m, a, pl, in, SEC, &res), 0);
 	CHECK_EQ_INT(sk.queries, 0);
 	CHECK_EQ_U64(a->class_pages[ACCT_MOVED], 2);
 	teardown_run();
+	mig_fini(&m);
 }
 
 /*
@@ -701,6 +845,7 @@ int main(void)
 	RUN(test_call_times);
 	RUN(test_room_floor);
 	RUN(test_busy_retries_and_nomem_backoff);
+	RUN(test_busy_backoff);
 	RUN(test_range_pages);
 	RUN(test_call_failed_and_dry_run);
 	RUN(test_shared_counted_once);

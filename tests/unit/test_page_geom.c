@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "fs_tree.h"
 #include "numa_maps.h"
 #include "page_geom_read.h"
@@ -43,8 +44,11 @@ static void test_set(void)
 	CHECK_EQ_INT(page_geom_set(&g, 2048, 1 << 20), -EINVAL);
 	CHECK_EQ_INT(page_geom_set(&g, 4096, 4096), -EINVAL);
 	CHECK_EQ_INT(page_geom_set(&g, 4096, 3 << 20), -EINVAL);
-	CHECK_EQ_STR(page_geom_fmt(64 << 10, buf, sizeof(buf)), "64 KiB");
-	CHECK_EQ_STR(page_geom_fmt(512 << 20, buf, sizeof(buf)), "512 MiB");
+	/* In words, as the log and tierctl status say them. */
+	CHECK_EQ_STR(fmt_bytes(buf, sizeof(buf), 64 << 10), "64.0 KiB");
+	CHECK_EQ_STR(fmt_bytes(buf, sizeof(buf), 512 << 20), "512.0 MiB");
+	CHECK_EQ_STR(fmt_bytes(buf, sizeof(buf), 512), "512 B");
+	CHECK_EQ_STR(fmt_bytes(buf, sizeof(buf), 3 << 29), "1.5 GiB");
 }
 
 static void test_read(void)
