@@ -87,10 +87,73 @@ static void test_first_scan_promotes(void)
 	sim_result_free(&res);
 }
 
+/* Ranges 0-3 hot throughout, 10-13 from 3 s on. */
+static int late_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
+{
+	*ret_end = i >= 8;
+	for (int r = 0; r < 4 && !*ret_end; r++)
+		acc[r] = 1000000;
+	for (int r = 10; r < 14 && i >= 3 && !*ret_end; r++)
+		acc[r] = 1000000;
+	return 0;
+}
+
+/*
+ * A 128 MiB task (one scan window a pass: every scan ends a pass) on a
+ * 512 MiB fast node, never free enough to promote every fault
+ * (pgdat_free_space_enough()), so a fault promotes only within the hot
+ * threshold (1000 ms) of its range's arming.  The scan at 1000 ms arms
+ * all 64 ranges; 0-3 promote at once, the first promotion of pass 1, so
+ * the period doubles to 2000 ms and the next scan comes at about 3000 ms
+ * (update_task_scan_period()).  That scan leaves 10-13 armed with their
+ * 1000 ms stamp (change_pte_range() skips a PTE already PROT_NONE), so
+ * their first faults, in [3000, 4000) ms, come 2000 ms late and do not
+ * promote, and disarm them; the scan at about 5000 ms arms them again and
+ * they promote in [5000, 6000) ms.  A scan every 1000 ms, or one that
+ * stamped armed ranges afresh, would promote them in [3000, 4000) ms.
+ */
+static void test_scan_slows_down(void)
+{
+	static const uint16_t tenant[64];
+	struct sim_machine m = {
+		.name = "t", .base_page_bytes = 4096, .thp_bytes = 2 * MIB,
+		.nr_nodes = 2,
+		.nodes = {
+			{ .id = 0, .tier = 0, .capacity_bytes = 512 * MIB,
+			  .latency_ns = 100, .bandwidth_gbps = 10 },
+			{ .id = 1, .tier = 1, .capacity_bytes = 8192 * MIB,
+			  .latency_ns = 300, .bandwidth_gbps = 2 },
+		},
+	};
+	uint64_t budget = 0;
+	struct sim_setup s = { .m = &m, .range_bytes = 2 * MIB,
+			       .interval_ns = 1000000000, .nr_ranges = 64,
+			       .nr_tenants = 1, .range_tenant = tenant,
+			       .budget_bytes = &budget, .seed = 1 };
+	struct sim_run run = { .s = &s, .sys = &sim_sys_numab,
+			       .src = { .fill = late_fill }, .max_intervals = 5 };
+	struct sim_result res;
+
+	m.mig[0] = (struct sim_migcost){ .call_ns = 7777, .folio_ns = 500,
+					 .copy_gbps = 2, .copy_threads = 1 };
+	m.mig[1] = m.mig[0];
+	CHECK_EQ_U64(numab_task_scan_max_ms(128 * MIB), 60000);
+	CHECK_EQ_U64(numab_task_scan_max_ms(1024 * MIB), 15000);
+	CHECK_EQ_U64(numab_task_scan_max_ms(1ull << 40), 100);
+	CHECK_EQ_INT(sim_engine_run(&run, &res), 0);
+	CHECK_EQ_U64(res.bytes_migrated, 4 * 2 * MIB);	/* 0-3 only, by 5 s */
+	sim_result_free(&res);
+	run.max_intervals = 6;
+	CHECK_EQ_INT(sim_engine_run(&run, &res), 0);
+	CHECK_EQ_U64(res.bytes_migrated, 8 * 2 * MIB);	/* 10-13 in [5, 6) s */
+	sim_result_free(&res);
+}
+
 int main(void)
 {
 	RUN(test_scan_min);
 	RUN(test_adjust_threshold);
 	RUN(test_first_scan_promotes);
+	RUN(test_scan_slows_down);
 	return TEST_EXIT();
 }
