@@ -42,7 +42,10 @@
  *    sysctl_numa_balancing_promote_rate_limit (65536 MB/s)
  *    (numa_promotion_rate_limit());
  *  - the move is migrate_misplaced_folio(): one folio per fault, modelled
- *    as fault_ns + the machine's per-folio and per-byte cost.
+ *    as fault_ns + the machine's per-folio and per-byte cost.  The
+ *    faulting thread waits for it (do_numa_page()): a promotion the
+ *    engine could not fit in an interval's copy time is asked for again
+ *    in the next, not lost with its fault.
  * Demotion (kswapd):
  *  - watermarks from __setup_per_zone_wmarks(): gap = node x
  *    watermark_scale_factor (10) / 10000; LOW = gap, HIGH = 2 gap, PROMO =
@@ -134,6 +137,7 @@ struct numab {
 	uint64_t *armed_ms;		/* [nr_ranges], NUMAB_UNARMED */
 	uint32_t *last_access;		/* [nr_ranges], interval + 1; 0 never */
 	uint32_t *order, *promos;	/* [nr_ranges] scratch */
+	uint8_t *pending;		/* [nr_ranges] promotion asked, not done */
 	struct numab_task *tasks;
 	struct numab_th th;
 	uint64_t nr_cand, rl_start_ms, rl_nr_cand, rate_limit_pages;
@@ -149,6 +153,7 @@ static void numab_destroy(void *st)
 	free(nb->last_access);
 	free(nb->order);
 	free(nb->promos);
+	free(nb->pending);
 	free(nb->tasks);
 	free(nb);
 }
@@ -189,8 +194,9 @@ static int numab_init(void **ret, const struct sim_setup *s)
 	nb->last_access = calloc(s->nr_ranges, sizeof(*nb->last_access));
 	nb->order = malloc(s->nr_ranges * sizeof(*nb->order));
 	nb->promos = malloc(s->nr_ranges * sizeof(*nb->promos));
+	nb->pending = calloc(s->nr_ranges, 1);
 	nb->tasks = calloc(s->nr_tenants, sizeof(*nb->tasks));
-	if (!nb->armed_ms || !nb->last_access || !nb->order || !nb->promos ||
+	if (!nb->armed_ms || !nb->last_access || !nb->order || !nb->promos || !nb->pending ||
 	    !nb->tasks || nb->slow < 0) {
 		int r = nb->slow < 0 ? -EINVAL : -ENOMEM;
 
@@ -282,7 +288,10 @@ static void scan_slower(struct numab_task *t, double ft_ms)
 		t->next_scan_ms = next;
 }
 
-/* Hint faults of this interval; the promotions go to nb->promos. */
+/*
+ * Hint faults of this interval, after the promotions still pending from
+ * earlier ones; the promotions go to nb->promos.
+ */
 static uint32_t faults(struct numab *nb, const struct sim_view *v,
 		       uint64_t *used, double start_ms, double end_ms,
 		       bool *ret_wake)
@@ -291,6 +300,22 @@ static uint32_t faults(struct numab *nb, const struct sim_view *v,
 	uint64_t cap = m->nodes[nb->fast].capacity_bytes, rb = v->s->range_bytes;
 	uint32_t k = 0;
 
+	for (uint32_t r = 0; r < v->s->nr_ranges; r++) {
+		if (!nb->pending[r])
+			continue;
+		if (m->nodes[v->node[r]].tier == 0) {
+			nb->pending[r] = 0;
+			continue;
+		}
+		if (cap - used[nb->fast] < nb->low + rb) {
+			nb->pending[r] = 0;	/* the allocation fails */
+			*ret_wake = true;
+			continue;
+		}
+		used[nb->fast] += rb;
+		used[v->node[r]] -= rb;
+		nb->promos[k++] = r;
+	}
 	for (uint32_t r = 0; r < v->s->nr_ranges; r++) {
 		double rate, base, ft;
 
@@ -315,6 +340,7 @@ static uint32_t faults(struct numab *nb, const struct sim_view *v,
 		used[nb->fast] += rb;
 		used[v->node[r]] -= rb;
 		nb->promos[k++] = r;
+		nb->pending[r] = 1;
 		scan_slower(&nb->tasks[v->s->range_tenant[r]], ft);
 	}
 	return k;

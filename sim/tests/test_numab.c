@@ -48,6 +48,15 @@ static int hot_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
 	return 0;
 }
 
+/* The same ten ranges hot over eight intervals. */
+static int hot_fill_long(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
+{
+	*ret_end = i >= 8;
+	for (int r = 0; r < 10 && !*ret_end; r++)
+		acc[r] = 1000000;
+	return 0;
+}
+
 /*
  * A 128 MiB task: the first scan at 1000 ms arms all 64 slow ranges
  * (256 MB a scan); the fast node is empty, so every fault promotes
@@ -149,11 +158,55 @@ static void test_scan_slows_down(void)
 	sim_result_free(&res);
 }
 
+/*
+ * Ten hot ranges of a 128 MiB task, armed at 1000 ms, all fault at once;
+ * a promotion costs 1000 + 500 + 2 MiB at 0.007 GB/s = 301 ms, so three
+ * fit an interval.  The threads wait for their faults' migrations
+ * (do_numa_page()): three promote in each of [1, 2), [2, 3) and [3, 4) s,
+ * the tenth in [4, 5) s.  A model that dropped the seven faults that did
+ * not fit would wait for the next scan (about 3000 ms, the period doubled)
+ * to arm them again, and have fewer by 4 s.
+ */
+static void test_fault_waits_for_copy(void)
+{
+	static const uint16_t tenant[64];
+	struct sim_machine m = {
+		.name = "t", .base_page_bytes = 4096, .thp_bytes = 2 * MIB,
+		.nr_nodes = 2,
+		.nodes = {
+			{ .id = 0, .tier = 0, .capacity_bytes = 8192 * MIB,
+			  .latency_ns = 100, .bandwidth_gbps = 10 },
+			{ .id = 1, .tier = 1, .capacity_bytes = 8192 * MIB,
+			  .latency_ns = 300, .bandwidth_gbps = 2 },
+		},
+	};
+	uint64_t budget = 0;
+	struct sim_setup s = { .m = &m, .range_bytes = 2 * MIB,
+			       .interval_ns = 1000000000, .nr_ranges = 64,
+			       .nr_tenants = 1, .range_tenant = tenant,
+			       .budget_bytes = &budget, .seed = 1 };
+	struct sim_run run = { .s = &s, .sys = &sim_sys_numab,
+			       .src = { .fill = hot_fill_long }, .max_intervals = 4 };
+	struct sim_result res;
+
+	m.mig[0] = (struct sim_migcost){ .call_ns = 7777, .folio_ns = 500,
+					 .copy_gbps = 0.007, .copy_threads = 1 };
+	m.mig[1] = m.mig[0];
+	CHECK_EQ_INT(sim_engine_run(&run, &res), 0);
+	CHECK_EQ_U64(res.bytes_migrated, 9 * 2 * MIB);
+	sim_result_free(&res);
+	run.max_intervals = 5;
+	CHECK_EQ_INT(sim_engine_run(&run, &res), 0);
+	CHECK_EQ_U64(res.bytes_migrated, 10 * 2 * MIB);
+	sim_result_free(&res);
+}
+
 int main(void)
 {
 	RUN(test_scan_min);
 	RUN(test_adjust_threshold);
 	RUN(test_first_scan_promotes);
 	RUN(test_scan_slows_down);
+	RUN(test_fault_waits_for_copy);
 	return TEST_EXIT();
 }
