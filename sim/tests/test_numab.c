@@ -57,45 +57,6 @@ static int hot_fill_long(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
 	return 0;
 }
 
-/*
- * A 128 MiB task: the first scan at 1000 ms arms all 64 slow ranges
- * (256 MB a scan); the fast node is empty, so every fault promotes
- * (pgdat_free_space_enough()).  Interval 0 moves nothing; interval 1
- * promotes the 10 hot ranges, one fault each: 1000 + 500 + 1048576 ns.
- */
-static void test_first_scan_promotes(void)
-{
-	static const uint16_t tenant[64];
-	struct sim_machine m = {
-		.name = "t", .base_page_bytes = 4096, .thp_bytes = 2 * MIB,
-		.nr_nodes = 2,
-		.nodes = {
-			{ .id = 0, .tier = 0, .capacity_bytes = 8192 * MIB,
-			  .latency_ns = 100, .bandwidth_gbps = 10 },
-			{ .id = 1, .tier = 1, .capacity_bytes = 8192 * MIB,
-			  .latency_ns = 300, .bandwidth_gbps = 2 },
-		},
-	};
-	uint64_t budget = 0;
-	struct sim_setup s = { .m = &m, .range_bytes = 2 * MIB,
-			       .interval_ns = 1000000000, .nr_ranges = 64,
-			       .nr_tenants = 1, .range_tenant = tenant,
-			       .budget_bytes = &budget, .seed = 1 };
-	struct sim_run run = { .s = &s, .sys = &sim_sys_numab,
-			       .src = { .fill = hot_fill }, .max_intervals = 10 };
-	struct sim_result res;
-
-	m.mig[0] = (struct sim_migcost){ .call_ns = 7777, .folio_ns = 500,
-					 .copy_gbps = 2, .copy_threads = 1 };
-	m.mig[1] = m.mig[0];
-	CHECK_EQ_INT(sim_engine_run(&run, &res), 0);
-	CHECK_EQ_U64(res.bytes_migrated, 10 * 2 * MIB);
-	CHECK_EQ_U64(res.stall_ns, 10 * (1000 + 500 + 1048576));
-	CHECK_EQ_INT(res.t90_ns, 2000000000);
-	CHECK(!res.over_capacity && !res.pages_lost);
-	sim_result_free(&res);
-}
-
 /* Ranges 0-3 hot throughout, 10-13 from 3 s on. */
 static int late_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
 {
@@ -108,8 +69,60 @@ static int late_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
 }
 
 /*
- * A 128 MiB task (one scan window a pass: every scan ends a pass) on a
- * 512 MiB fast node, never free enough to promote every fault
+ * NUMA balancing over a 128 MiB task (64 ranges, one 2 MiB THP each, one
+ * scan window a pass) for @intervals of 1 s, on a fast node of @fast_mib
+ * over an 8 GiB slow one, a promotion costing 1000 + 500 ns + 2 MiB at
+ * @copy_gbps.  0 with @res filled (free with sim_result_free()).
+ */
+static int run_numab(int (*fill)(void *, uint64_t, uint32_t *, bool *),
+		     uint64_t fast_mib, double copy_gbps, uint64_t intervals,
+		     struct sim_result *res)
+{
+	static const uint16_t tenant[64];
+	struct sim_machine m = {
+		.name = "t", .base_page_bytes = 4096, .thp_bytes = 2 * MIB,
+		.nr_nodes = 2,
+		.nodes = {
+			{ .id = 0, .tier = 0, .capacity_bytes = fast_mib * MIB,
+			  .latency_ns = 100, .bandwidth_gbps = 10 },
+			{ .id = 1, .tier = 1, .capacity_bytes = 8192 * MIB,
+			  .latency_ns = 300, .bandwidth_gbps = 2 },
+		},
+	};
+	uint64_t budget = 0;
+	struct sim_setup s = { .m = &m, .range_bytes = 2 * MIB,
+			       .interval_ns = 1000000000, .nr_ranges = 64,
+			       .nr_tenants = 1, .range_tenant = tenant,
+			       .budget_bytes = &budget, .seed = 1 };
+	struct sim_run run = { .s = &s, .sys = &sim_sys_numab,
+			       .src = { .fill = fill }, .max_intervals = intervals };
+
+	m.mig[0] = (struct sim_migcost){ .call_ns = 7777, .folio_ns = 500,
+					 .copy_gbps = copy_gbps, .copy_threads = 1 };
+	m.mig[1] = m.mig[0];
+	return sim_engine_run(&run, res);
+}
+
+/*
+ * The first scan at 1000 ms arms all 64 slow ranges (256 MB a scan); the
+ * fast node is empty, so every fault promotes (pgdat_free_space_enough()).
+ * Interval 0 moves nothing; interval 1 promotes the 10 hot ranges, one
+ * fault each: 1000 + 500 + 1048576 ns.
+ */
+static void test_first_scan_promotes(void)
+{
+	struct sim_result res;
+
+	CHECK_EQ_INT(run_numab(hot_fill, 8192, 2, 10, &res), 0);
+	CHECK_EQ_U64(res.bytes_migrated, 10 * 2 * MIB);
+	CHECK_EQ_U64(res.stall_ns, 10 * (1000 + 500 + 1048576));
+	CHECK_EQ_INT(res.t90_ns, 2000000000);
+	CHECK(!res.over_capacity && !res.pages_lost);
+	sim_result_free(&res);
+}
+
+/*
+ * A 512 MiB fast node is never free enough to promote every fault
  * (pgdat_free_space_enough()), so a fault promotes only within the hot
  * threshold (1000 ms) of its range's arming.  The scan at 1000 ms arms
  * all 64 ranges; 0-3 promote at once, the first promotion of pass 1, so
@@ -123,80 +136,36 @@ static int late_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
  */
 static void test_scan_slows_down(void)
 {
-	static const uint16_t tenant[64];
-	struct sim_machine m = {
-		.name = "t", .base_page_bytes = 4096, .thp_bytes = 2 * MIB,
-		.nr_nodes = 2,
-		.nodes = {
-			{ .id = 0, .tier = 0, .capacity_bytes = 512 * MIB,
-			  .latency_ns = 100, .bandwidth_gbps = 10 },
-			{ .id = 1, .tier = 1, .capacity_bytes = 8192 * MIB,
-			  .latency_ns = 300, .bandwidth_gbps = 2 },
-		},
-	};
-	uint64_t budget = 0;
-	struct sim_setup s = { .m = &m, .range_bytes = 2 * MIB,
-			       .interval_ns = 1000000000, .nr_ranges = 64,
-			       .nr_tenants = 1, .range_tenant = tenant,
-			       .budget_bytes = &budget, .seed = 1 };
-	struct sim_run run = { .s = &s, .sys = &sim_sys_numab,
-			       .src = { .fill = late_fill }, .max_intervals = 5 };
 	struct sim_result res;
 
-	m.mig[0] = (struct sim_migcost){ .call_ns = 7777, .folio_ns = 500,
-					 .copy_gbps = 2, .copy_threads = 1 };
-	m.mig[1] = m.mig[0];
 	CHECK_EQ_U64(numab_task_scan_max_ms(128 * MIB), 60000);
 	CHECK_EQ_U64(numab_task_scan_max_ms(1024 * MIB), 15000);
 	CHECK_EQ_U64(numab_task_scan_max_ms(1ull << 40), 100);
-	CHECK_EQ_INT(sim_engine_run(&run, &res), 0);
+	CHECK_EQ_INT(run_numab(late_fill, 512, 2, 5, &res), 0);
 	CHECK_EQ_U64(res.bytes_migrated, 4 * 2 * MIB);	/* 0-3 only, by 5 s */
 	sim_result_free(&res);
-	run.max_intervals = 6;
-	CHECK_EQ_INT(sim_engine_run(&run, &res), 0);
+	CHECK_EQ_INT(run_numab(late_fill, 512, 2, 6, &res), 0);
 	CHECK_EQ_U64(res.bytes_migrated, 8 * 2 * MIB);	/* 10-13 in [5, 6) s */
 	sim_result_free(&res);
 }
 
 /*
- * Ten hot ranges of a 128 MiB task, armed at 1000 ms, all fault at once;
- * a promotion costs 1000 + 500 + 2 MiB at 0.007 GB/s = 301 ms, so three
- * fit an interval.  The threads wait for their faults' migrations
- * (do_numa_page()): three promote in each of [1, 2), [2, 3) and [3, 4) s,
- * the tenth in [4, 5) s.  A model that dropped the seven faults that did
- * not fit would wait for the next scan (about 3000 ms, the period doubled)
- * to arm them again, and have fewer by 4 s.
+ * Ten hot ranges, armed at 1000 ms, all fault at once; a promotion costs
+ * 1000 + 500 + 2 MiB at 0.007 GB/s = 301 ms, so three fit an interval.
+ * The threads wait for their faults' migrations (do_numa_page()): three
+ * promote in each of [1, 2), [2, 3) and [3, 4) s, the tenth in [4, 5) s.
+ * A model that dropped the seven faults that did not fit would wait for
+ * the next scan (about 3000 ms, the period doubled) to arm them again,
+ * and have fewer by 4 s.
  */
 static void test_fault_waits_for_copy(void)
 {
-	static const uint16_t tenant[64];
-	struct sim_machine m = {
-		.name = "t", .base_page_bytes = 4096, .thp_bytes = 2 * MIB,
-		.nr_nodes = 2,
-		.nodes = {
-			{ .id = 0, .tier = 0, .capacity_bytes = 8192 * MIB,
-			  .latency_ns = 100, .bandwidth_gbps = 10 },
-			{ .id = 1, .tier = 1, .capacity_bytes = 8192 * MIB,
-			  .latency_ns = 300, .bandwidth_gbps = 2 },
-		},
-	};
-	uint64_t budget = 0;
-	struct sim_setup s = { .m = &m, .range_bytes = 2 * MIB,
-			       .interval_ns = 1000000000, .nr_ranges = 64,
-			       .nr_tenants = 1, .range_tenant = tenant,
-			       .budget_bytes = &budget, .seed = 1 };
-	struct sim_run run = { .s = &s, .sys = &sim_sys_numab,
-			       .src = { .fill = hot_fill_long }, .max_intervals = 4 };
 	struct sim_result res;
 
-	m.mig[0] = (struct sim_migcost){ .call_ns = 7777, .folio_ns = 500,
-					 .copy_gbps = 0.007, .copy_threads = 1 };
-	m.mig[1] = m.mig[0];
-	CHECK_EQ_INT(sim_engine_run(&run, &res), 0);
+	CHECK_EQ_INT(run_numab(hot_fill_long, 8192, 0.007, 4, &res), 0);
 	CHECK_EQ_U64(res.bytes_migrated, 9 * 2 * MIB);
 	sim_result_free(&res);
-	run.max_intervals = 5;
-	CHECK_EQ_INT(sim_engine_run(&run, &res), 0);
+	CHECK_EQ_INT(run_numab(hot_fill_long, 8192, 0.007, 5, &res), 0);
 	CHECK_EQ_U64(res.bytes_migrated, 10 * 2 * MIB);
 	sim_result_free(&res);
 }
