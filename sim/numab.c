@@ -45,7 +45,9 @@
  *    as fault_ns + the machine's per-folio and per-byte cost.  The
  *    faulting thread waits for it (do_numa_page()): a promotion the
  *    engine could not fit in an interval's copy time is asked for again
- *    in the next, not lost with its fault.
+ *    in the next while the range is accessed, not lost with its fault;
+ *    a range no longer accessed keeps its armed folios and stamp for a
+ *    later fault (the threads moved on before touching them).
  * Demotion (kswapd):
  *  - watermarks from __setup_per_zone_wmarks(): gap = node x
  *    watermark_scale_factor (10) / 10000; LOW = gap, HIGH = 2 gap, PROMO =
@@ -303,15 +305,19 @@ static uint32_t faults(struct numab *nb, const struct sim_view *v,
 	for (uint32_t r = 0; r < v->s->nr_ranges; r++) {
 		if (!nb->pending[r])
 			continue;
+		nb->pending[r] = 0;
 		if (m->nodes[v->node[r]].tier == 0) {
-			nb->pending[r] = 0;
+			nb->armed_ms[r] = NUMAB_UNARMED;	/* moved */
 			continue;
 		}
+		if (!v->truth[r])
+			continue;	/* still armed, with its stamp */
 		if (cap - used[nb->fast] < nb->low + rb) {
-			nb->pending[r] = 0;	/* the allocation fails */
-			*ret_wake = true;
+			nb->armed_ms[r] = NUMAB_UNARMED;
+			*ret_wake = true;	/* the allocation fails */
 			continue;
 		}
+		nb->pending[r] = 1;
 		used[nb->fast] += rb;
 		used[v->node[r]] -= rb;
 		nb->promos[k++] = r;
@@ -319,8 +325,8 @@ static uint32_t faults(struct numab *nb, const struct sim_view *v,
 	for (uint32_t r = 0; r < v->s->nr_ranges; r++) {
 		double rate, base, ft;
 
-		if (nb->armed_ms[r] == NUMAB_UNARMED || !v->truth[r] ||
-		    m->nodes[v->node[r]].tier == 0)
+		if (nb->armed_ms[r] == NUMAB_UNARMED || nb->pending[r] ||
+		    !v->truth[r] || m->nodes[v->node[r]].tier == 0)
 			continue;
 		rate = v->truth[r] / (double)nb->folios / (end_ms - start_ms);
 		base = nb->armed_ms[r] > start_ms ? nb->armed_ms[r] : start_ms;
@@ -332,15 +338,15 @@ static uint32_t faults(struct numab *nb, const struct sim_view *v,
 			nb->armed_ms[r] = NUMAB_UNARMED;
 			continue;
 		}
-		nb->armed_ms[r] = NUMAB_UNARMED;
 		if (cap - used[nb->fast] < nb->low + rb) {
+			nb->armed_ms[r] = NUMAB_UNARMED;
 			*ret_wake = true;	/* the allocation fails */
 			continue;
 		}
 		used[nb->fast] += rb;
 		used[v->node[r]] -= rb;
 		nb->promos[k++] = r;
-		nb->pending[r] = 1;
+		nb->pending[r] = 1;	/* armed until its move is done */
 		scan_slower(&nb->tasks[v->s->range_tenant[r]], ft);
 	}
 	return k;

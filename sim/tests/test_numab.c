@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The NUMA balancing baseline's rules against hand-computed cases. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
@@ -57,6 +59,15 @@ static int hot_fill_long(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
 	return 0;
 }
 
+/* Ranges 0-9 hot for 2 s, then 20-29. */
+static int moving_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
+{
+	*ret_end = i >= 8;
+	for (int r = 0; r < 10 && !*ret_end; r++)
+		acc[i < 2 ? r : 20 + r] = 1000000;
+	return 0;
+}
+
 /* Ranges 0-3 hot throughout, 10-13 from 3 s on. */
 static int late_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
 {
@@ -72,11 +83,12 @@ static int late_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
  * NUMA balancing over a 128 MiB task (64 ranges, one 2 MiB THP each, one
  * scan window a pass) for @intervals of 1 s, on a fast node of @fast_mib
  * over an 8 GiB slow one, a promotion costing 1000 + 500 ns + 2 MiB at
- * @copy_gbps.  0 with @res filled (free with sim_result_free()).
+ * @copy_gbps; each interval's placement to @placement unless NULL.  0 with
+ * @res filled (free with sim_result_free()).
  */
 static int run_numab(int (*fill)(void *, uint64_t, uint32_t *, bool *),
 		     uint64_t fast_mib, double copy_gbps, uint64_t intervals,
-		     struct sim_result *res)
+		     FILE *placement, struct sim_result *res)
 {
 	static const uint16_t tenant[64];
 	struct sim_machine m = {
@@ -95,7 +107,8 @@ static int run_numab(int (*fill)(void *, uint64_t, uint32_t *, bool *),
 			       .nr_tenants = 1, .range_tenant = tenant,
 			       .budget_bytes = &budget, .seed = 1 };
 	struct sim_run run = { .s = &s, .sys = &sim_sys_numab,
-			       .src = { .fill = fill }, .max_intervals = intervals };
+			       .src = { .fill = fill }, .max_intervals = intervals,
+			       .placement = placement };
 
 	m.mig[0] = (struct sim_migcost){ .call_ns = 7777, .folio_ns = 500,
 					 .copy_gbps = copy_gbps, .copy_threads = 1 };
@@ -113,7 +126,7 @@ static void test_first_scan_promotes(void)
 {
 	struct sim_result res;
 
-	CHECK_EQ_INT(run_numab(hot_fill, 8192, 2, 10, &res), 0);
+	CHECK_EQ_INT(run_numab(hot_fill, 8192, 2, 10, NULL, &res), 0);
 	CHECK_EQ_U64(res.bytes_migrated, 10 * 2 * MIB);
 	CHECK_EQ_U64(res.stall_ns, 10 * (1000 + 500 + 1048576));
 	CHECK_EQ_INT(res.t90_ns, 2000000000);
@@ -141,10 +154,10 @@ static void test_scan_slows_down(void)
 	CHECK_EQ_U64(numab_task_scan_max_ms(128 * MIB), 60000);
 	CHECK_EQ_U64(numab_task_scan_max_ms(1024 * MIB), 15000);
 	CHECK_EQ_U64(numab_task_scan_max_ms(1ull << 40), 100);
-	CHECK_EQ_INT(run_numab(late_fill, 512, 2, 5, &res), 0);
+	CHECK_EQ_INT(run_numab(late_fill, 512, 2, 5, NULL, &res), 0);
 	CHECK_EQ_U64(res.bytes_migrated, 4 * 2 * MIB);	/* 0-3 only, by 5 s */
 	sim_result_free(&res);
-	CHECK_EQ_INT(run_numab(late_fill, 512, 2, 6, &res), 0);
+	CHECK_EQ_INT(run_numab(late_fill, 512, 2, 6, NULL, &res), 0);
 	CHECK_EQ_U64(res.bytes_migrated, 8 * 2 * MIB);	/* 10-13 in [5, 6) s */
 	sim_result_free(&res);
 }
@@ -162,12 +175,40 @@ static void test_fault_waits_for_copy(void)
 {
 	struct sim_result res;
 
-	CHECK_EQ_INT(run_numab(hot_fill_long, 8192, 0.007, 4, &res), 0);
+	CHECK_EQ_INT(run_numab(hot_fill_long, 8192, 0.007, 4, NULL, &res), 0);
 	CHECK_EQ_U64(res.bytes_migrated, 9 * 2 * MIB);
 	sim_result_free(&res);
-	CHECK_EQ_INT(run_numab(hot_fill_long, 8192, 0.007, 5, &res), 0);
+	CHECK_EQ_INT(run_numab(hot_fill_long, 8192, 0.007, 5, NULL, &res), 0);
 	CHECK_EQ_U64(res.bytes_migrated, 10 * 2 * MIB);
 	sim_result_free(&res);
+}
+
+/*
+ * The same copy speed, the hot set moving from 0-9 to 20-29 at 2 s.  In
+ * [1, 2) s 0-2 promote and 3-9 wait; at 2 s the threads touch only 20-29,
+ * armed since 1000 ms, so 20-22 promote in [2, 3) s and 3-9 stay armed on
+ * the slow node for a later access.  Serving 3-9's faults first would
+ * leave 20-29 all on the slow node at 3 s.
+ */
+static void test_faults_follow_accesses(void)
+{
+	struct sim_result res;
+	char *buf = NULL, *last;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f != NULL);
+	CHECK_EQ_INT(run_numab(moving_fill, 8192, 0.007, 3, f, &res), 0);
+	CHECK_EQ_U64(res.bytes_migrated, 6 * 2 * MIB);
+	sim_result_free(&res);
+	fclose(f);
+	/* "numa_balancing 3.000000 NODES HOT": the nodes after [2, 3) s. */
+	last = strstr(buf, "numa_balancing 3.000000 ");
+	CHECK(last != NULL);
+	last += strlen("numa_balancing 3.000000 ");
+	CHECK(!strncmp(last, "0001111111", 10));		/* ranges 0-9 */
+	CHECK(!strncmp(last + 20, "0001111111", 10));	/* ranges 20-29 */
+	free(buf);
 }
 
 int main(void)
@@ -177,5 +218,6 @@ int main(void)
 	RUN(test_first_scan_promotes);
 	RUN(test_scan_slows_down);
 	RUN(test_fault_waits_for_copy);
+	RUN(test_faults_follow_accesses);
 	return TEST_EXIT();
 }
