@@ -22,14 +22,15 @@ numa_balancing and tierd-vanilla under the DAMON sampler, with
          each range's share of tierwork's per-page Zipf ranks (tierwork
          spreads the ranks over H, so its 2 MiB ranges are nearly equally
          hot; the generator ranks whole ranges);
-  cal    the same trace on the machine calibrated to this boot: every
+  cal    the same trace on the machine calibrated to the run: every
          4 KiB folio's migration costing what tierd's move_pages(2) calls
-         took in it (the tierd runs' tierd_run_bytes_per_s, median), the
+         took on that workload in this boot (its tierd_run_bytes_per_s;
+         the median of the boot's tierd runs where it has none), the
          host's load included.
 
 The machine is MACHINE_YAML (sim/machines/lab.yaml) with the node sizes
 the guest reported and THP off, as tierwork maps its footprint
-(OUT/lab-machine.yaml); cal's is OUT/lab-cal.yaml.  Times run from the system's
+(OUT/lab-machine.yaml); cal's are OUT/lab-cal-WORKLOAD.yaml.  Times run from the system's
 start (the lab's promote-run system_start_s; the simulator's t = 0).
 
 Per workload, system and source it reports: the hot set's share on node 0
@@ -56,6 +57,10 @@ import sys
 SYSTEMS = [("numa_balancing", "numa_balancing"), ("tierd", "tierd-vanilla")]
 SOURCES = ["lab", "gen", "trace", "cal"]
 KS = [1, 2, 4, 8]
+# cal's interval: the engine refuses a move that costs more than an
+# interval's copy time, and a 2 MiB range of 4 KiB folios at this lab's
+# throughput takes about 0.2 s.
+CAL_INTERVAL = 1.0
 RANGE = 2 << 20
 PG = 4096
 TIERWORK_ZIPF_S = 0.99		# tierwork's --zipf-s default
@@ -199,25 +204,37 @@ def write_trace(path, lab, wl, footprint, hot, interval, seconds):
                                                 (first + r) * (RANGE // PG), a))
 
 
-def run_sim(args, out, wl, source, spec, machine):
+def calibrated(yml, bps):
+    """The machine @yml with a 4 KiB folio's migration at @bps bytes a
+    second, the per-byte copy cost as it has it."""
+    for kernel in ("vanilla", "patched"):
+        mm = re.search(r"(  %s:\n(?:(?:    #.*|    [a-z_]+: .*)\n)+)" % kernel, yml)
+        blk = mm.group(1)
+        gbps = float(re.search(r"copy_gbps: ([0-9.]+)", blk).group(1))
+        folio = max(0, int(PG * 1e9 / bps - PG / gbps))
+        yml = yml.replace(blk, re.sub(r"folio_ns: \d+", "folio_ns: %d" % folio, blk))
+    return yml
+
+
+def run_sim(args, out, wl, source, spec, machine, interval):
     place = os.path.join(out, "%s-%s.placement" % (wl, source))
     js = os.path.join(out, "%s-%s.json" % (wl, source))
     cmd = [args.tierd_sim, "run", "--machine", machine, spec[0], spec[1],
            "--system", ",".join(s for _, s in SYSTEMS), "--sampler", "damon",
-           "--interval", str(args.interval), "--placement", place, "--json", js]
+           "--interval", str(interval), "--placement", place, "--json", js]
     with open(os.path.join(out, "%s-%s.log" % (wl, source)), "w") as log:
         subprocess.run(cmd, check=True, stdout=log, stderr=log)
     rows = {r["system"]: r for r in json.load(open(js))["rows"]}
     return place, rows, cmd
 
 
-def sim_series(rows, shift):
-    """[(t, share of the hot set on node 0)] of a placement; after a
-    shift, the hot set is the interval's own."""
+def sim_series(rows, interval, lo, hi):
+    """[(t, share of the interval's hot set on node 0)] of a placement, of
+    the intervals that lie within [lo, hi] (t is an interval's end)."""
     out = []
     for t, nodes, hot in rows:
         h = [i for i, c in enumerate(hot) if c == "1"]
-        if h:
+        if h and t - interval >= lo - 1e-6 and t <= hi + 1e-6:
             out.append((t, sum(nodes[i] == "0" for i in h) / len(h)))
     return out
 
@@ -296,26 +313,18 @@ def main():
     yml = re.sub(r"^thp_kib: \d+", "thp_kib: 0", yml, flags=re.M)
     machine = os.path.join(out, "lab-machine.yaml")
     open(machine, "w").write(yml)
-    # Calibrated: a 4 KiB folio's migration at this boot's move_pages(2)
-    # throughput, the per-byte copy cost as lab.yaml has it.
-    bps = sorted(fnum(kv_file(os.path.join(runs, d, "summary")).get("tierd_run_bytes_per_s"))
-                 for d in os.listdir(runs) if d.startswith("tierd-") and
-                 fnum(kv_file(os.path.join(runs, d, "summary")).get("tierd_run_bytes_per_s")))
-    cal_bps = bps[len(bps) // 2] if bps else None
-    machine_cal = None
-    if cal_bps:
-        ycal = yml
-        for kernel in ("vanilla", "patched"):
-            mm = re.search(r"(  %s:\n(?:(?:    #.*|    [a-z_]+: .*)\n)+)" % kernel, ycal)
-            blk = mm.group(1)
-            gbps = float(re.search(r"copy_gbps: ([0-9.]+)", blk).group(1))
-            folio = max(0, int(PG * 1e9 / cal_bps - PG / gbps))
-            ycal = ycal.replace(blk, re.sub(r"folio_ns: \d+", "folio_ns: %d" % folio, blk))
-        machine_cal = os.path.join(out, "lab-cal.yaml")
-        open(machine_cal, "w").write(ycal)
+    bps = {d[len("tierd-"):]: fnum(kv_file(os.path.join(runs, d, "summary")).get(
+        "tierd_run_bytes_per_s")) for d in os.listdir(runs) if d.startswith("tierd-")}
+    got = sorted(v for v in bps.values() if v)
+    boot_bps = got[len(got) // 2] if got else None
 
-    rows, curves, commands = [], {}, []
+    rows, curves, commands, cal_bps = [], {}, [], {}
     for wl in args.workloads.split(","):
+        cal_bps[wl] = bps.get(wl) or boot_bps
+        machine_cal = None
+        if cal_bps[wl]:
+            machine_cal = os.path.join(out, "lab-cal-%s.yaml" % wl)
+            open(machine_cal, "w").write(calibrated(yml, cal_bps[wl]))
         labs = {}
         for name, _ in SYSTEMS:
             d = os.path.join(runs, "%s-%s" % (name, wl))
@@ -330,15 +339,16 @@ def main():
         footprint = int(mm.group(2), 16) - int(mm.group(1), 16)
         hot = int(mm.group(4), 16) - int(mm.group(3), 16)
         seconds = max(l.end for l in labs.values())
+        seconds = math.ceil(seconds / args.interval) * args.interval
+        gen_seconds = seconds
         if wl == "shift" and ref.shift:
             # The generator moves the hot set every `shift` seconds; the
             # lab, once.
-            seconds = min(seconds, 2 * ref.shift - args.interval)
-        seconds = math.ceil(seconds / args.interval) * args.interval
+            gen_seconds = min(seconds, 2 * ref.shift - args.interval)
         rate = sum(l.rate for l in labs.values()) / len(labs)
         kind = "shift" if wl == "shift" else wl
         gen = "%s:footprint=%dM,hot=%g,cold=0,rate=%.0f,seconds=%g" % (
-            kind, footprint >> 20, hot / footprint, rate, seconds)
+            kind, footprint >> 20, hot / footprint, rate, gen_seconds)
         if wl == "shift":
             gen += ",shift=%g" % ref.shift
         if wl == "zipf":
@@ -346,13 +356,13 @@ def main():
         trace = os.path.join(simdir, "%s.trace" % wl)
         write_trace(trace, ref, wl, footprint, hot, args.interval, seconds)
         sims = {}
-        for source, spec, mach in (("gen", ("--gen", gen), machine),
-                                   ("trace", ("--trace", trace), machine),
-                                   ("cal", ("--trace", trace), machine_cal)):
+        for source, spec, mach, iv in (("gen", ("--gen", gen), machine, args.interval),
+                                       ("trace", ("--trace", trace), machine, args.interval),
+                                       ("cal", ("--trace", trace), machine_cal, CAL_INTERVAL)):
             if not mach:
                 continue
-            place, srows, cmd = run_sim(args, simdir, wl, source, spec, mach)
-            sims[source] = (place, srows)
+            place, srows, cmd = run_sim(args, simdir, wl, source, spec, mach, iv)
+            sims[source] = (place, srows, iv)
             commands.append(" ".join(cmd))
         nh = hot // RANGE
         for name, simname in SYSTEMS:
@@ -368,11 +378,11 @@ def main():
                 for source in [x for x in SOURCES[1:] if x in sims]:
                     pr = sim_placement(sims[source][0], simname)
                     place_rows[source] = pr
-                    series[source] = sim_series(pr, None)
-                    if phase == "first" and wl == "shift" and lab.shift is not None:
-                        series[source] = [(t, p) for t, p in series[source] if t <= lab.shift]
-                    if phase == "first" and wl == "shift" and lab.shift is not None:
-                        series["lab"] = [(t, p) for t, p in series["lab"] if t <= lab.shift]
+                    hi = lab.shift if phase == "first" and lab.shift is not None else math.inf
+                    lo = t0 if phase != "first" else -math.inf
+                    series[source] = sim_series(pr, sims[source][2], lo, hi)
+                if phase == "first" and lab.shift is not None:
+                    series["lab"] = [(t, p) for t, p in series["lab"] if t <= lab.shift]
                 curves["%s %s %s" % (wl, name, phase)] = series
                 lab_moves = lab.move_times(window, t0)
                 trace_ranges = range((footprint // 2) // RANGE if window else 0,
@@ -407,6 +417,7 @@ def main():
            "command": args.command, "sim_commands": commands,
            "calibrated_bytes_per_s": cal_bps,
            "numab_params": params, "tick_s": tick_s, "interval_s": args.interval,
+           "cal_interval_s": CAL_INTERVAL,
            "rows": rows}
     json.dump(res, open(os.path.join(out, "sim-validate.json"), "w"), indent=1)
     write_md(os.path.join(out, "sim-validate.md"), res)
@@ -425,10 +436,10 @@ def write_md(path, res):
                 "move).  Units: NUMA balancing's scan_period_min (%s ms), tierd's "
                 "tick interval (%d ms).  Sources: lab; gen, the simulator's generator; "
                 "trace, the lab's layout replayed; cal, that trace on the machine "
-                "calibrated to this boot's move_pages(2) throughput (%s MB/s).\n\n" %
+                "calibrated to the run's move_pages(2) throughput (MB/s: %s).\n\n" %
                 (res["numab_params"].get("scan_period_min_ms", "?"), res["tick_s"] * 1000,
-                 fmt(None if res["calibrated_bytes_per_s"] is None
-                     else round(res["calibrated_bytes_per_s"] / 1e6, 1))))
+                 ", ".join("%s %s" % (wl, fmt(None if v is None else round(v / 1e6, 1)))
+                           for wl, v in res["calibrated_bytes_per_s"].items())))
         f.write("| workload | system | phase | source | 50% (s) | 90% (s) | 90% (units) "
                 "| share after 1 / 2 / 4 / 8 units | lab: scan passes / ticks by 90% "
                 "| MiB migrated | order vs lab (Spearman) |\n")
