@@ -95,6 +95,7 @@ def main():
         check("NB 50%", nb["time_to_50pct_s"], 2.0)
         check("NB 90%", nb["time_to_90pct_s"], 4.0)
         check("NB 90% in scan periods", nb["time_to_90pct_units"], 4.0)
+        check("NB first move", (nb["first_move_s"], nb["first_move_to_90pct_s"]), (0.5, 3.5))
         check("NB shares", nb["share_after_k_units"], {"1": 0.25, "2": 0.5, "4": 1.0, "8": 1.0})
         check("NB scan passes", nb["scan_passes_by_90pct"], 2)
         check("NB bytes", nb["bytes_migrated"], 4096 * 4096)

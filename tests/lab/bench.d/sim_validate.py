@@ -228,12 +228,14 @@ def run_sim(args, out, wl, source, spec, machine, interval):
     return place, rows, cmd
 
 
-def sim_series(rows, interval, lo, hi):
-    """[(t, share of the interval's hot set on node 0)] of a placement, of
-    the intervals that lie within [lo, hi] (t is an interval's end)."""
+def sim_series(rows, interval, lo, hi, ranges=None):
+    """[(t, share of the hot set on node 0)] of a placement, of the
+    intervals that lie within [lo, hi] (t is an interval's end).  The hot
+    set is @ranges, or else each interval's own (the one the model
+    scores)."""
     out = []
     for t, nodes, hot in rows:
-        h = [i for i, c in enumerate(hot) if c == "1"]
+        h = list(ranges) if ranges is not None else [i for i, c in enumerate(hot) if c == "1"]
         if h and t - interval >= lo - 1e-6 and t <= hi + 1e-6:
             out.append((t, sum(nodes[i] == "0" for i in h) / len(h)))
     return out
@@ -375,26 +377,32 @@ def main():
             for phase, window, t0 in phases:
                 series = {"lab": lab.series(window)}
                 place_rows = {}
+                # The trace's hot set is the lab's, range for range.
+                trace_ranges = range((footprint // 2) // RANGE if window else 0,
+                                     ((footprint // 2) // RANGE if window else 0) + nh)
                 for source in [x for x in SOURCES[1:] if x in sims]:
                     pr = sim_placement(sims[source][0], simname)
                     place_rows[source] = pr
                     hi = lab.shift if phase == "first" and lab.shift is not None else math.inf
                     lo = t0 if phase != "first" else -math.inf
-                    series[source] = sim_series(pr, sims[source][2], lo, hi)
+                    series[source] = sim_series(pr, sims[source][2], lo, hi,
+                                                None if source == "gen" else trace_ranges)
                 if phase == "first" and lab.shift is not None:
                     series["lab"] = [(t, p) for t, p in series["lab"] if t <= lab.shift]
                 curves["%s %s %s" % (wl, name, phase)] = series
                 lab_moves = lab.move_times(window, t0)
-                trace_ranges = range((footprint // 2) // RANGE if window else 0,
-                                     ((footprint // 2) // RANGE if window else 0) + nh)
                 for source in [x for x in SOURCES if x in series]:
                     s = series[source]
                     t50, t90 = first_at(s, 50, t0), first_at(s, 90, t0)
+                    t1 = next((t - t0 for t, p in s if t >= t0 and p > 0), None)
                     u = unit[name]
                     row = {"workload": wl, "system": name, "phase": phase, "source": source,
                            "unit": "scan period" if name == "numa_balancing" else "tick",
                            "unit_s": u,
                            "time_to_50pct_s": rnd(t50), "time_to_90pct_s": rnd(t90),
+                           "first_move_s": rnd(t1),
+                           "first_move_to_90pct_s": rnd(t90 - t1 if t90 is not None
+                                                        and t1 is not None else None),
                            "time_to_90pct_units": rnd(t90 / u if t90 is not None else None, 1),
                            "share_after_k_units": {str(k): rnd(share_at(s, t0 + k * u), 3) for k in KS}}
                     if source == "lab":
@@ -440,10 +448,11 @@ def write_md(path, res):
                 (res["numab_params"].get("scan_period_min_ms", "?"), res["tick_s"] * 1000,
                  ", ".join("%s %s" % (wl, fmt(None if v is None else round(v / 1e6, 1)))
                            for wl, v in res["calibrated_bytes_per_s"].items())))
-        f.write("| workload | system | phase | source | 50% (s) | 90% (s) | 90% (units) "
+        f.write("| workload | system | phase | source | first move (s) | 50% (s) | 90% (s) "
+                "| first move to 90% (s) | 90% (units) "
                 "| share after 1 / 2 / 4 / 8 units | lab: scan passes / ticks by 90% "
                 "| MiB migrated | order vs lab (Spearman) |\n")
-        f.write("|---|---|---|---|---|---|---|---|---|---|---|\n")
+        f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for r in res["rows"]:
             sh = r["share_after_k_units"]
             lab = "-"
@@ -451,9 +460,10 @@ def write_md(path, res):
                 lab = fmt(r["scan_passes_by_90pct"] if r["system"] == "numa_balancing"
                           else r["ticks_by_90pct"])
             mib = None if r["bytes_migrated"] is None else round(r["bytes_migrated"] / 2**20)
-            f.write("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
-                r["workload"], r["system"], r["phase"], r["source"],
+            f.write("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
+                r["workload"], r["system"], r["phase"], r["source"], fmt(r["first_move_s"]),
                 fmt(r["time_to_50pct_s"]), fmt(r["time_to_90pct_s"]),
+                fmt(r["first_move_to_90pct_s"]),
                 fmt(r["time_to_90pct_units"]),
                 " / ".join(fmt(sh[str(k)]) for k in KS), lab, fmt(mib),
                 fmt(r["order_vs_lab"])))
