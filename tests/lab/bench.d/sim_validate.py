@@ -4,7 +4,7 @@
 (tests/lab/bench.d/sim-validate): tierd-sim on the lab's machine and
 workload, set against what the lab recorded.
 
-  sim_validate.py OUT WORKLOADS TIERD_SIM MACHINE_YAML [--interval 0.2]
+  sim_validate.py OUT WORKLOADS TIERD_SIM MACHINE_YAML [--interval 0.2] [--command TEXT]
 
 OUT/runs/ holds the lab's runs (tests/lab/sim-validate-guest):
 SYSTEM-WORKLOAD/ with work.log, hotmap.log, summary, status.jsonl and
@@ -348,10 +348,10 @@ def main():
             # lab, once.
             gen_seconds = min(seconds, 2 * ref.shift - args.interval)
         rate = sum(l.rate for l in labs.values()) / len(labs)
-        kind = "shift" if wl == "shift" else wl
         gen = "%s:footprint=%dM,hot=%g,cold=0,rate=%.0f,seconds=%g" % (
-            kind, footprint >> 20, hot / footprint, rate, gen_seconds)
+            wl, footprint >> 20, hot / footprint, rate, gen_seconds)
         if wl == "shift":
+            # Both systems' runs start the same baseline before the shift.
             gen += ",shift=%g" % ref.shift
         if wl == "zipf":
             gen += ",alpha=%g" % TIERWORK_ZIPF_S
@@ -470,14 +470,12 @@ def write_md(path, res):
 
 
 def write_png(out, curves):
-    plots, n = [], 0
     for name, series in curves.items():
         for source, pts in series.items():
             dat = os.path.join(out, "sim", "%s-%s.dat" % (name.replace(" ", "_"), source))
             with open(dat, "w") as f:
                 for t, p in pts:
                     f.write("%.3f %.1f\n" % (t, 100 * p))
-        n += 1
     names = list(curves)
     cols = 2
     rows = (len(names) + cols - 1) // cols
