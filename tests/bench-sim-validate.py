@@ -24,8 +24,8 @@ def check(what, got, want):
         sys.exit(1)
 
 
-def run_dir(runs, name, order, seq_at, summary, ticks=None):
-    """Range order[i] reaches node 0 at 0.5 (i + 1) s after the system's
+def run_dir(runs, name, order, seq_at, summary, ticks=None, step=0.5):
+    """Range order[i] reaches node 0 at step (i + 1) s after the system's
     start; the scan pass count steps up at each time of seq_at; tierd
     ticks at the given times of its own clock, which starts 0.5 s after
     the system."""
@@ -38,10 +38,12 @@ def run_dir(runs, name, order, seq_at, summary, ticks=None):
             f.write("%.2f 1000 0.0\n" % (i * 0.25))
     with open(os.path.join(d, "hotmap.log"), "w") as f:
         f.write("# hotmap pid 7 window 0 0x0-0x1000000 ranges %d\n" % RANGES)
-        for k in range(21):
+        # Samples to 12 s; the watch ends at 10 s (settle_end_s): what
+        # comes after is the system being stopped.
+        for k in range(25):
             t = k * 0.5
             moved = [order.index(r) for r in range(RANGES)]
-            n0 = [512 if t - START >= 0.5 * (moved[r] + 1) - 1e-9 else 0 for r in range(RANGES)]
+            n0 = [512 if t - START >= step * (moved[r] + 1) - 1e-9 else 0 for r in range(RANGES)]
             # Passes before the system's start do not count.
             seq = 1 + sum(1 for s in seq_at if t - START >= s)
             f.write("%.3f %d %s\n" % (t, seq, " ".join(map(str, n0))))
@@ -85,12 +87,20 @@ def main():
         run_dir(runs, "tierd-uniform", list(reversed(range(RANGES))), [],
                 {"pages_migrated": 4096, "tierd_run_bytes_per_s": 4096000},
                 ticks=[0.5 * i for i in range(1, 11)])
-        subprocess.run([sys.executable, script, out, "uniform", sim, machine,
+        # Zipf's ranges reach node 0 every 1.2 s, the last at 9.6 s, after
+        # the watch (samples every 0.5 s).
+        run_dir(runs, "numa_balancing-zipf", list(range(RANGES)), [],
+                {"pages_migrated": 4096}, step=1.2)
+        subprocess.run([sys.executable, script, out, "uniform,zipf", sim, machine,
                         "--command", "made up"], check=True, stdout=subprocess.DEVNULL)
         res = json.load(open(os.path.join(out, "sim-validate.json")))
-        rows = {(r["system"], r["source"]): r for r in res["rows"]}
+        rows = {(r["system"], r["source"]): r for r in res["rows"] if r["workload"] == "uniform"}
         check("rows", sorted(rows), sorted((s, src) for s in ("numa_balancing", "tierd")
                                            for src in ("lab", "gen", "trace", "cal")))
+        zipf = [r for r in res["rows"] if r["workload"] == "zipf" and r["source"] == "lab"]
+        check("zipf rows", [r["system"] for r in zipf], ["numa_balancing"])
+        check("zipf, past the watch", (zipf[0]["first_move_s"], zipf[0]["time_to_50pct_s"],
+                                       zipf[0]["time_to_90pct_s"]), (1.5, 5.0, None))
         nb, td = rows[("numa_balancing", "lab")], rows[("tierd", "lab")]
         check("NB 50%", nb["time_to_50pct_s"], 2.0)
         check("NB 90%", nb["time_to_90pct_s"], 4.0)
@@ -103,7 +113,8 @@ def main():
         # Ticks at 0.5 .. 5 s of tierd's clock, 0.5 s after the system's
         # start (3.5 - 2.0 - START): 1.0, 1.5, .. 4.0 by 90%.
         check("tierd ticks", td["ticks_by_90pct"], 7)
-        check("calibrated", res["calibrated_bytes_per_s"], {"uniform": 4096000.0})
+        check("calibrated", res["calibrated_bytes_per_s"],
+              {"uniform": 4096000.0, "zipf": 4096000.0})
         cal = open(os.path.join(out, "lab-cal-uniform.yaml")).read()
         check("cal folio_ns", "folio_ns: 957773" in cal, True)
         lab = open(os.path.join(out, "lab-machine.yaml")).read()
@@ -116,6 +127,7 @@ def main():
                       isinstance(r["order_vs_lab"], float) or r["order_vs_lab"] is None, True)
         md = open(os.path.join(out, "sim-validate.md")).read()
         check("md rows", sum(1 for l in md.splitlines() if l.startswith("| uniform |")), 8)
+        check("md zipf rows", sum(1 for l in md.splitlines() if l.startswith("| zipf |")), 4)
         check("png", os.path.getsize(os.path.join(out, "sim-validate.png")) > 0, True)
     print("ok")
 

@@ -109,8 +109,11 @@ class LabRun:
                 self.windows.append(int(m.group(4)))
             elif line[:1].isdigit():
                 f = line.split()
-                self.samples.append((float(f[0]) - self.start, int(f[1]),
-                                     [int(x) for x in f[2:]]))
+                t = float(f[0]) - self.start
+                # After the watch promote-run stops the system: a tierd
+                # finishing its last calls is not the system at work.
+                if self.end <= 0 or t <= self.end:
+                    self.samples.append((t, int(f[1]), [int(x) for x in f[2:]]))
         self.ticks = self._ticks(d)
         self.pages_migrated = fnum(self.summary.get("pages_migrated"))
 
