@@ -30,6 +30,7 @@ struct engine {
 	uint64_t used[SIM_MAX_NODES];
 	uint64_t *tenant_fast;
 	int fast;		/* the fastest node: the all-DRAM reference */
+	uint32_t hot_t;		/* the interval's hot set: acc >= hot_t; 0 none */
 	uint64_t folios_per_range;
 };
 
@@ -121,6 +122,7 @@ static void score(struct engine *e, struct sim_result *res, uint64_t now_ns)
 			fast_ranges += sim_node_ranges(e->s, n);
 	t = sim_hot_threshold(e->acc, e->s->nr_ranges, fast_ranges,
 			      ENGINE_HOT_COVER);
+	e->hot_t = t;
 	if (!t)
 		return;
 	for (uint32_t r = 0; r < e->s->nr_ranges; r++) {
@@ -218,6 +220,20 @@ static void execute(struct engine *e, uint32_t n, struct sim_result *res)
 		apply_move(e, mv, res);
 	}
 	res->stall_ns += spent;
+}
+
+static void dump_placement(const struct engine *e, uint64_t end_ns)
+{
+	FILE *f = e->run->placement;
+	uint32_t n = e->s->nr_ranges;
+
+	fprintf(f, "%s %.6f ", e->run->sys->name, end_ns / 1e9);
+	for (uint32_t r = 0; r < n; r++)
+		fputc('0' + e->node[r], f);
+	fputc(' ', f);
+	for (uint32_t r = 0; r < n; r++)
+		fputc(e->hot_t && e->acc[r] >= e->hot_t ? '1' : '0', f);
+	fputc('\n', f);
 }
 
 static void check(struct engine *e, struct sim_result *res)
@@ -323,6 +339,8 @@ static int step(struct engine *e, void *st, uint64_t i, bool last,
 	if (r)
 		return r;
 	execute(e, n < e->max_moves ? n : e->max_moves, res);
+	if (run->placement)
+		dump_placement(e, v.now_ns);
 	check(e, res);
 	res->intervals++;
 	return 0;

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "system.h"
 
@@ -71,6 +72,13 @@ struct sim_run {
 	struct sim_source src;
 	struct sim_sampler *sampler;	/* NULL: the system sees every access */
 	uint64_t max_intervals;
+	/*
+	 * NULL, or where each interval's placement goes, one line an interval:
+	 * "SYSTEM END_S NODES HOT", NODES a digit a range (its node after the
+	 * interval's moves), HOT a '1' a range of the interval's hot set (the
+	 * one time_to_90pct_s scores) and '0' elsewhere.
+	 */
+	FILE *placement;
 };
 
 /*

@@ -17,7 +17,7 @@
 #define MAX_SYSTEMS 16
 
 struct opts {
-	const char *machine, *trace, *gen, *systems, *json, *md, *sampler;
+	const char *machine, *trace, *gen, *systems, *json, *md, *sampler, *placement;
 	uint64_t seed, range_bytes, interval_ns;
 };
 
@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	fputs("Usage: tierd-sim run --machine M.yaml (--trace T | --gen SPEC) --system S[,S...]\n"
 	      "                     [--sampler exact|hw:N|hint|damon] [--seed N]\n"
 	      "                     [--interval SECONDS] [--range BYTES] [--json F] [--md F]\n"
-	      "                     [--tierd-conf TIERD.YAML]\n"
+	      "                     [--tierd-conf TIERD.YAML] [--placement F]\n"
 	      "       tierd-sim convert IN OUT     (OUT ending in .bin: binary, else text)\n"
 	      "       tierd-sim --help\n"
 	      "Systems:", f);
@@ -70,6 +70,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "json", required_argument, NULL, 'j' },
 		{ "md", required_argument, NULL, 'd' },
 		{ "tierd-conf", required_argument, NULL, 'c' },
+		{ "placement", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -89,6 +90,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'j': o->json = optarg; break;
 		case 'd': o->md = optarg; break;
 		case 'c': sim_tierd_conf = optarg; break;
+		case 'p': o->placement = optarg; break;
 		case 'e':
 			if (parse_u64_arg(optarg, &o->seed))
 				goto bad;
@@ -166,12 +168,13 @@ static void job_source_free(const struct opts *o, struct job *j)
 }
 
 static int run_one(const struct opts *o, const struct sim_machine *m,
-		   const struct sim_system *sys, struct job *j,
+		   const struct sim_system *sys, struct job *j, FILE *placement,
 		   struct sim_result *res, char *err)
 {
 	struct sim_setup s = { .m = m, .range_bytes = o->range_bytes,
 			       .interval_ns = o->interval_ns, .seed = o->seed };
-	struct sim_run run = { .s = &s, .sys = sys, .max_intervals = UINT64_MAX };
+	struct sim_run run = { .s = &s, .sys = sys, .max_intervals = UINT64_MAX,
+			       .placement = placement };
 	char spec[96];
 	int r;
 
@@ -235,6 +238,7 @@ static int cmd_run(int argc, char **argv)
 	struct sim_machine m;
 	struct job j[MAX_SYSTEMS];
 	struct opts o;
+	FILE *placement = NULL;
 	size_t n = 0;
 	int r;
 
@@ -252,6 +256,14 @@ static int cmd_run(int argc, char **argv)
 		sim_trace_free(&j[0].trace);
 		return 1;
 	}
+	if (o.placement) {
+		placement = fopen(o.placement, "we");
+		if (!placement) {
+			fprintf(stderr, "Failed to open %s: %m\n", o.placement);
+			sim_trace_free(&j[0].trace);
+			return 1;
+		}
+	}
 	tname = o.gen ? (char *)o.gen : basename((char *)o.trace);
 	snprintf(names, sizeof(names), "%s", o.systems);
 	for (name = strtok_r(names, ",", &save); name && !r;
@@ -265,7 +277,7 @@ static int cmd_run(int argc, char **argv)
 			break;
 		}
 		j[n].trace = j[0].trace;
-		r = run_one(&o, &m, sys, &j[n], &res[n], err);
+		r = run_one(&o, &m, sys, &j[n], placement, &res[n], err);
 		if (r) {
 			fprintf(stderr, "tierd-sim run: %s: %s\n", name,
 				err[0] ? err : strerror(-r));
@@ -279,6 +291,10 @@ static int cmd_run(int argc, char **argv)
 					    .res = &res[n],
 					    .tenant_names = j[n].l.tenant_names };
 		n++;
+	}
+	if (placement && fclose(placement) && !r) {
+		fprintf(stderr, "Failed to write %s: %m\n", o.placement);
+		r = -EIO;
 	}
 	if (!r)
 		r = write_reports(&o, rows, n);

@@ -9,13 +9,23 @@
  *    (task_numa_work()'s numa_next_scan), then one every task_scan_min():
  *    max(1000 / (MAX_SCAN_WINDOW 2560 / scan_size 256) = 100 ms,
  *    scan_period_min 1000 ms / task_nr_scan_windows()), the windows being
- *    RSS / 256 MB.  In tiering mode change_prot_numa() skips top-tier
- *    pages, so every fault is on the slow node, none is local, and
- *    update_task_scan_period() keeps the period at that minimum;
+ *    RSS / 256 MB (task_scan_start() without a NUMA group);
+ *  - the period doubles once a pass, up to task_scan_max() (scan_period_max
+ *    60000 ms / the windows): the pass's first fault that promotes runs
+ *    task_numa_placement() (a new mm->numa_scan_seq), whose
+ *    update_task_scan_period() finds no local and no shared fault and
+ *    scans slower (period x 2, numa_next_scan = now + period).  In tiering
+ *    mode every recorded fault is remote (change_prot_numa() skips top-tier
+ *    pages, so no fault is local) and private (numa_migrate_check() gives
+ *    a slow-tier folio's fault last_cpupid -1, which task_numa_fault()
+ *    counts as private), and only promoted faults are recorded
+ *    (task_numa_fault() returns early for a fault left on the slow node);
  *  - a scan arms up to sysctl_numa_balancing_scan_size (256 MB) of
  *    slow-tier pages within 8x that of address space (task_numa_work():
  *    pages, virtpages), stamping each folio's access time
- *    (folio_xchg_access_time() in change_pte_range());
+ *    (folio_xchg_access_time() in change_pte_range()); a folio still
+ *    armed from an earlier pass is skipped and keeps its stamp
+ *    (change_pte_range(): pte_protnone());
  *  - after the end of the address space it starts again at 0.
  * Faults and promotion (should_numa_migrate_memory()):
  *  - an armed folio faults at its first access; the hint-fault latency is
@@ -32,7 +42,12 @@
  *    sysctl_numa_balancing_promote_rate_limit (65536 MB/s)
  *    (numa_promotion_rate_limit());
  *  - the move is migrate_misplaced_folio(): one folio per fault, modelled
- *    as fault_ns + the machine's per-folio and per-byte cost.
+ *    as fault_ns + the machine's per-folio and per-byte cost.  The
+ *    faulting thread waits for it (do_numa_page()): a promotion the
+ *    engine could not fit in an interval's copy time is asked for again
+ *    in the next while the range is accessed, not lost with its fault;
+ *    a range no longer accessed keeps its armed folios and stamp for a
+ *    later fault (the threads moved on before touching them).
  * Demotion (kswapd):
  *  - watermarks from __setup_per_zone_wmarks(): gap = node x
  *    watermark_scale_factor (10) / 10000; LOW = gap, HIGH = 2 gap, PROMO =
@@ -66,15 +81,30 @@
 #define NUMAB_FAULT_NS 1000		/* a hint fault's own cost (assumption) */
 #define NUMAB_UNARMED UINT64_MAX
 
+/* task_nr_scan_windows() */
+static uint64_t nr_scan_windows(uint64_t rss_bytes)
+{
+	uint64_t scan = NUMAB_SCAN_SIZE_MB << 20;
+	uint64_t nr_windows = (rss_bytes + scan - 1) / scan;
+
+	return nr_windows ? nr_windows : 1;
+}
+
 uint64_t numab_task_scan_min_ms(uint64_t rss_bytes)
 {
 	uint64_t windows = NUMAB_MAX_SCAN_WINDOW / NUMAB_SCAN_SIZE_MB;
 	uint64_t floor_ms = 1000 / windows;
-	uint64_t scan = NUMAB_SCAN_SIZE_MB << 20;
-	uint64_t nr_windows = (rss_bytes + scan - 1) / scan;
-	uint64_t ms = NUMAB_SCAN_PERIOD_MIN_MS / (nr_windows ? nr_windows : 1);
+	uint64_t ms = NUMAB_SCAN_PERIOD_MIN_MS / nr_scan_windows(rss_bytes);
 
 	return ms > floor_ms ? ms : floor_ms;
+}
+
+uint64_t numab_task_scan_max_ms(uint64_t rss_bytes)
+{
+	uint64_t smin = numab_task_scan_min_ms(rss_bytes);
+	uint64_t smax = NUMAB_SCAN_PERIOD_MAX_MS / nr_scan_windows(rss_bytes);
+
+	return smax > smin ? smax : smin;
 }
 
 void numab_adjust_threshold(struct numab_th *t, uint64_t now_ms,
@@ -99,7 +129,8 @@ void numab_adjust_threshold(struct numab_th *t, uint64_t now_ms,
 
 struct numab_task {
 	uint32_t first, count, cursor;
-	uint64_t period_ms, next_scan_ms;
+	uint32_t seq, placed_seq;	/* mm->numa_scan_seq, p->numa_scan_seq */
+	uint64_t period_ms, max_period_ms, next_scan_ms;
 };
 
 struct numab {
@@ -108,6 +139,7 @@ struct numab {
 	uint64_t *armed_ms;		/* [nr_ranges], NUMAB_UNARMED */
 	uint32_t *last_access;		/* [nr_ranges], interval + 1; 0 never */
 	uint32_t *order, *promos;	/* [nr_ranges] scratch */
+	uint8_t *pending;		/* [nr_ranges] promotion asked, not done */
 	struct numab_task *tasks;
 	struct numab_th th;
 	uint64_t nr_cand, rl_start_ms, rl_nr_cand, rate_limit_pages;
@@ -123,6 +155,7 @@ static void numab_destroy(void *st)
 	free(nb->last_access);
 	free(nb->order);
 	free(nb->promos);
+	free(nb->pending);
 	free(nb->tasks);
 	free(nb);
 }
@@ -137,8 +170,10 @@ static void init_tasks(struct numab *nb, const struct sim_setup *s)
 		t->count++;
 	}
 	for (uint32_t i = 0; i < s->nr_tenants; i++) {
-		nb->tasks[i].period_ms = numab_task_scan_min_ms(
-			(uint64_t)nb->tasks[i].count * s->range_bytes);
+		uint64_t rss = (uint64_t)nb->tasks[i].count * s->range_bytes;
+
+		nb->tasks[i].period_ms = numab_task_scan_min_ms(rss);
+		nb->tasks[i].max_period_ms = numab_task_scan_max_ms(rss);
 		nb->tasks[i].next_scan_ms = NUMAB_SCAN_DELAY_MS;
 	}
 }
@@ -161,8 +196,9 @@ static int numab_init(void **ret, const struct sim_setup *s)
 	nb->last_access = calloc(s->nr_ranges, sizeof(*nb->last_access));
 	nb->order = malloc(s->nr_ranges * sizeof(*nb->order));
 	nb->promos = malloc(s->nr_ranges * sizeof(*nb->promos));
+	nb->pending = calloc(s->nr_ranges, 1);
 	nb->tasks = calloc(s->nr_tenants, sizeof(*nb->tasks));
-	if (!nb->armed_ms || !nb->last_access || !nb->order || !nb->promos ||
+	if (!nb->armed_ms || !nb->last_access || !nb->order || !nb->promos || !nb->pending ||
 	    !nb->tasks || nb->slow < 0) {
 		int r = nb->slow < 0 ? -EINVAL : -ENOMEM;
 
@@ -197,13 +233,16 @@ static void scan(struct numab *nb, const struct sim_view *v,
 	while (pages && virt) {
 		uint32_t r = t->first + t->cursor;
 
-		if (v->s->m->nodes[v->node[r]].tier > 0) {
+		/* Only PTEs it changes count against the window (nr_pte_updates). */
+		if (v->s->m->nodes[v->node[r]].tier > 0 &&
+		    nb->armed_ms[r] == NUMAB_UNARMED) {
 			nb->armed_ms[r] = ts_ms;
 			pages--;
 		}
 		virt--;
 		if (++t->cursor == t->count) {
 			t->cursor = 0;
+			t->seq++;	/* reset_ptenuma_scan() */
 			break;
 		}
 	}
@@ -232,7 +271,29 @@ static bool should_promote(struct numab *nb, uint64_t free_fast,
 	return nb->nr_cand - nb->rl_nr_cand < nb->rate_limit_pages;
 }
 
-/* Hint faults of this interval; the promotions go to nb->promos. */
+/*
+ * A promoted fault at @ft_ms, the first of a new pass: task_numa_placement()
+ * and update_task_scan_period() scan slower.
+ */
+static void scan_slower(struct numab_task *t, double ft_ms)
+{
+	uint64_t next;
+
+	if (t->placed_seq == t->seq)
+		return;
+	t->placed_seq = t->seq;
+	t->period_ms = 2 * t->period_ms < t->max_period_ms ? 2 * t->period_ms :
+							     t->max_period_ms;
+	next = (uint64_t)ft_ms + t->period_ms;
+	/* Scans up to the interval's end have run already. */
+	if (next > t->next_scan_ms)
+		t->next_scan_ms = next;
+}
+
+/*
+ * Hint faults of this interval, after the promotions still pending from
+ * earlier ones; the promotions go to nb->promos.
+ */
 static uint32_t faults(struct numab *nb, const struct sim_view *v,
 		       uint64_t *used, double start_ms, double end_ms,
 		       bool *ret_wake)
@@ -242,10 +303,30 @@ static uint32_t faults(struct numab *nb, const struct sim_view *v,
 	uint32_t k = 0;
 
 	for (uint32_t r = 0; r < v->s->nr_ranges; r++) {
+		if (!nb->pending[r])
+			continue;
+		nb->pending[r] = 0;
+		if (m->nodes[v->node[r]].tier == 0) {
+			nb->armed_ms[r] = NUMAB_UNARMED;	/* moved */
+			continue;
+		}
+		if (!v->truth[r])
+			continue;	/* still armed, with its stamp */
+		if (cap - used[nb->fast] < nb->low + rb) {
+			nb->armed_ms[r] = NUMAB_UNARMED;
+			*ret_wake = true;	/* the allocation fails */
+			continue;
+		}
+		nb->pending[r] = 1;
+		used[nb->fast] += rb;
+		used[v->node[r]] -= rb;
+		nb->promos[k++] = r;
+	}
+	for (uint32_t r = 0; r < v->s->nr_ranges; r++) {
 		double rate, base, ft;
 
-		if (nb->armed_ms[r] == NUMAB_UNARMED || !v->truth[r] ||
-		    m->nodes[v->node[r]].tier == 0)
+		if (nb->armed_ms[r] == NUMAB_UNARMED || nb->pending[r] ||
+		    !v->truth[r] || m->nodes[v->node[r]].tier == 0)
 			continue;
 		rate = v->truth[r] / (double)nb->folios / (end_ms - start_ms);
 		base = nb->armed_ms[r] > start_ms ? nb->armed_ms[r] : start_ms;
@@ -257,14 +338,16 @@ static uint32_t faults(struct numab *nb, const struct sim_view *v,
 			nb->armed_ms[r] = NUMAB_UNARMED;
 			continue;
 		}
-		nb->armed_ms[r] = NUMAB_UNARMED;
 		if (cap - used[nb->fast] < nb->low + rb) {
+			nb->armed_ms[r] = NUMAB_UNARMED;
 			*ret_wake = true;	/* the allocation fails */
 			continue;
 		}
 		used[nb->fast] += rb;
 		used[v->node[r]] -= rb;
 		nb->promos[k++] = r;
+		nb->pending[r] = 1;	/* armed until its move is done */
+		scan_slower(&nb->tasks[v->s->range_tenant[r]], ft);
 	}
 	return k;
 }

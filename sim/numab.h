@@ -17,6 +17,9 @@ struct numab_th {
 /* task_scan_min() for a task of @rss_bytes, in ms. */
 uint64_t numab_task_scan_min_ms(uint64_t rss_bytes);
 
+/* task_scan_max() for a task of @rss_bytes (no NUMA group), in ms. */
+uint64_t numab_task_scan_max_ms(uint64_t rss_bytes);
+
 /* numa_promotion_adjust_threshold() at @now_ms with @nr_cand candidates. */
 void numab_adjust_threshold(struct numab_th *t, uint64_t now_ms,
 			    uint64_t nr_cand, uint64_t rate_limit_pages);

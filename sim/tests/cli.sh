@@ -22,6 +22,24 @@ grep -q '^Model (tierd-sim)' "$d/1.md" || fail "Markdown not labelled as a model
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; assert [x["system"] for x in r]==["none","oracle"]; assert all(k in r[0] for k in ("trace","machine","system","footprint_bytes","time_to_90pct_s","est_runtime_over_dram","bytes_migrated","bytes_pingpong"))' "$d/1.json" ||
 	fail "JSON rows"
 
+# --placement: a line per interval and system, the nodes after the
+# interval's moves: none leaves every range on the slow node, the oracle
+# has the hot set (8 of 32 ranges) on node 0 by the end of the first.
+"$sim" run --machine "$machines/lab.yaml" --gen uniform:footprint=64M,seconds=4,hot=0.25 \
+	--system none,oracle --placement "$d/place" >"$d/out"
+python3 - "$d/place" <<'PY' || fail "--placement"
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+assert [(r[0], r[1]) for r in rows] == [(s, "%d.000000" % t) for s in ("none", "oracle")
+                                        for t in range(1, 5)], rows
+for sysname, _, nodes, hot in rows:
+    assert len(nodes) == len(hot) == 32 and hot.count("1") == 8, (nodes, hot)
+    if sysname == "none":
+        assert nodes == "1" * 32, nodes
+    else:
+        assert all(n == "0" for n, h in zip(nodes, hot) if h == "1"), (nodes, hot)
+PY
+
 printf '# a trace\n0,/a,0,5\n1000000,/a,600,7\n2000000,/b,3,1\n' >"$d/t.csv"
 "$sim" convert "$d/t.csv" "$d/t.bin"
 "$sim" convert "$d/t.bin" "$d/back.csv"
