@@ -1699,9 +1699,9 @@ static void test_fit_to_targets(void)
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(set_targets(s, one, 1), 0);
 	snprintf(want, sizeof(want),
+		 "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=2048\n"
 		 "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=10240\n"
 		 "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=204800\n"
-		 "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=2048\n"
 		 "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=2048\n"
 		 "kdamonds/0/contexts/0/targets/nr_targets=1\n"
 		 "kdamonds/0/contexts/0/targets/0/pid_target=100\n"
@@ -1716,9 +1716,9 @@ static void test_fit_to_targets(void)
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(set_targets(s, two, 2), 0);
 	CHECK(starts_with(log_buf,
+		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=2048\n"
 		      "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=20480\n"
 		      "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=409600\n"
-		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=2048\n"
 		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=4096\n"
 		      "kdamonds/0/contexts/0/targets/nr_targets=2\n"));
 
@@ -1726,9 +1726,9 @@ static void test_fit_to_targets(void)
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(set_targets(s, one, 1), 0);
 	CHECK(starts_with(log_buf,
+		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=10\n"
 		      "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=5000\n"
 		      "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=100000\n"
-		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=10\n"
 		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=1000\n"
 		      "kdamonds/0/contexts/0/targets/nr_targets=1\n"));
 	sampler_stop(s);

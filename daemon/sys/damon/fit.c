@@ -12,7 +12,7 @@
 int damon_fit_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
 {
 	const char *proc = d->p.procfs_root ? d->p.procfs_root : "/proc";
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), total = 0, rss, max_regions;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), total = 0, rss;
 	struct damon_attrs fit;
 	int r;
 
@@ -32,23 +32,7 @@ int damon_fit_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
 	d->p.min_nr_regions = fit.min_nr_regions;
 	d->p.max_nr_regions = fit.max_nr_regions;
 	d->fit_bytes = total;
-	/* As damon_pace_write() has them at the current pace. */
-	max_regions = d->p.max_nr_regions / d->pace;
-	if (max_regions < d->p.min_nr_regions)
-		max_regions = d->p.min_nr_regions;
-	r = damon_sysfs_write_u64(d, d->p.sample_us * d->pace,
-				  "kdamonds/%d/contexts/0/monitoring_attrs/intervals/sample_us", d->idx);
-	if (r == 0)
-		r = damon_sysfs_write_u64(d, damon_aggr_us_at(d, d->pace),
-					  "kdamonds/%d/contexts/0/monitoring_attrs/intervals/aggr_us",
-					  d->idx);
-	if (r == 0)
-		r = damon_sysfs_write_u64(d, d->p.min_nr_regions,
-					  "kdamonds/%d/contexts/0/monitoring_attrs/nr_regions/min",
-					  d->idx);
-	if (r == 0)
-		r = damon_sysfs_write_u64(d, max_regions,
-					  "kdamonds/%d/contexts/0/monitoring_attrs/nr_regions/max",
-					  d->idx);
-	return r;
+	r = damon_sysfs_write_u64(d, d->p.min_nr_regions,
+				  "kdamonds/%d/contexts/0/monitoring_attrs/nr_regions/min", d->idx);
+	return r < 0 ? r : damon_attrs_write(d, d->pace);
 }

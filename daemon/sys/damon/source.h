@@ -146,6 +146,9 @@ int damon_fit_targets(struct sampler_damon *d, const pid_t *pids, size_t n);
 
 /* pace.c */
 int damon_set_pace(struct sampler *s, unsigned int slowdown);
+/* The intervals and most regions of @pace written; 0 or the first
+ * write's -errno. */
+int damon_attrs_write(struct sampler_damon *d, unsigned int pace);
 /* The intervals and most regions of @pace written (and the feed started at
  * the first idle pace): a "commit" makes them the kdamond's. */
 int damon_pace_write(struct sampler_damon *d, unsigned int pace);
