@@ -7,7 +7,8 @@
 
 #include "engine.h"
 
-/* The most regions the model takes: tierd's own bound (core/damon_fit.h). */
+/* The most regions the model takes; tierd asks for at most
+ * DAMON_FIT_MAX_REGIONS (core/damon_fit.h). */
 #define SIM_DAMON_MAX_REGIONS 262144u
 
 struct damon_region {
