@@ -55,8 +55,8 @@
  * memory, when the targets change), not the virtual ranges the kdamond
  * watches: sparse mappings, and memory a target maps after, get regions
  * larger than a range; so does the largest of targets of unequal sizes
- * (its share of min_nr_regions is the others').  An aggregation of 6.5 s is the first
- * heat tierd sees after a start or a change of targets.
+ * (its share of min_nr_regions is the others').  An aggregation of 6.5 s
+ * is the first heat tierd sees after a start or a change of targets.
  */
 #include "damon_fit.h"
 

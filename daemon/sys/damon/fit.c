@@ -31,7 +31,6 @@ int damon_fit_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
 	d->p.aggr_us = fit.aggr_us;
 	d->p.min_nr_regions = fit.min_nr_regions;
 	d->p.max_nr_regions = fit.max_nr_regions;
-	d->fit_bytes = total;
 	r = damon_sysfs_write_u64(d, d->p.min_nr_regions,
 				  "kdamonds/%d/contexts/0/monitoring_attrs/nr_regions/min", d->idx);
 	return r < 0 ? r : damon_attrs_write(d, d->pace);

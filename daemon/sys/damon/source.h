@@ -60,7 +60,6 @@ struct sampler_damon {
 	 * configured ones they are fitted from. */
 	struct sampler_damon_params p;
 	struct damon_attrs conf;
-	uint64_t fit_bytes;	/* the memory they were fitted to, 0 for none */
 	char admin[256];
 	char owner_path[512];
 	int idx;		/* our kdamond's index, -1 when none */
