@@ -18,6 +18,7 @@
 
 #include "cgroup.h"
 #include "daemon.h"
+#include "damon_fit.h"
 #include "fsutil.h"
 #include "idle.h"
 #include "log.h"
@@ -95,15 +96,17 @@ static int hot_setup(struct sample_stage *m, const struct tierd_conf *c,
 
 /*
  * Room for the idle ranges of one report: a range per region of the
- * DAMON source (its kdamond's max_nr_regions, and min_nr_regions for
- * each target), 32 bytes each, 460 KiB at the defaults; mapped, so only
+ * DAMON source (its kdamond's max_nr_regions, at least as many as it
+ * fits to a large footprint, core/damon_fit.h, and min_nr_regions for
+ * each target), 32 bytes each, 4.4 MiB at the defaults; mapped, so only
  * the pages the reports fill become resident.  Attached where the source
  * can tell idle memory (sampler_idle_into()).
  */
 static void idle_setup(struct sample_stage *m, const struct tierd_conf *c)
 {
-	uint64_t cap = (uint64_t)c->sampling.damon_max_regions +
-		       (uint64_t)c->sampling.damon_min_regions * DAMON_MAX_TARGETS;
+	uint64_t most = c->sampling.damon_max_regions > DAMON_FIT_MAX_REGIONS ?
+				c->sampling.damon_max_regions : DAMON_FIT_MAX_REGIONS;
+	uint64_t cap = most + (uint64_t)c->sampling.damon_min_regions * DAMON_MAX_TARGETS;
 	void *mem;
 
 	if (cap > UINT32_MAX)

@@ -29,13 +29,21 @@
  * a range's pages, so the chosen page is young with probability
  * 1 - exp(-accesses to that page in the sampling interval); the system sees
  * each range's region's nr_accesses at the interval's last aggregation.
+ * An aggregation interval longer than the simulated interval runs across
+ * intervals: each interval takes its share of the samples, and the system
+ * sees the regions of the aggregation that ended in it, nothing when none
+ * did.
  * CPU cost: DAMON_CHECK_NS per region per sample (assumption: one page
- * table walk and a young-bit test).
+ * table walk and a young-bit test), and DAMON_AGGR_NS per region per
+ * aggregation (assumption: kdamond_merge_regions()'s compare,
+ * kdamond_reset_aggregated()'s damon_aggregated event and
+ * kdamond_split_regions()'s pass over the region list).
  *
  * Arguments: damon[:SAMPLE_US[:AGGR_US[:MIN_NR[:MAX_NR]]]].
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +53,7 @@
 #include "source.h"
 
 #define DAMON_CHECK_NS 500
+#define DAMON_AGGR_NS 100
 
 static void region_merge_into(struct damon_region *a,
 			      const struct damon_region *b)
@@ -150,6 +159,31 @@ static void sample_once(struct damon_model *d, const uint32_t *acc,
 	}
 }
 
+static void fill_seen(void *arg, struct damon_model *d)
+{
+	uint32_t *seen = arg;
+
+	for (uint32_t i = 0; i < d->nr; i++)
+		for (uint32_t r = d->regions[i].start; r < d->regions[i].end; r++)
+			seen[r] = d->regions[i].nr_accesses;
+}
+
+/* The end of an aggregation: merge, @apply, reset, split, and their cost. */
+static void aggregate_end(struct damon_model *d, uint32_t max_acc,
+			  void (*apply)(void *arg, struct damon_model *d), void *arg,
+			  uint64_t *cost_ns)
+{
+	damon_model_merge(d, max_acc / 10);
+	if (apply)
+		apply(arg, d);
+	*cost_ns += (uint64_t)d->nr * DAMON_AGGR_NS;
+	for (uint32_t i = 0; i < d->nr; i++) {
+		d->regions[i].last_nr_accesses = d->regions[i].nr_accesses;
+		d->regions[i].nr_accesses = 0;
+	}
+	damon_model_split(d);
+}
+
 void damon_model_aggregate(struct damon_model *d, const uint32_t *acc,
 			   uint64_t *cost_ns,
 			   void (*apply)(void *arg, struct damon_model *d),
@@ -161,23 +195,34 @@ void damon_model_aggregate(struct damon_model *d, const uint32_t *acc,
 		sample_once(d, acc, &max_acc);
 		*cost_ns += (uint64_t)d->nr * DAMON_CHECK_NS;
 	}
-	damon_model_merge(d, max_acc / 10);
-	if (apply)
-		apply(arg, d);
-	for (uint32_t i = 0; i < d->nr; i++) {
-		d->regions[i].last_nr_accesses = d->regions[i].nr_accesses;
-		d->regions[i].nr_accesses = 0;
-	}
-	damon_model_split(d);
+	aggregate_end(d, max_acc, apply, arg, cost_ns);
 }
 
-static void fill_seen(void *arg, struct damon_model *d)
+/*
+ * An aggregation longer than the interval: the interval's share of its
+ * samples (the remainder carried), and the regions into @seen only when
+ * one ends within it; else @seen is all 0, as a drain finds no new
+ * aggregation.
+ */
+static void damon_sample_long(struct damon_model *d, const uint32_t *acc, uint32_t n,
+			      uint32_t *seen, uint64_t *cost_ns)
 {
-	uint32_t *seen = arg;
+	uint64_t due = (d->carry_ns + d->interval_ns) / d->sample_ns;
+	bool ended = false;
 
-	for (uint32_t i = 0; i < d->nr; i++)
-		for (uint32_t r = d->regions[i].start; r < d->regions[i].end; r++)
-			seen[r] = d->regions[i].nr_accesses;
+	d->carry_ns = (d->carry_ns + d->interval_ns) % d->sample_ns;
+	for (uint64_t k = 0; k < due; k++) {
+		sample_once(d, acc, &d->aggr_max);
+		*cost_ns += (uint64_t)d->nr * DAMON_CHECK_NS;
+		if (++d->samples < d->max_accesses)
+			continue;
+		aggregate_end(d, d->aggr_max, fill_seen, seen, cost_ns);
+		d->samples = 0;
+		d->aggr_max = 0;
+		ended = true;
+	}
+	if (!ended)
+		memset(seen, 0, n * sizeof(*seen));
 }
 
 static void damon_sample(void *st, const uint32_t *acc, uint32_t n,
@@ -186,8 +231,10 @@ static void damon_sample(void *st, const uint32_t *acc, uint32_t n,
 	struct damon_model *d = st;
 	uint64_t aggrs = d->interval_ns / d->aggr_ns;
 
-	if (!aggrs)
-		aggrs = 1;
+	if (!aggrs) {
+		damon_sample_long(d, acc, n, seen, cost_ns);
+		return;
+	}
 	for (uint64_t a = 0; a < aggrs; a++)
 		damon_model_aggregate(d, acc, cost_ns,
 				      a + 1 == aggrs ? fill_seen : NULL, seen);
@@ -256,10 +303,10 @@ int sim_damon_create(const char *args, const struct sim_setup *s,
 		args = *end ? end + 1 : end;
 	}
 	if ((args && *args) || !v[0] || v[1] < v[0] || v[2] < 3 || v[3] < v[2] ||
-	    v[3] > 100000) {
+	    v[3] > SIM_DAMON_MAX_REGIONS) {
 		snprintf(err, SIM_ERR_LEN,
 			 "--sampler damon: expected damon[:SAMPLE_US[:AGGR_US[:MIN_NR[:MAX_NR]]]], "
-			 "sample <= aggregation, 3 <= min <= max <= 100000");
+			 "sample <= aggregation, 3 <= min <= max <= %u", SIM_DAMON_MAX_REGIONS);
 		return -EINVAL;
 	}
 	d = calloc(1, sizeof(*d));

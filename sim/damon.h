@@ -7,6 +7,10 @@
 
 #include "engine.h"
 
+/* The most regions the model takes; tierd asks for at most
+ * DAMON_FIT_MAX_REGIONS (core/damon_fit.h). */
+#define SIM_DAMON_MAX_REGIONS 262144u
+
 struct damon_region {
 	uint32_t start, end;		/* ranges, [start, end) */
 	uint32_t nr_accesses, last_nr_accesses, age;
@@ -21,6 +25,9 @@ struct damon_model {
 	uint32_t max_accesses;		/* samples per aggregation */
 	uint64_t sample_ns, aggr_ns, interval_ns, range_pages;
 	uint64_t rng;
+	/* An aggregation longer than the interval (damon_sample_long()). */
+	uint64_t carry_ns;		/* of the interval, under a sample */
+	uint32_t samples, aggr_max;	/* taken, the most nr_accesses so far */
 };
 
 /* kdamond_merge_regions() with @threshold (max nr_accesses / 10). */

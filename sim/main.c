@@ -188,7 +188,7 @@ static int run_one(const struct opts *o, const struct sim_machine *m,
 	s.budget_bytes = j->l.budget_bytes;
 	/* tierd's own kdamond: DAMON as tierd's config sets it. */
 	if (!strcmp(o->sampler, "damon") && !strncmp(sys->name, "tierd", 5)) {
-		r = sim_tierd_damon_spec(spec, sizeof(spec), err);
+		r = sim_tierd_damon_spec(spec, sizeof(spec), &s, err);
 		if (r)
 			return r;
 	}

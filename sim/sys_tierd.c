@@ -43,6 +43,7 @@
 #include "system.h"
 
 #include "daemon.h"
+#include "damon_fit.h"
 #include "hot_table.h"
 #include "log.h"
 #include "manager.h"
@@ -292,9 +293,12 @@ static int make_conf(struct tsim *t)
 	return fclose(f) ? -EIO : 0;
 }
 
-int sim_tierd_damon_spec(char *buf, size_t len, char *err)
+int sim_tierd_damon_spec(char *buf, size_t len, const struct sim_setup *s, char *err)
 {
 	static struct tierd_conf c;
+	const struct sim_machine *m = s->m;
+	struct damon_attrs conf, fit;
+	uint64_t pmd = m->thp_bytes ? m->thp_bytes : m->base_page_bytes * (m->base_page_bytes / 8);
 	char *errors = NULL;
 
 	if (sim_tierd_conf && *sim_tierd_conf) {
@@ -307,9 +311,14 @@ int sim_tierd_damon_spec(char *buf, size_t len, char *err)
 	} else {
 		conf_defaults(&c);
 	}
-	snprintf(buf, len, "damon:%u:%u:%u:%u", c.sampling.damon_sample_us,
-		 c.sampling.damon_aggr_us, c.sampling.damon_min_regions,
-		 c.sampling.damon_max_regions);
+	conf = (struct damon_attrs){ .sample_us = c.sampling.damon_sample_us,
+				     .aggr_us = c.sampling.damon_aggr_us,
+				     .min_nr_regions = c.sampling.damon_min_regions,
+				     .max_nr_regions = c.sampling.damon_max_regions };
+	/* What tierd's DAMON source asks of the kernel for this footprint. */
+	damon_fit(&conf, (uint64_t)s->nr_ranges * s->range_bytes, s->nr_tenants, pmd, &fit);
+	snprintf(buf, len, "damon:%llu:%llu:%u:%u", (unsigned long long)fit.sample_us,
+		 (unsigned long long)fit.aggr_us, fit.min_nr_regions, fit.max_nr_regions);
 	return 0;
 }
 

@@ -75,12 +75,14 @@ const struct sim_system *sim_system_find(const char *name);
 extern const char *sim_tierd_conf;
 
 /*
- * The DAMON sampler spec a tierd system's kdamond would run with:
- * "damon:SAMPLE_US:AGGR_US:MIN_NR:MAX_NR" from the sampling.damon keys of
- * sim_tierd_conf, or tierd's defaults.  0, or a negative errno with the
- * config's errors in @err (SIM_ERR_LEN bytes).
+ * The DAMON sampler spec a tierd system's kdamond would run with over
+ * @s's footprint: "damon:SAMPLE_US:AGGR_US:MIN_NR:MAX_NR" from the
+ * sampling.damon keys of sim_tierd_conf, or tierd's defaults, fitted to
+ * the footprint as tierd's DAMON source fits them (core/damon_fit.h).
+ * 0, or a negative errno with the config's errors in @err (SIM_ERR_LEN
+ * bytes).
  */
-int sim_tierd_damon_spec(char *buf, size_t len, char *err);
+int sim_tierd_damon_spec(char *buf, size_t len, const struct sim_setup *s, char *err);
 
 /* Names of all systems, NULL-terminated, for --help. */
 extern const struct sim_system *const sim_systems[];

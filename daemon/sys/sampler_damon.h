@@ -18,6 +18,10 @@ struct sampler_damon_params {
 	const char *procfs_root;	/* NULL: /proc; a fixture in tests (the kdamond's CPU time) */
 	uint64_t sample_us, aggr_us, update_us;	/* DAMON monitoring intervals */
 	uint32_t min_nr_regions, max_nr_regions;
+	/* The policy's unit (the PMD range): regions and intervals are fitted
+	 * to the targets' memory at this size (core/damon_fit.h); 0: the
+	 * configured ones, whatever the memory. */
+	uint64_t region_bytes;
 	uint32_t max_targets;
 	/* The memory the known-heat sketch is sized for (damon_feed.h:
 	 * damon_known_cells_for()); 0: this machine's. */

@@ -156,6 +156,41 @@ static void test_damon_converges(void)
 	sim_sampler_destroy(&smp);
 }
 
+/*
+ * An aggregation longer than the interval: damon:400000:2000000:16:16 is
+ * one region per range, 400 ms samples, 2 s aggregations of 5.  The 1 s
+ * intervals take 2, 3 and 2 samples (200 ms carried); only the second
+ * ends an aggregation, so only it shows regions (hot ranges 5 of 5), the
+ * others nothing.  Each sample costs 16 regions x 500 ns, the
+ * aggregation's end 16 x 100 ns.
+ */
+static void test_damon_long_aggregation(void)
+{
+	struct sim_setup s = setup(16);
+	struct sim_sampler smp;
+	uint32_t acc[16] = { 0 }, seen[16];
+	uint64_t cost = 0;
+	char err[SIM_ERR_LEN];
+
+	for (int r = 0; r < 16; r += 2)
+		acc[r] = 10000000;
+	CHECK_EQ_INT(sim_sampler_create("damon:400000:2000000:16:16", &s, &smp, err), 0);
+	memset(seen, 0xff, sizeof(seen));
+	smp.sample(smp.state, acc, 16, seen, &cost);
+	for (int r = 0; r < 16; r++)
+		CHECK_EQ_U64(seen[r], 0);
+	CHECK_EQ_U64(cost, 2 * 16 * 500);
+	smp.sample(smp.state, acc, 16, seen, &cost);
+	for (int r = 0; r < 16; r++)
+		CHECK_EQ_U64(seen[r], r % 2 ? 0 : 5);
+	CHECK_EQ_U64(cost, 5 * 16 * 500 + 16 * 100);
+	smp.sample(smp.state, acc, 16, seen, &cost);
+	for (int r = 0; r < 16; r++)
+		CHECK_EQ_U64(seen[r], 0);
+	CHECK_EQ_U64(cost, 7 * 16 * 500 + 16 * 100);
+	sim_sampler_destroy(&smp);
+}
+
 int main(void)
 {
 	RUN(test_hw);
@@ -164,5 +199,6 @@ int main(void)
 	RUN(test_damon_merge_limit);
 	RUN(test_damon_split);
 	RUN(test_damon_converges);
+	RUN(test_damon_long_aggregation);
 	return TEST_EXIT();
 }

@@ -1651,6 +1651,90 @@ static void test_cost(void)
 	sampler_free(s);
 }
 
+static bool starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* @pid's /proc/PID/statm with @bytes resident. */
+static void put_statm(pid_t pid, uint64_t bytes)
+{
+	char rel[64], text[128];
+	uint64_t pages = bytes / (uint64_t)sysconf(_SC_PAGESIZE);
+
+	snprintf(rel, sizeof(rel), "proc/%d/statm", (int)pid);
+	snprintf(text, sizeof(text), "%llu %llu 0 0 0 0 0\n", (unsigned long long)pages * 2,
+		 (unsigned long long)pages);
+	put(rel, text);
+}
+
+/*
+ * With region_bytes, the regions and intervals follow the targets' memory
+ * (core/damon_fit.h), written with the targets: 4 GiB of one target is
+ * 2048 ranges of 2 MiB, over the default 1000 regions, so 2048 regions
+ * sampled 2.048 times as seldom; a second target of 4 GiB doubles them,
+ * each target starting with half.  The same targets write nothing, and
+ * a footprint within the configured regions writes the configured ones.
+ */
+static void test_fit_to_targets(void)
+{
+	const pid_t one[] = { 100 }, two[] = { 100, 200 };
+	char why[SAMPLER_WHY_MAX] = "", want[2048];
+	struct sampler_damon_params p;
+	struct sampler *s = NULL;
+
+	reset();
+	put_statm(100, 4ull << 30);
+	put_statm(200, 4ull << 30);
+	sampler_damon_params_default(&p);
+	p.admin_dir = admin;
+	p.runtime_dir = rundir;
+	p.procfs_root = procroot;
+	p.on_write = kernel;
+	p.region_bytes = 2ull << 20;
+	CHECK_EQ_INT(sampler_damon_new(&p, &s), 0);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	CHECK_EQ_STR(log_buf, start_seq);
+
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(set_targets(s, one, 1), 0);
+	snprintf(want, sizeof(want),
+		 "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=2048\n"
+		 "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=10240\n"
+		 "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=204800\n"
+		 "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=2048\n"
+		 "kdamonds/0/contexts/0/targets/nr_targets=1\n"
+		 "kdamonds/0/contexts/0/targets/0/pid_target=100\n"
+		 "kdamonds/0/contexts/0/schemes/nr_schemes=1\n"
+		 SCHEME(0, 0) "kdamonds/0/state=on\n");
+	CHECK_EQ_STR(log_buf, want);
+
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(set_targets(s, one, 1), 0);
+	CHECK_EQ_STR(log_buf, "");
+
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(set_targets(s, two, 2), 0);
+	CHECK(starts_with(log_buf,
+		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=2048\n"
+		      "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=20480\n"
+		      "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=409600\n"
+		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=4096\n"
+		      "kdamonds/0/contexts/0/targets/nr_targets=2\n"));
+
+	put_statm(100, 1ull << 30);
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(set_targets(s, one, 1), 0);
+	CHECK(starts_with(log_buf,
+		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=10\n"
+		      "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=5000\n"
+		      "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=100000\n"
+		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=1000\n"
+		      "kdamonds/0/contexts/0/targets/nr_targets=1\n"));
+	sampler_stop(s);
+	sampler_free(s);
+}
+
 int main(void)
 {
 	tick_thread = pthread_self();
@@ -1673,6 +1757,7 @@ int main(void)
 	RUN(test_peek_arm);
 	RUN(test_cost);
 	RUN(test_owner_before_drain);
+	RUN(test_fit_to_targets);
 	if (!test_failures) {
 		rm_rf(admin);
 		rm_rf(rundir);

@@ -347,7 +347,9 @@ int damon_write_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
 	int r;
 
 	snprintf(base, sizeof(base), "kdamonds/%d/contexts/0", d->idx);
-	r = damon_sysfs_write_u64(d, n, "%s/targets/nr_targets", base);
+	r = damon_fit_targets(d, pids, n);
+	if (r == 0)
+		r = damon_sysfs_write_u64(d, n, "%s/targets/nr_targets", base);
 	for (size_t i = 0; r == 0 && i < n; i++)
 		r = damon_sysfs_write_u64(d, (uint64_t)pids[i], "%s/targets/%zu/pid_target", base, i);
 	if (r == 0)

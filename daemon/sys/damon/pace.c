@@ -76,7 +76,7 @@ double damon_acc_scale(const struct sampler_damon *d)
  * The files are written from the tick (no wait: -EBUSY leaves them to the
  * next drain), the "commit" by update.c's worker (the kernel waits there).
  */
-int damon_pace_write(struct sampler_damon *d, unsigned int pace)
+int damon_attrs_write(struct sampler_damon *d, unsigned int pace)
 {
 	uint64_t max_regions = d->p.max_nr_regions / pace;
 	int r;
@@ -93,6 +93,13 @@ int damon_pace_write(struct sampler_damon *d, unsigned int pace)
 		r = damon_sysfs_write_u64(d, max_regions,
 				    "kdamonds/%d/contexts/0/monitoring_attrs/nr_regions/max",
 				    d->idx);
+	return r;
+}
+
+int damon_pace_write(struct sampler_damon *d, unsigned int pace)
+{
+	int r = damon_attrs_write(d, pace);
+
 	/* The first idle pace starts the feed: its load (parsing the kernel's
 	 * BTF, 0.1-0.2 s of a CPU in the lab guest) would otherwise come
 	 * before tierd's first promotion.  The schemes go with the same commit. */

@@ -62,7 +62,8 @@
 #include "../fsutil.h"
 #include "source.h"
 
-/* Keeps feed_cap (max_nr_regions + min_nr_regions * max_targets) in 32 bits. */
+/* Keeps feed_cap (max_nr_regions, or fit.c's most, + min_nr_regions *
+ * max_targets) in 32 bits. */
 #define FEED_MAX_TARGETS 65536
 
 /*
@@ -325,7 +326,12 @@ int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret
 	d->feed = p->feed;
 	/* DAMON keeps the regions of all targets under max_nr_regions (it stops
 	 * splitting at half of it), but each target starts with min_nr_regions. */
-	d->feed_cap = p->max_nr_regions + p->min_nr_regions * p->max_targets;
+	d->feed_cap = (p->region_bytes && p->max_nr_regions < DAMON_FIT_MAX_REGIONS ?
+			       DAMON_FIT_MAX_REGIONS : p->max_nr_regions) +
+		      p->min_nr_regions * p->max_targets;
+	d->conf = (struct damon_attrs){ .sample_us = p->sample_us, .aggr_us = p->aggr_us,
+					.min_nr_regions = p->min_nr_regions,
+					.max_nr_regions = p->max_nr_regions };
 	d->known_cells = damon_known_cells_for(p->mem_bytes ? p->mem_bytes :
 					       (uint64_t)sysconf(_SC_PHYS_PAGES) *
 					       (uint64_t)sysconf(_SC_PAGESIZE));

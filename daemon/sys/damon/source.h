@@ -11,6 +11,7 @@
  *   update.c   tried_regions updates, asked for and read without waiting
  *   change.c   changes of targets and pace, made without waiting
  *   sysfs.c    reads and writes of DAMON's trylocked sysfs files
+ *   fit.c      regions and intervals fitted to the targets' memory
  *
  * and feed.c, the loader of bpf/damon.bpf.c behind damon_feed.h.
  */
@@ -22,6 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../../core/damon_fit.h"
 #include "../sampler_damon.h"
 
 struct hot_table;
@@ -53,7 +55,11 @@ struct damon_update {
 
 struct sampler_damon {
 	struct sampler base;
+	/* The attributes in effect: p.sample_us, aggr_us, min_nr_regions and
+	 * max_nr_regions are fit.c's for the targets' memory, conf the
+	 * configured ones they are fitted from. */
 	struct sampler_damon_params p;
+	struct damon_attrs conf;
 	char admin[256];
 	char owner_path[512];
 	int idx;		/* our kdamond's index, -1 when none */
@@ -131,8 +137,17 @@ void damon_status_why(struct sampler_damon *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void damon_status_running(struct sampler_damon *d);
 
+/* fit.c: the attributes for the memory of @pids (core/damon_fit.h) into
+ * d->p, and written to the kdamond's files at the current pace when they
+ * change; the "commit" or "on" that follows makes them the kdamond's.
+ * 0 or the first write's -errno. */
+int damon_fit_targets(struct sampler_damon *d, const pid_t *pids, size_t n);
+
 /* pace.c */
 int damon_set_pace(struct sampler *s, unsigned int slowdown);
+/* The intervals and most regions of @pace written; 0 or the first
+ * write's -errno. */
+int damon_attrs_write(struct sampler_damon *d, unsigned int pace);
 /* The intervals and most regions of @pace written (and the feed started at
  * the first idle pace): a "commit" makes them the kdamond's. */
 int damon_pace_write(struct sampler_damon *d, unsigned int pace);

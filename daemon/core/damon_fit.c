@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * DAMON's regions sized to the memory it watches.
+ *
+ * The model.  A kdamond checks one page of each region every sampling
+ * interval (mm/damon/vaddr.c: damon_va_prepare_access_checks(),
+ * damon_va_check_accesses()), so what it costs is the pages it checks a
+ * second, max_nr_regions / sample_us at the most, and what it can tell
+ * apart is a region.  DAMON adapts regions by merging neighbours that read
+ * alike and splitting every region in two or three at random
+ * (kdamond_merge_regions(), kdamond_split_regions()), within
+ * [min_nr_regions, max_nr_regions].  Where the hot memory is runs of
+ * PMD ranges scattered through a large footprint, each run in a region
+ * also holding cold ones, a region reads what its few hot pages give
+ * the one page checked, about what its cold neighbours read; the merge
+ * joins them again, and the hot ranges stay inside coarse regions.
+ * tierd moves PMD ranges, so a region larger than one is a range whose
+ * heat it cannot tell from its neighbours'.
+ *
+ * The rule.  Up to max_nr_regions PMD ranges of footprint, the configured
+ * attributes stand: DAMON's own regions reach a range.  Above it, one
+ * region per range: max_nr_regions = the footprint's ranges, and
+ * min_nr_regions the same over the targets (DAMON starts every target
+ * with min_nr_regions regions, damon_va_init()), so that with one target,
+ * or targets of one size, damon_region_sz_limit() is one range (no merge
+ * goes past it) and the kdamond never splits (it splits only below
+ * max_nr_regions / 2);
+ * the sampling interval grows by as much as the regions, so the pages
+ * checked a second stay what the configuration allows; the aggregation
+ * keeps the configuration's samples, so nr_accesses keeps its unit
+ * (aggr_us / sample_us) and the policy's thresholds their meaning.  A
+ * longer sampling interval costs nothing in what a check sees: a page's
+ * accessed bit records any access within the interval, so a hot page is
+ * seen at almost every check and a cold one at few.
+ *
+ * A worked example, the defaults (5 ms, 100 ms, 200..2000 regions:
+ * 400000 checks a second) over 256 GiB of a workload: 131072 ranges of
+ * 2 MiB; 131072 regions, sampled every 327.68 ms (131072 / 400000 s),
+ * aggregated every 6.55 s (20 samples).  A page touched 100 times a second
+ * is seen young at nearly every check; one touched once in 3 s at one
+ * check in ten.
+ *
+ * What it costs.  The same checks a second as the configuration at its
+ * most regions; the kernel holds a struct damon_region per region (some
+ * 100 bytes: 13 MiB for 131072), tierd a feed record per region (4 MiB
+ * at DAMON_FIT_MAX_REGIONS), and the aggregation walks them all once
+ * (merge, split, one damon_aggregated event each), twenty times less
+ * often than it checks them.  DAMON_FIT_MAX_REGIONS bounds all three:
+ * past 256 GiB of 2 MiB ranges a region holds more than one range.
+ *
+ * How it fails.  A footprint whose hot memory is one dense block loses
+ * DAMON's adaptivity (it would find the block with fewer, coarser regions
+ * and sample them more often); the cost stays within the configuration's.
+ * The footprint is what tierd knows of its targets (their resident
+ * memory, when the targets change), not the virtual ranges the kdamond
+ * watches: sparse mappings, and memory a target maps after, get regions
+ * larger than a range; so does the largest of targets of unequal sizes
+ * (its share of min_nr_regions is the others').  An aggregation of 6.5 s
+ * is the first heat tierd sees after a start or a change of targets.
+ */
+#include "damon_fit.h"
+
+void damon_fit(const struct damon_attrs *conf, uint64_t footprint_bytes, uint32_t nr_targets,
+	       uint64_t region_bytes, struct damon_attrs *ret)
+{
+	uint64_t want, per_target, samples;
+
+	*ret = *conf;
+	if (!region_bytes || !conf->sample_us || !conf->max_nr_regions)
+		return;
+	want = footprint_bytes / region_bytes + (footprint_bytes % region_bytes != 0);
+	if (want <= conf->max_nr_regions)
+		return;
+	if (want > DAMON_FIT_MAX_REGIONS)
+		want = DAMON_FIT_MAX_REGIONS;
+	per_target = want / (nr_targets ? nr_targets : 1);
+	if (per_target < conf->min_nr_regions)
+		per_target = conf->min_nr_regions;
+	samples = conf->aggr_us / conf->sample_us;
+	ret->min_nr_regions = (uint32_t)per_target;
+	ret->max_nr_regions = (uint32_t)want;
+	ret->sample_us = (conf->sample_us * want + conf->max_nr_regions - 1) / conf->max_nr_regions;
+	ret->aggr_us = ret->sample_us * (samples ? samples : 1);
+}

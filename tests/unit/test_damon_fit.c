@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "damon_fit.h"
+#include "test.h"
+
+#define MIB (1ull << 20)
+#define GIB (1ull << 30)
+
+/* tierd's defaults (conf_schema.c): 5 ms, 100 ms, 200..2000 regions. */
+static const struct damon_attrs CONF = {
+	.sample_us = 5000, .aggr_us = 100000, .min_nr_regions = 200, .max_nr_regions = 2000,
+};
+
+static void check_attrs(const struct damon_attrs *a, uint64_t sample, uint64_t aggr,
+			uint32_t min, uint32_t max)
+{
+	CHECK_EQ_U64(a->sample_us, sample);
+	CHECK_EQ_U64(a->aggr_us, aggr);
+	CHECK_EQ_U64(a->min_nr_regions, min);
+	CHECK_EQ_U64(a->max_nr_regions, max);
+}
+
+static void test_small_footprint_keeps_conf(void)
+{
+	struct damon_attrs a;
+
+	/* 2000 ranges of 2 MiB: DAMON's own regions reach a range. */
+	damon_fit(&CONF, 2000 * 2 * MIB, 1, 2 * MIB, &a);
+	check_attrs(&a, 5000, 100000, 200, 2000);
+	damon_fit(&CONF, 0, 1, 2 * MIB, &a);
+	check_attrs(&a, 5000, 100000, 200, 2000);
+	/* No region size: nothing to fit to. */
+	damon_fit(&CONF, 256 * GIB, 1, 0, &a);
+	check_attrs(&a, 5000, 100000, 200, 2000);
+}
+
+static void test_one_region_per_range(void)
+{
+	struct damon_attrs a;
+
+	/* 256 GiB: 131072 regions of one range, sampled 65.536 times as
+	 * seldom (327.68 ms), 20 samples an aggregation. */
+	damon_fit(&CONF, 256 * GIB, 1, 2 * MIB, &a);
+	check_attrs(&a, 327680, 6553600, 131072, 131072);
+	/* The pages checked a second stay the configuration's. */
+	CHECK(a.max_nr_regions * 1000000ull / a.sample_us <=
+	      CONF.max_nr_regions * 1000000ull / CONF.sample_us);
+	/* A partial range is a region; the interval rounds up. */
+	damon_fit(&CONF, 2001 * 2 * MIB + 1, 1, 2 * MIB, &a);
+	check_attrs(&a, 5005, 100100, 2002, 2002);
+	damon_fit(&CONF, 2003 * 2 * MIB, 1, 2 * MIB, &a);
+	check_attrs(&a, 5008, 100160, 2003, 2003);
+	/* 64 KiB pages: 512 MiB PMD ranges. */
+	damon_fit(&CONF, 2 * 1024 * GIB, 1, 512 * MIB, &a);
+	check_attrs(&a, 10240, 204800, 4096, 4096);
+}
+
+static void test_most_regions(void)
+{
+	struct damon_attrs a;
+
+	/* 1 TiB is 524288 ranges: DAMON_FIT_MAX_REGIONS regions of four. */
+	damon_fit(&CONF, 1024 * GIB, 1, 2 * MIB, &a);
+	check_attrs(&a, 327680, 6553600, DAMON_FIT_MAX_REGIONS, DAMON_FIT_MAX_REGIONS);
+}
+
+static void test_targets_share_min(void)
+{
+	struct damon_attrs a;
+
+	/* Four targets of 64 GiB: each starts with a quarter of the regions. */
+	damon_fit(&CONF, 256 * GIB, 4, 2 * MIB, &a);
+	check_attrs(&a, 327680, 6553600, 32768, 131072);
+	/* Never below the configured minimum. */
+	damon_fit(&CONF, 8 * GIB, 64, 2 * MIB, &a);
+	check_attrs(&a, 10240, 204800, 200, 4096);
+}
+
+static void test_samples_per_aggregation_kept(void)
+{
+	/* 10 ms / 250 ms / 10..1000: 25 samples an aggregation, the unit of
+	 * nr_accesses the policy's thresholds are in. */
+	const struct damon_attrs c = { .sample_us = 10000, .aggr_us = 250000,
+				       .min_nr_regions = 10, .max_nr_regions = 1000 };
+	struct damon_attrs a;
+
+	damon_fit(&c, 8 * GIB, 1, 2 * MIB, &a);
+	check_attrs(&a, 40960, 1024000, 4096, 4096);
+	CHECK_EQ_U64(a.aggr_us / a.sample_us, c.aggr_us / c.sample_us);
+}
+
+int main(void)
+{
+	RUN(test_small_footprint_keeps_conf);
+	RUN(test_one_region_per_range);
+	RUN(test_most_regions);
+	RUN(test_targets_share_min);
+	RUN(test_samples_per_aggregation_kept);
+	return TEST_EXIT();
+}
