@@ -123,14 +123,17 @@ static void score(struct engine *e, struct sim_result *res, uint64_t now_ns)
 	t = sim_hot_threshold(e->acc, e->s->nr_ranges, fast_ranges,
 			      ENGINE_HOT_COVER);
 	e->hot_t = t;
-	if (!t)
+	if (!t) {
+		sim_series_add(res->series, -1);
 		return;
+	}
 	for (uint32_t r = 0; r < e->s->nr_ranges; r++) {
 		if (e->acc[r] < t)
 			continue;
 		hot++;
 		hot_fast += e->run->sys->all_fast || on_fast_tier(e, e->node[r]);
 	}
+	sim_series_add(res->series, (double)hot_fast / hot);
 	if (res->t50_ns < 0 && 2 * hot_fast >= hot)
 		res->t50_ns = now_ns;
 	if (res->t90_ns < 0 && 10 * (uint64_t)hot_fast >= 9 * (uint64_t)hot)
@@ -299,9 +302,11 @@ static int engine_init(struct engine *e, const struct sim_run *run,
 	e->moves = calloc(n, sizeof(*e->moves));
 	e->tenant_fast = calloc(s->nr_tenants, sizeof(*e->tenant_fast));
 	res->tenants = calloc(s->nr_tenants, sizeof(*res->tenants));
+	res->series = malloc(sizeof(*res->series));
 	if (!e->node || !e->moved || !e->acc || !e->next || !e->seen ||
-	    !e->moves || !e->tenant_fast || !res->tenants)
+	    !e->moves || !e->tenant_fast || !res->tenants || !res->series)
 		return -ENOMEM;
+	sim_series_init(res->series, s->interval_ns);
 	res->nr_tenants = s->nr_tenants;
 	for (uint32_t t = 0; t < s->nr_tenants; t++)
 		res->tenants[t].budget_bytes = s->budget_bytes[t];
@@ -381,4 +386,6 @@ void sim_result_free(struct sim_result *res)
 {
 	free(res->tenants);
 	res->tenants = NULL;
+	free(res->series);
+	res->series = NULL;
 }

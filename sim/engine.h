@@ -12,7 +12,8 @@
  * Memory: per range 1 (node) + 2 (tenant) + 1 (moves) + 3 x 4 (accesses,
  * next, seen) bytes = 16 bytes, plus the source's own (a generator: 4 or
  * 12 bytes a range).  A 1 TiB footprint in 2 MiB ranges is 524288 ranges:
- * about 14 MiB.
+ * about 14 MiB.  The result's series of the hot set's fast-tier share is
+ * 16 KiB whatever the run's length (series.h).
  */
 #ifndef TIERD_SIM_ENGINE_H
 #define TIERD_SIM_ENGINE_H
@@ -21,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "series.h"
 #include "system.h"
 
 /* Where the true accesses come from: a generator or a binned trace. */
@@ -58,6 +60,7 @@ struct sim_result {
 	uint64_t bytes_pingpong;	/* moves of a range moved before */
 	uint64_t moves_refused;		/* no room, over budget, out of time */
 	int64_t t50_ns, t90_ns;		/* hot set 50/90 % on the fast tier; -1 */
+	struct sim_series *series;	/* the hot set's fast share over time */
 	uint32_t nr_tenants;
 	struct sim_tenant_result *tenants;
 	/* Invariants, checked every interval; the CI scenario asserts them. */

@@ -17,7 +17,8 @@
 #define MAX_SYSTEMS 16
 
 struct opts {
-	const char *machine, *trace, *gen, *systems, *json, *md, *sampler, *placement;
+	const char *machine, *trace, *gen, *systems, *json, *md, *png, *sampler;
+	const char *placement;
 	uint64_t seed, range_bytes, interval_ns;
 };
 
@@ -26,7 +27,7 @@ static void usage(FILE *f)
 	fputs("Usage: tierd-sim run --machine M.yaml (--trace T | --gen SPEC) --system S[,S...]\n"
 	      "                     [--sampler exact|hw:N|hint|damon] [--seed N]\n"
 	      "                     [--interval SECONDS] [--range BYTES] [--json F] [--md F]\n"
-	      "                     [--tierd-conf TIERD.YAML] [--placement F]\n"
+	      "                     [--png F] [--tierd-conf TIERD.YAML] [--placement F]\n"
 	      "       tierd-sim convert IN OUT     (OUT ending in .bin: binary, else text)\n"
 	      "       tierd-sim --help\n"
 	      "Systems:", f);
@@ -69,8 +70,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "range", required_argument, NULL, 'r' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "md", required_argument, NULL, 'd' },
+		{ "png", required_argument, NULL, 'p' },
 		{ "tierd-conf", required_argument, NULL, 'c' },
-		{ "placement", required_argument, NULL, 'p' },
+		{ "placement", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -89,8 +91,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'S': o->sampler = optarg; break;
 		case 'j': o->json = optarg; break;
 		case 'd': o->md = optarg; break;
+		case 'p': o->png = optarg; break;
 		case 'c': sim_tierd_conf = optarg; break;
-		case 'p': o->placement = optarg; break;
+		case 'P': o->placement = optarg; break;
 		case 'e':
 			if (parse_u64_arg(optarg, &o->seed))
 				goto bad;
@@ -203,31 +206,47 @@ static int run_one(const struct opts *o, const struct sim_machine *m,
 	return r;
 }
 
-static int write_reports(const struct opts *o, struct sim_row *rows, size_t n)
+enum report_kind { REPORT_JSON, REPORT_MD, REPORT_PNG };
+
+static int write_report(const char *path, enum report_kind kind,
+			const struct sim_row *rows, size_t n)
 {
 	FILE *f;
+	int r = 0;
 
-	if (!o->json && !o->md) {
-		sim_report_md(stdout, rows, n);
+	if (!path)
 		return 0;
+	f = fopen(path, "we");
+	if (!f) {
+		r = -errno;
+		fprintf(stderr, "Failed to open %s: %s\n", path, strerror(-r));
+		return r;
 	}
-	for (int k = 0; k < 2; k++) {
-		const char *path = k ? o->md : o->json;
+	if (kind == REPORT_JSON)
+		sim_report_json(f, rows, n);
+	else if (kind == REPORT_MD)
+		sim_report_md(f, rows, n);
+	else
+		r = sim_report_png(f, rows, n);
+	if (fclose(f) && !r)
+		r = -EIO;
+	if (r)
+		fprintf(stderr, "Failed to write %s: %s\n", path, strerror(-r));
+	return r;
+}
 
-		if (!path)
-			continue;
-		f = fopen(path, "we");
-		if (!f) {
-			fprintf(stderr, "Failed to open %s: %m\n", path);
-			return -errno;
-		}
-		(k ? sim_report_md : sim_report_json)(f, rows, n);
-		if (fclose(f)) {
-			fprintf(stderr, "Failed to write %s: %m\n", path);
-			return -EIO;
-		}
-	}
-	return 0;
+static int write_reports(const struct opts *o, struct sim_row *rows, size_t n)
+{
+	int r;
+
+	if (!o->json && !o->md)
+		sim_report_md(stdout, rows, n);
+	r = write_report(o->json, REPORT_JSON, rows, n);
+	if (!r)
+		r = write_report(o->md, REPORT_MD, rows, n);
+	if (!r)
+		r = write_report(o->png, REPORT_PNG, rows, n);
+	return r;
 }
 
 static int cmd_run(int argc, char **argv)

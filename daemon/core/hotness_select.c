@@ -81,10 +81,15 @@ static void hot_view(const struct hot_table *t, uint32_t pos, double inv_scale,
  * go to the lower (pid, addr), so the result does not depend on slot order.
  * The heat field holds the stored value v until the end.
  */
+static bool hot_heat_worse(double a, double b, int dir)
+{
+	return dir > 0 ? a < b : a > b;
+}
+
 static bool hot_worse(const struct hot_entry_view *a, const struct hot_entry_view *b, int dir)
 {
 	if (a->heat != b->heat)
-		return dir > 0 ? a->heat < b->heat : a->heat > b->heat;
+		return hot_heat_worse(a->heat, b->heat, dir);
 	if (a->pid != b->pid)
 		return a->pid > b->pid;
 	return a->addr > b->addr;
@@ -140,6 +145,15 @@ static size_t hot_select(const struct hot_table *t, pid_t pid, bool use_min, dou
 		if (!e->key || (want && (e->key >> KEY_PID_SHIFT) != want))
 			continue;
 		if (use_min && (double)e->v < min_v)
+			continue;
+		/*
+		 * Heat alone settles most entries without their view: one
+		 * worse than the heap's worst once it is full, or better than
+		 * the cursor; an equal heat goes on to the (pid, addr) order.
+		 */
+		if (n == max && hot_heat_worse((double)e->v, out[0].heat, dir))
+			continue;
+		if (after && hot_heat_worse(from.heat, (double)e->v, dir))
 			continue;
 		hot_view(t, pos, 1.0, &v);
 		if (after && !hot_worse(&v, &from, dir))

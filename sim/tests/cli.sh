@@ -1,6 +1,7 @@
 #!/bin/sh
 # tierd-sim's command line: --help, a run twice with the same seed
-# (byte-identical JSON and Markdown), convert text -> binary -> text, and
+# (byte-identical JSON, Markdown and PNG; another seed, another PNG),
+# convert text -> binary -> text, and
 # the errors of a bad trace, of a trace of another base page, and of a bad
 # option.
 set -eu
@@ -13,10 +14,38 @@ fail() { echo "FAIL: $*"; exit 1; }
 for i in 1 2; do
 	"$sim" run --machine "$machines/dram+cxl.yaml" --gen zipf:footprint=8G,seconds=30 \
 		--system none,oracle --sampler damon --seed 3 \
-		--json "$d/$i.json" --md "$d/$i.md"
+		--json "$d/$i.json" --md "$d/$i.md" --png "$d/$i.png"
 done
 cmp "$d/1.json" "$d/2.json" || fail "JSON differs between two runs"
 cmp "$d/1.md" "$d/2.md" || fail "Markdown differs between two runs"
+cmp "$d/1.png" "$d/2.png" || fail "PNG differs between two runs"
+# The chart is a PNG: signature, a 1120 x 640 8-bit palette IHDR, every
+# chunk's CRC, IDAT inflating to a filter byte and a palette index a pixel.
+python3 - "$d/1.png" <<'PY' || fail "PNG structure"
+import struct, sys, zlib
+b = open(sys.argv[1], "rb").read()
+assert b[:8] == b"\x89PNG\r\n\x1a\n", "signature"
+pos, chunks, idat = 8, [], b""
+while pos < len(b):
+    n, = struct.unpack(">I", b[pos:pos + 4])
+    kind, data = b[pos + 4:pos + 8], b[pos + 8:pos + 8 + n]
+    crc, = struct.unpack(">I", b[pos + 8 + n:pos + 12 + n])
+    assert crc == zlib.crc32(kind + data), "CRC of %s" % kind
+    chunks.append(kind)
+    idat += data if kind == b"IDAT" else b""
+    if kind == b"IHDR":
+        ihdr = struct.unpack(">IIBBBBB", data)
+    pos += 12 + n
+assert chunks == [b"IHDR", b"PLTE", b"IDAT", b"IEND"], chunks
+assert ihdr == (1120, 640, 8, 3, 0, 0, 0), ihdr
+assert len(zlib.decompress(idat)) == 640 * (1120 + 1), "IDAT size"
+PY
+# The lines are the runs': another seed, another curve of NUMA balancing.
+for i in 3 4; do
+	"$sim" run --machine "$machines/dram+cxl.yaml" --gen zipf:footprint=8G,seconds=30 \
+		--system none,numa_balancing --seed $i --png "$d/seed$i.png" >/dev/null
+done
+cmp -s "$d/seed3.png" "$d/seed4.png" && fail "PNG the same for another seed"
 grep -q '"label": "model' "$d/1.json" || fail "JSON not labelled as a model"
 grep -q '^Model (tierd-sim)' "$d/1.md" || fail "Markdown not labelled as a model"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; assert [x["system"] for x in r]==["none","oracle"]; assert all(k in r[0] for k in ("trace","machine","system","footprint_bytes","time_to_90pct_s","est_runtime_over_dram","bytes_migrated","bytes_pingpong"))' "$d/1.json" ||
