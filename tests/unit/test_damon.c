@@ -409,7 +409,7 @@ static struct sampler *mk_feed(struct fake_feed *ff)
 	struct sampler_damon_params p;
 	struct sampler *s = NULL;
 
-	sampler_damon_params_default(&p);
+	sampler_damon_params_default(&p, &test_geom);
 	p.admin_dir = admin;
 	p.runtime_dir = rundir;
 	p.procfs_root = procroot;
@@ -1660,7 +1660,7 @@ static bool starts_with(const char *s, const char *prefix)
 static void put_statm(pid_t pid, uint64_t bytes)
 {
 	char rel[64], text[128];
-	uint64_t pages = bytes / (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t pages = bytes / test_geom.base;
 
 	snprintf(rel, sizeof(rel), "proc/%d/statm", (int)pid);
 	snprintf(text, sizeof(text), "%llu %llu 0 0 0 0 0\n", (unsigned long long)pages * 2,
@@ -1686,7 +1686,7 @@ static void test_fit_to_targets(void)
 	reset();
 	put_statm(100, 4ull << 30);
 	put_statm(200, 4ull << 30);
-	sampler_damon_params_default(&p);
+	sampler_damon_params_default(&p, &test_geom);
 	p.admin_dir = admin;
 	p.runtime_dir = rundir;
 	p.procfs_root = procroot;
