@@ -64,6 +64,8 @@ struct tierd_stats {
 	uint64_t migrate_bytes_total;
 	uint64_t migrate_ns_total;
 	unsigned int copy_threads; /* 0 = not managed */
+	unsigned int copy_threads_max; /* the most the controller may set; 0 = not managed */
+	unsigned int copy_threads_cpus; /* the kernel's nr_cpu_ids, which bounds it; 0 unknown */
 	int tick_nice; /* the nice value the last tick ran at */
 	char sampler_source[16]; /* "none" until a sampler starts */
 	char sampler_reason[160]; /* why that source */

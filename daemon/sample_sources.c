@@ -65,7 +65,7 @@ int sample_sources_new(const struct tierd *d, struct tierd_stats *st,
 	if (c->sampling.source != CONF_SOURCE_BPF) {
 		struct sampler_damon_params dp;
 
-		sampler_damon_params_default(&dp);
+		sampler_damon_params_default(&dp, &d->geom);
 		dp.runtime_dir = d->runtime_dir;
 		dp.sample_us = c->sampling.damon_sample_us;
 		dp.aggr_us = c->sampling.damon_aggr_us;

@@ -14,11 +14,15 @@
  *        administrator's change to one of them makes tierd leave them alone.
  * restore: every knob still holding tierd's value gets its original.
  * No knob is written under --no-knobs or in a dry run.
+ * The kernel takes 1..nr_cpu_ids copy threads: read once at start from
+ * cpu/possible, it bounds every decision (core/copythreads.h), and a
+ * copy_threads.max above it is said at start and on a reload that changes it.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "copythreads.h"
 #include "knobs.h"
@@ -35,6 +39,8 @@ struct threads {
 	bool have_times;
 	bool active;		/* the controller writes the knobs */
 	bool said_off;
+	unsigned int cpu_limit;		/* the kernel's nr_cpu_ids; 0 unknown */
+	unsigned int said_min, said_max;	/* the bounds said to be above it; 0 none */
 	uint64_t cpu_mask[LOAD_MASK_WORDS];
 	unsigned int nr_cpus;
 	uint64_t last_bytes, last_ns;
@@ -47,7 +53,8 @@ static const char *knob_root(const struct tierd *d)
 	return strcmp(d->root, "/") == 0 ? "" : d->root;
 }
 
-static void ct_params_from_conf(const struct tierd_conf *c, struct ct_params *p)
+static void ct_params_from_conf(const struct tierd_conf *c, unsigned int cpu_limit,
+				struct ct_params *p)
 {
 	ct_params_default(p);
 	p->mode = c->copy_threads.mode == CONF_COPY_FIXED ? CT_FIXED :
@@ -56,6 +63,55 @@ static void ct_params_from_conf(const struct tierd_conf *c, struct ct_params *p)
 	p->min_threads = c->copy_threads.min;
 	p->max_threads = c->copy_threads.max;
 	p->busy_cpu_pct = c->copy_threads.busy_cpu_pct;
+	p->cpu_limit = cpu_limit;
+}
+
+/* The kernel's nr_cpu_ids, the most vm.migrate_copy_threads takes; 0 when
+ * unknown (the kernel then refuses what is too many, and that is logged). */
+static unsigned int cpu_limit_read(const struct tierd *d)
+{
+	unsigned int nr;
+	long n;
+	int r = load_possible_cpus(knob_root(d), &nr);
+
+	if (r == 0)
+		return nr;
+	if (r != -ENOENT) {
+		log_warn("Failed to read %s/sys/devices/system/cpu/possible: %s; copy threads are not bounded by the CPU count",
+			 knob_root(d), strerror(-r));
+		return 0;
+	}
+	n = sysconf(_SC_NPROCESSORS_CONF);
+	if (n <= 0) {
+		log_warn("No %s/sys/devices/system/cpu/possible and no CPU count from sysconf(): copy threads are not bounded by the CPU count",
+			 knob_root(d));
+		return 0;
+	}
+	log_notice("No %s/sys/devices/system/cpu/possible: copy threads are bounded by the %ld CPUs sysconf() counts",
+		   knob_root(d), n);
+	return (unsigned int)n;
+}
+
+/* Said when the controller runs with bounds above the CPU limit: at start,
+ * and again on a reload only when the bounds change. */
+static void say_cpu_limit(struct threads *t)
+{
+	const struct ct_params *p = &t->params;
+
+	if (!t->active || !p->cpu_limit || p->max_threads <= p->cpu_limit) {
+		t->said_min = t->said_max = 0;
+		return;
+	}
+	if (p->min_threads == t->said_min && p->max_threads == t->said_max)
+		return;
+	t->said_min = p->min_threads;
+	t->said_max = p->max_threads;
+	if (p->min_threads > p->cpu_limit)
+		log_notice("copy_threads.min %u and max %u are above this machine's %u CPUs: at most %u copy threads",
+			   p->min_threads, p->max_threads, p->cpu_limit, ct_max_threads(p));
+	else
+		log_notice("copy_threads.max %u is above this machine's %u CPUs: at most %u copy threads",
+			   p->max_threads, p->cpu_limit, ct_max_threads(p));
 }
 
 /* The CPUs of every node that has them: where copy workers can run. */
@@ -115,13 +171,14 @@ static int apply_decision(struct threads *t, struct tierd_stats *st, const struc
 	r = knobs_apply_copy(&t->ks, dec->mt, dec->threads, dec->pull);
 	if (r == -EBUSY) {
 		t->active = false;
-		st->copy_threads = 0;
+		st->copy_threads = st->copy_threads_max = 0;
 		check_foreign(t, st);
 		return 0;
 	}
 	if (r < 0)
 		return r;
 	st->copy_threads = dec->threads;
+	st->copy_threads_max = ct_max_threads(&t->params);
 	if (dec->changed)
 		log_debug("Copy threads: %u (%s)", dec->threads, ct_why_name(dec->why));
 	return 0;
@@ -182,7 +239,9 @@ int threads_new(const struct tierd *d, struct tierd_stats *st, struct threads **
 	log_info("Kernel placement: %s; reclaim-time demotion %s", cs.why,
 		 cs.demotion_enabled < 0 ? "absent" : cs.demotion_enabled ? "on" : "off");
 
-	ct_params_from_conf(d->conf, &t->params);
+	t->cpu_limit = cpu_limit_read(d);
+	st->copy_threads_cpus = t->cpu_limit;
+	ct_params_from_conf(d->conf, t->cpu_limit, &t->params);
 	if (knobs_get(&t->ks, KNOB_COPY_THREADS, &v) == 0 && v > 0)
 		t->params.start_threads = (unsigned int)v;
 	r = ct_init(&t->ct, &t->params);
@@ -194,6 +253,7 @@ int threads_new(const struct tierd *d, struct tierd_stats *st, struct threads **
 	t->active = knobs_have_copy(&t->ks) && t->params.mode != CT_OFF;
 	if (!knobs_have_copy(&t->ks))
 		log_notice("This kernel has no vm.migrate_copy_* knobs: copy-thread controller off");
+	say_cpu_limit(t);
 	t->last_bytes = st->migrate_bytes_total;
 	t->last_ns = st->migrate_ns_total;
 	if (t->active) {
@@ -217,7 +277,7 @@ int threads_step(struct threads *t, const struct tierd *d, struct tierd_stats *s
 
 	check_foreign(t, st);
 	if (!t->active) {
-		st->copy_threads = 0;
+		st->copy_threads = st->copy_threads_max = 0;
 		return 0;
 	}
 	t->cur ^= 1;
@@ -248,12 +308,13 @@ void threads_reload_apply(struct threads *t, const struct tierd *d)
 {
 	struct ct_params p;
 
-	ct_params_from_conf(d->conf, &p);
+	ct_params_from_conf(d->conf, t->cpu_limit, &p);
 	p.start_threads = t->ct.threads;
 	if (ct_init(&t->ct, &p) == 0)
 		t->params = p;
 	t->ks.dry_run = !tierd_knobs_allowed(d);
 	t->active = knobs_have_copy(&t->ks) && t->params.mode != CT_OFF;
+	say_cpu_limit(t);
 	cpus_of_topology(d, t);
 }
 

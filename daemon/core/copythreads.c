@@ -35,24 +35,39 @@ void ct_params_default(struct ct_params *p)
 	p->gain_pct = 10;
 	p->min_sample_bytes = 64ull << 20;
 	p->reprobe_ns = 60 * NSEC_PER_SEC;
+	p->cpu_limit = 0;
 }
 
-int ct_init(struct ct_state *s, const struct ct_params *p)
+unsigned int ct_max_threads(const struct ct_params *p)
 {
-	if (p->min_threads == 0 || p->max_threads < p->min_threads ||
-	    p->max_threads > CT_MAX_THREADS)
-		return -EINVAL;
-	memset(s, 0, sizeof(*s));
-	s->threads = p->min_threads;
-	if (p->start_threads >= p->min_threads && p->start_threads <= p->max_threads)
-		s->threads = p->start_threads;
-	s->good = s->threads;
-	return 0;
+	return p->cpu_limit && p->cpu_limit < p->max_threads ? p->cpu_limit : p->max_threads;
+}
+
+unsigned int ct_min_threads(const struct ct_params *p)
+{
+	unsigned int hi = ct_max_threads(p);
+
+	return p->min_threads < hi ? p->min_threads : hi;
 }
 
 static unsigned int clamp(unsigned int v, unsigned int lo, unsigned int hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;
+}
+
+int ct_init(struct ct_state *s, const struct ct_params *p)
+{
+	unsigned int lo = ct_min_threads(p), hi = ct_max_threads(p);
+
+	if (p->min_threads == 0 || p->max_threads < p->min_threads ||
+	    p->max_threads > CT_MAX_THREADS)
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	s->threads = lo;
+	if (p->start_threads >= lo && p->start_threads <= hi)
+		s->threads = p->start_threads;
+	s->good = s->threads;
+	return 0;
 }
 
 /* Pull (1) when only the target has CPUs or it has more idle ones; push
@@ -71,13 +86,16 @@ static int choose_pull(const struct ct_load *l, unsigned int *ret_idle)
 	return 0;
 }
 
-/* Fixed mode, at start and on every step: max_threads, whatever the load. */
+/* Fixed mode, at start and on every step: max_threads within the CPU
+ * limit, whatever the load. */
 static void ct_fixed(struct ct_state *s, const struct ct_params *p, struct ct_decision *ret)
 {
-	ret->threads = p->max_threads;
-	ret->changed = !s->started || s->threads != p->max_threads;
+	unsigned int n = ct_max_threads(p);
+
+	ret->threads = n;
+	ret->changed = !s->started || s->threads != n;
 	ret->why = ret->changed ? CT_W_FIXED : CT_W_HOLD;
-	s->threads = p->max_threads;
+	s->threads = n;
 	s->started = true;
 }
 
@@ -106,7 +124,7 @@ void ct_start(struct ct_state *s, const struct ct_params *p, const struct ct_loa
 void ct_step(struct ct_state *s, const struct ct_params *p, const struct ct_load *load,
 	     const struct ct_sample *sample, uint64_t now_ns, struct ct_decision *ret)
 {
-	unsigned int idle, cap, before = s->threads;
+	unsigned int idle, cap, lo = ct_min_threads(p), before = s->threads;
 	bool fresh = false, busy;
 	int pull = choose_pull(load, &idle);
 
@@ -123,7 +141,7 @@ void ct_step(struct ct_state *s, const struct ct_params *p, const struct ct_load
 		return;
 	}
 
-	cap = clamp(idle, p->min_threads, p->max_threads);
+	cap = clamp(idle, lo, ct_max_threads(p));
 	busy = load->psi_some_avg10_x100 > p->psi_busy_pct * 100u || idle == 0;
 
 	/* Throughput at the current count, once enough has moved. */
@@ -142,13 +160,13 @@ void ct_step(struct ct_state *s, const struct ct_params *p, const struct ct_load
 	if (busy) {
 		s->busy = true;
 		s->prev = 0;	/* a plateau found before stays: load passes */
-		if (s->threads > p->min_threads) {
-			s->threads = clamp(s->threads / 2, p->min_threads, cap);
+		if (s->threads > lo) {
+			s->threads = clamp(s->threads / 2, lo, cap);
 			ret->why = CT_W_BUSY;
 		}
 	} else if (s->busy) {
 		s->busy = false;
-		s->threads = clamp(s->good, p->min_threads, cap);
+		s->threads = clamp(s->good, lo, cap);
 		s->prev = 0;
 		ret->why = CT_W_RECOVER;
 	} else if (s->threads > cap) {
@@ -169,14 +187,14 @@ void ct_step(struct ct_state *s, const struct ct_params *p, const struct ct_load
 			s->good = s->threads;
 			if (s->threads < cap && !s->ceiling) {
 				s->prev = s->threads;
-				s->threads = clamp(s->threads * 2, p->min_threads, cap);
+				s->threads = clamp(s->threads * 2, lo, cap);
 				ret->why = CT_W_PROBE;
 			}
 		}
 	} else if (s->ceiling && s->threads < cap && now_ns - s->settled_ns >= p->reprobe_ns) {
 		s->ceiling = 0;
 		s->prev = s->threads;
-		s->threads = clamp(s->threads * 2, p->min_threads, cap);
+		s->threads = clamp(s->threads * 2, lo, cap);
 		ret->why = CT_W_REPROBE;
 	}
 	if (s->threads != before) {

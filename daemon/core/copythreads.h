@@ -16,6 +16,11 @@
  * Push or pull: the side with CPUs when one node is CPU-less (a CXL
  * expander, GPU HBM), else the side with more idle CPUs.
  *
+ * The kernel takes 1..nr_cpu_ids threads and refuses more (-EINVAL), so no
+ * mode decides more than cpu_limit: fixed mode copies with the lesser of
+ * max_threads and the limit, auto mode climbs no higher, and a min_threads
+ * above the limit is the limit.
+ *
  * Pure: load and throughput come in, a decision goes out; sys/knobs writes
  * it (knobs_apply_copy).
  */
@@ -45,9 +50,17 @@ struct ct_params {
 	unsigned int gain_pct;		/* a doubling must add this much throughput */
 	uint64_t min_sample_bytes;	/* a throughput measurement needs this many bytes */
 	uint64_t reprobe_ns;		/* from a plateau, probe up again this often */
+	/* The kernel's nr_cpu_ids (the possible CPUs' highest id + 1): no
+	 * decision above it; 0 unknown, max_threads bounds alone. */
+	unsigned int cpu_limit;
 };
 
 void ct_params_default(struct ct_params *p);
+
+/* The most and the least threads @p lets any mode decide: max_threads and
+ * min_threads, each at most cpu_limit when it is known. */
+unsigned int ct_max_threads(const struct ct_params *p);
+unsigned int ct_min_threads(const struct ct_params *p);
 
 /* Load on the CPUs that could copy: filled by the daemon from
  * /proc/pressure/cpu and /proc/stat (sys/load). */
@@ -101,7 +114,8 @@ struct ct_decision {
 	enum ct_why why;
 };
 
-/* Returns 0, or -EINVAL for bad params (min 0, max < min, max too large). */
+/* Returns 0, or -EINVAL for bad params (min 0, max < min, max too large);
+ * cpu_limit below min_threads is not an error: the limit wins. */
 int ct_init(struct ct_state *s, const struct ct_params *p);
 
 /*

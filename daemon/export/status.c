@@ -116,6 +116,27 @@ static void status_gpu(const struct tierd *d, FILE *f)
 	}
 }
 
+/* The copy threads, the most the controller may set and the CPU ids that
+ * bound it (threads.c); without a CPU count or while not managed, less. */
+static void status_copy(const struct tierd *d, FILE *f, bool json)
+{
+	const struct tierd_stats *s = &d->stats;
+	const char *mode = conf_copy_mode_name(d->conf->copy_threads.mode);
+
+	if (json) {
+		fprintf(f, "\"copy_threads\":%u,\"copy_threads_mode\":\"%s\",\"copy_threads_max\":%u,"
+			"\"copy_threads_cpus\":%u,",
+			s->copy_threads, mode, s->copy_threads_max, s->copy_threads_cpus);
+		return;
+	}
+	fprintf(f, "copy threads: %u (mode %s", s->copy_threads, mode);
+	if (s->copy_threads_max)
+		fprintf(f, ", at most %u", s->copy_threads_max);
+	if (s->copy_threads_max && s->copy_threads_cpus)
+		fprintf(f, " of this machine's %u CPUs", s->copy_threads_cpus);
+	fputs(")\n", f);
+}
+
 static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 {
 	const struct tierd_stats *s = &d->stats;
@@ -191,11 +212,9 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 	for (int h = 0; h < POLICY_H_NR; h++)
 		fprintf(f, "%s\"%s\":%llu", h ? "," : "", policy_hold_name(h),
 			(unsigned long long)s->decision.held[h]);
-	fprintf(f,
-		"}},\"copy_threads\":%u,\"copy_threads_mode\":\"%s\",\"tick_nice\":%d,\"cgroups\":%d,",
-		s->copy_threads,
-		conf_copy_mode_name(d->conf->copy_threads.mode),
-		s->tick_nice, d->conf->nr_cgroups);
+	fputs("}},", f);
+	status_copy(d, f, true);
+	fprintf(f, "\"tick_nice\":%d,\"cgroups\":%d,", s->tick_nice, d->conf->nr_cgroups);
 	gpu_json(d, f);
 	fputs("}\n", f);
 }
@@ -302,8 +321,7 @@ void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 		fprintf(f, "          busy, backing off: %llu pages (retried when their time comes, later each time they are busy again)\n",
 			(unsigned long long)s->busy_backoff_pages);
 	status_decision(s, f);
-	fprintf(f, "copy threads: %u (mode %s)\n", s->copy_threads,
-		conf_copy_mode_name(d->conf->copy_threads.mode));
+	status_copy(d, f, false);
 	fprintf(f, "cgroups:  %d with budgets (tierctl cgroups)\n",
 		d->conf->nr_cgroups);
 	status_gpu(d, f);

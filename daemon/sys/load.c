@@ -99,3 +99,19 @@ int load_node_cpus(const char *root, int node, uint64_t mask[LOAD_MASK_WORDS])
 	}
 	return n;
 }
+
+int load_possible_cpus(const char *root, unsigned int *ret_nr)
+{
+	uint64_t bits[CPULIST_MAX_IDS / 64];
+	int r = cpulist_read(root, "sys/devices/system/cpu/possible", bits, CPULIST_MAX_IDS,
+			     NULL);
+
+	if (r < 0)
+		return r;
+	for (int w = CPULIST_MAX_IDS / 64 - 1; w >= 0; w--)
+		if (bits[w]) {
+			*ret_nr = (unsigned int)(w * 64 + 64 - __builtin_clzll(bits[w]));
+			return 0;
+		}
+	return -EINVAL;
+}

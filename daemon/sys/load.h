@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * CPU load for the copy-thread controller: PSI cpu pressure, per-CPU busy
- * time from /proc/stat, and which CPUs belong to a node.  Every reader
- * takes the root directory ("" on a real system) so tests use fixtures.
+ * time from /proc/stat, which CPUs belong to a node, and how many CPU ids
+ * the kernel has.  Every reader takes the root directory ("" on a real
+ * system) so tests use fixtures.
  */
 #ifndef TIERD_SYS_LOAD_H
 #define TIERD_SYS_LOAD_H
@@ -36,5 +37,11 @@ unsigned int load_idle_cpus(const struct load_cpu_times *a, const struct load_cp
 /* ROOT/sys/devices/system/node/nodeN/cpulist as a mask; returns the CPU
  * count (0 for a CPU-less node) or a negative errno. */
 int load_node_cpus(const char *root, int node, uint64_t mask[LOAD_MASK_WORDS]);
+
+/* The kernel's nr_cpu_ids: the highest id in
+ * ROOT/sys/devices/system/cpu/possible + 1 (8 for "0-3,6-7"), the most
+ * threads vm.migrate_copy_threads takes.  0, -ENOENT, -EINVAL (unparsable
+ * or empty), -ERANGE (an id at or above CPULIST_MAX_IDS). */
+int load_possible_cpus(const char *root, unsigned int *ret_nr);
 
 #endif

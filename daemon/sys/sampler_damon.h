@@ -10,6 +10,7 @@
 #define TIERD_SYS_SAMPLER_DAMON_H
 
 #include "damon_feed.h"
+#include "page_geom.h"
 #include "sampler.h"
 
 struct sampler_damon_params {
@@ -18,6 +19,8 @@ struct sampler_damon_params {
 	const char *procfs_root;	/* NULL: /proc; a fixture in tests (the kdamond's CPU time) */
 	uint64_t sample_us, aggr_us, update_us;	/* DAMON monitoring intervals */
 	uint32_t min_nr_regions, max_nr_regions;
+	/* The kernel's: statm's page counts are in its base pages. */
+	struct page_geom geom;
 	/* The policy's unit (the PMD range): regions and intervals are fitted
 	 * to the targets' memory at this size (core/damon_fit.h); 0: the
 	 * configured ones, whatever the memory. */
@@ -40,8 +43,9 @@ struct sampler_damon_params {
 	void *before_io_arg;
 };
 
-/* 5 ms sampling, 100 ms aggregation, 1 s regions update, 10..1000 regions, 64 targets. */
-void sampler_damon_params_default(struct sampler_damon_params *p);
+/* 5 ms sampling, 100 ms aggregation, 1 s regions update, 10..1000 regions, 64 targets,
+ * in the page geometry @g. */
+void sampler_damon_params_default(struct sampler_damon_params *p, const struct page_geom *g);
 
 int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret);
 

@@ -342,7 +342,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot read the kernel's page sizes\n");
 		return 1;
 	}
-	sampler_damon_params_default(&p);
+	sampler_damon_params_default(&p, &geom);
 	if (argc > 1 && !strcmp(argv[1], "--feed")) {
 		use_feed = true;
 		argc--;

@@ -244,6 +244,72 @@ static void test_modes_and_sides(void)
 	CHECK_EQ_STR(ct_why_name(CT_W_RECOVER), "recover");
 }
 
+/*
+ * The kernel takes no more threads than nr_cpu_ids: on a 2-CPU machine a
+ * fixed 16 is 2, auto climbs 1 -> 2 and no further with 14 idle CPUs on
+ * the target, and a min of 4 is 2 even under pressure.  An unknown limit
+ * (0) or one above max bounds nothing.
+ */
+static void test_cpu_limit(void)
+{
+	struct ct_params p;
+	struct ct_state s;
+	struct ct_decision d;
+	struct ct_load busy = idle_machine;
+	struct ct_sample sm;
+
+	ct_params_default(&p);
+	p.mode = CT_FIXED;
+	p.min_threads = 4;
+	p.max_threads = 16;
+	p.cpu_limit = 2;
+	CHECK_EQ_INT(ct_max_threads(&p), 2);
+	CHECK_EQ_INT(ct_min_threads(&p), 2);
+	CHECK_EQ_INT(ct_init(&s, &p), 0);
+	ct_start(&s, &p, &idle_machine, &d);
+	CHECK_EQ_INT(d.threads, 2);
+	CHECK_EQ_INT(d.why, CT_W_FIXED);
+	ct_step(&s, &p, &idle_machine, NULL, SEC, &d);
+	CHECK_EQ_INT(d.threads, 2);
+	CHECK(!d.changed);
+	p.cpu_limit = 0;
+	CHECK_EQ_INT(ct_init(&s, &p), 0);
+	ct_start(&s, &p, &idle_machine, &d);
+	CHECK_EQ_INT(d.threads, 16);
+	p.cpu_limit = 32;
+	CHECK_EQ_INT(ct_max_threads(&p), 16);
+	CHECK_EQ_INT(ct_min_threads(&p), 4);
+
+	/* Auto, min 1: the climb stops at the limit, start count included. */
+	p.mode = CT_AUTO;
+	p.min_threads = 1;
+	p.cpu_limit = 2;
+	p.start_threads = 4;
+	CHECK_EQ_INT(ct_init(&s, &p), 0);
+	ct_start(&s, &p, &idle_machine, &d);
+	CHECK_EQ_INT(d.threads, 1);
+	for (uint64_t t = 1; t <= 4; t++) {
+		sm = move_at(&s);
+		ct_step(&s, &p, &idle_machine, &sm, t * SEC, &d);
+		CHECK_EQ_INT(d.threads, 2);
+	}
+	/* Long past the reprobe time: still 2. */
+	sm = move_at(&s);
+	ct_step(&s, &p, &idle_machine, &sm, 600 * SEC, &d);
+	CHECK_EQ_INT(d.threads, 2);
+
+	/* Auto, min 4 above the limit: 2 whatever the load. */
+	p.min_threads = 4;
+	p.start_threads = 0;
+	CHECK_EQ_INT(ct_init(&s, &p), 0);
+	CHECK_EQ_INT(s.threads, 2);
+	busy.psi_some_avg10_x100 = 9000;
+	ct_step(&s, &p, &busy, NULL, SEC, &d);
+	CHECK_EQ_INT(d.threads, 2);
+	ct_step(&s, &p, &idle_machine, NULL, 2 * SEC, &d);
+	CHECK_EQ_INT(d.threads, 2);
+}
+
 int main(void)
 {
 	RUN(test_climb_plateau_busy_recover);
@@ -251,5 +317,6 @@ int main(void)
 	RUN(test_start_threads);
 	RUN(test_start_before_load);
 	RUN(test_modes_and_sides);
+	RUN(test_cpu_limit);
 	return TEST_EXIT();
 }

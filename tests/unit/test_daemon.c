@@ -177,14 +177,25 @@ static void test_lifecycle(void)
 	d.stats.decision.held[POLICY_H_COOLDOWN] = 7;
 	d.stats.decision.unmet_bytes = 300 * 4096;
 	d.stats.decision_candidate_pages = 1324;
+	/* The copy threads as threads.c leaves them on a 2-CPU machine. */
+	d.stats.copy_threads = 2;
+	d.stats.copy_threads_max = 2;
+	d.stats.copy_threads_cpus = 2;
 	text = render_status(&d, false);
 	CHECK(strstr(text, "\ndecision: 1324 candidate pages, hot at heat >= 4, cold <= 2; planned 0 B up, 0 B down\n"
 			   "held:     cooldown 7, refill 300; 1.2 MiB hot found no room\n"));
+	CHECK(strstr(text, "\ncopy threads: 2 (mode auto, at most 2 of this machine's 2 CPUs)\n"));
 	free(text);
 	text = render_status(&d, true);
 	CHECK(strstr(text, "\"decision\":{\"hot_threshold\":4,\"cold_threshold\":2,\"candidate_pages\":1324,"
 			   "\"promote_bytes\":0,\"demote_bytes\":0,\"unmet_bytes\":1228800,\"held\":{\"cooldown\":7,"));
 	CHECK(strstr(text, "\"refill\":300}}"));
+	CHECK(strstr(text, "\"copy_threads\":2,\"copy_threads_mode\":\"auto\",\"copy_threads_max\":2,"
+			   "\"copy_threads_cpus\":2,"));
+	free(text);
+	d.stats.copy_threads = d.stats.copy_threads_max = 0;
+	text = render_status(&d, false);
+	CHECK(strstr(text, "\ncopy threads: 0 (mode auto)\n"));
 	free(text);
 
 	text = render(&d);

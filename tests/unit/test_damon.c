@@ -409,7 +409,7 @@ static struct sampler *mk_feed(struct fake_feed *ff)
 	struct sampler_damon_params p;
 	struct sampler *s = NULL;
 
-	sampler_damon_params_default(&p);
+	sampler_damon_params_default(&p, &test_geom);
 	p.admin_dir = admin;
 	p.runtime_dir = rundir;
 	p.procfs_root = procroot;
@@ -1656,16 +1656,59 @@ static bool starts_with(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-/* @pid's /proc/PID/statm with @bytes resident. */
-static void put_statm(pid_t pid, uint64_t bytes)
+/* @pid's /proc/PID/statm with @bytes resident, in base pages of @page bytes. */
+static void put_statm(pid_t pid, uint64_t bytes, uint64_t page)
 {
 	char rel[64], text[128];
-	uint64_t pages = bytes / (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t pages = bytes / page;
 
 	snprintf(rel, sizeof(rel), "proc/%d/statm", (int)pid);
 	snprintf(text, sizeof(text), "%llu %llu 0 0 0 0 0\n", (unsigned long long)pages * 2,
 		 (unsigned long long)pages);
 	put(rel, text);
+}
+
+/* What a fit writes first: the regions' minimum, the two intervals, the
+ * regions' maximum.  Returns what @log holds after them. */
+static const char *expect_attrs(const char *log, uint32_t min, uint64_t sample_us,
+				uint64_t aggr_us, uint32_t max)
+{
+	char want[512];
+	size_t n = (size_t)snprintf(want, sizeof(want),
+		"kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=%u\n"
+		"kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=%llu\n"
+		"kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=%llu\n"
+		"kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=%u\n",
+		min, (unsigned long long)sample_us, (unsigned long long)aggr_us, max);
+
+	if (strncmp(log, want, n)) {
+		fprintf(stderr, "attributes written:\n%s\nexpected first:\n%s", log, want);
+		CHECK(!"the fitted attributes");
+		return log;
+	}
+	return log + n;
+}
+
+/* A DAMON source on a fresh fixture tree in geometry @g, its regions
+ * fitted at the PMD range, started. */
+static struct sampler *mk_fit(const struct page_geom *g)
+{
+	char why[SAMPLER_WHY_MAX] = "";
+	struct sampler_damon_params p;
+	struct sampler *s = NULL;
+
+	reset();
+	sampler_damon_params_default(&p, g);
+	p.admin_dir = admin;
+	p.runtime_dir = rundir;
+	p.procfs_root = procroot;
+	p.on_write = kernel;
+	p.region_bytes = g->pmd;
+	CHECK_EQ_INT(sampler_damon_new(&p, &s), 0);
+	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
+	CHECK_EQ_STR(log_buf, start_seq);
+	log_buf[0] = '\0';
+	return s;
 }
 
 /*
@@ -1675,39 +1718,25 @@ static void put_statm(pid_t pid, uint64_t bytes)
  * sampled 2.048 times as seldom; a second target of 4 GiB doubles them,
  * each target starting with half.  The same targets write nothing, and
  * a footprint within the configured regions writes the configured ones.
+ * With 64 KiB pages statm counts 64 KiB pages and a range is 512 MiB:
+ * 1 TiB is the same 2048 ranges (read as 4 KiB pages it would be 64 GiB,
+ * 128 ranges, within the configured regions).
  */
 static void test_fit_to_targets(void)
 {
+	static const struct page_geom g64k = PAGE_GEOM_INIT(64ull << 10, 512ull << 20);
 	const pid_t one[] = { 100 }, two[] = { 100, 200 };
-	char why[SAMPLER_WHY_MAX] = "", want[2048];
-	struct sampler_damon_params p;
-	struct sampler *s = NULL;
+	struct sampler *s;
 
-	reset();
-	put_statm(100, 4ull << 30);
-	put_statm(200, 4ull << 30);
-	sampler_damon_params_default(&p);
-	p.admin_dir = admin;
-	p.runtime_dir = rundir;
-	p.procfs_root = procroot;
-	p.on_write = kernel;
-	p.region_bytes = 2ull << 20;
-	CHECK_EQ_INT(sampler_damon_new(&p, &s), 0);
-	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
-	CHECK_EQ_STR(log_buf, start_seq);
-
-	log_buf[0] = '\0';
+	s = mk_fit(&test_geom);
+	put_statm(100, 4ull << 30, test_geom.base);
+	put_statm(200, 4ull << 30, test_geom.base);
 	CHECK_EQ_INT(set_targets(s, one, 1), 0);
-	snprintf(want, sizeof(want),
-		 "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=2048\n"
-		 "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=10240\n"
-		 "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=204800\n"
-		 "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=2048\n"
-		 "kdamonds/0/contexts/0/targets/nr_targets=1\n"
-		 "kdamonds/0/contexts/0/targets/0/pid_target=100\n"
-		 "kdamonds/0/contexts/0/schemes/nr_schemes=1\n"
-		 SCHEME(0, 0) "kdamonds/0/state=on\n");
-	CHECK_EQ_STR(log_buf, want);
+	CHECK_EQ_STR(expect_attrs(log_buf, 2048, 10240, 204800, 2048),
+		     "kdamonds/0/contexts/0/targets/nr_targets=1\n"
+		     "kdamonds/0/contexts/0/targets/0/pid_target=100\n"
+		     "kdamonds/0/contexts/0/schemes/nr_schemes=1\n"
+		     SCHEME(0, 0) "kdamonds/0/state=on\n");
 
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(set_targets(s, one, 1), 0);
@@ -1715,22 +1744,22 @@ static void test_fit_to_targets(void)
 
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(set_targets(s, two, 2), 0);
-	CHECK(starts_with(log_buf,
-		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=2048\n"
-		      "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=20480\n"
-		      "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=409600\n"
-		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=4096\n"
-		      "kdamonds/0/contexts/0/targets/nr_targets=2\n"));
+	CHECK(starts_with(expect_attrs(log_buf, 2048, 20480, 409600, 4096),
+			  "kdamonds/0/contexts/0/targets/nr_targets=2\n"));
 
-	put_statm(100, 1ull << 30);
+	put_statm(100, 1ull << 30, test_geom.base);
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(set_targets(s, one, 1), 0);
-	CHECK(starts_with(log_buf,
-		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min=10\n"
-		      "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us=5000\n"
-		      "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us=100000\n"
-		      "kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max=1000\n"
-		      "kdamonds/0/contexts/0/targets/nr_targets=1\n"));
+	CHECK(starts_with(expect_attrs(log_buf, 10, 5000, 100000, 1000),
+			  "kdamonds/0/contexts/0/targets/nr_targets=1\n"));
+	sampler_stop(s);
+	sampler_free(s);
+
+	s = mk_fit(&g64k);
+	put_statm(100, 1ull << 40, g64k.base);
+	CHECK_EQ_INT(set_targets(s, one, 1), 0);
+	CHECK(starts_with(expect_attrs(log_buf, 2048, 10240, 204800, 2048),
+			  "kdamonds/0/contexts/0/targets/nr_targets=1\n"));
 	sampler_stop(s);
 	sampler_free(s);
 }

@@ -49,6 +49,16 @@ static void test_node_cpus(void)
 	CHECK_EQ_INT(load_node_cpus(a, 9, m), -ENOENT);
 }
 
+/* nr_cpu_ids is the highest possible id + 1, holes and all. */
+static void test_possible_cpus(void)
+{
+	unsigned int nr = 0;
+
+	CHECK_EQ_INT(load_possible_cpus(a, &nr), 0);
+	CHECK_EQ_INT(nr, 76);
+	CHECK_EQ_INT(load_possible_cpus(b, &nr), -ENOENT);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -60,5 +70,6 @@ int main(int argc, char **argv)
 	RUN(test_psi);
 	RUN(test_idle_cpus);
 	RUN(test_node_cpus);
+	RUN(test_possible_cpus);
 	return TEST_EXIT();
 }

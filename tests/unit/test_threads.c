@@ -3,7 +3,8 @@
  * The copy-thread step (daemon/threads.c) against a copy of
  * tests/fixtures/threads (argv[1]): load in, vm.migrate_copy_* out,
  * restored at exit, an administrator's change respected, nothing written
- * under --no-knobs, nothing done without the knobs.
+ * under --no-knobs, nothing done without the knobs, no more threads than
+ * the fixture's CPU ids.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -266,6 +267,108 @@ static void test_admin_numa_balancing(void)
 	conf.kernel.numa_balancing = CONF_NUMAB_COEXIST;
 }
 
+/* What the daemon logs from @fn (it logs to stderr), into @buf. */
+static void logged(void (*fn)(void *), void *arg, char *buf, size_t size)
+{
+	char path[] = "/tmp/test_threads_log.XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	ssize_t n;
+
+	fflush(stderr);
+	dup2(fd, 2);
+	fn(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, buf, size - 1, 0);
+	buf[n < 0 ? 0 : n] = '\0';
+	close(fd);
+	unlink(path);
+}
+
+struct run {
+	struct tierd *d;
+	struct threads *t;
+	int r;
+};
+
+static void run_new(void *arg)
+{
+	struct run *x = arg;
+
+	x->r = threads_new(x->d, &x->d->stats, &x->t);
+}
+
+static void run_reload(void *arg)
+{
+	struct run *x = arg;
+
+	threads_reload_apply(x->t, x->d);
+}
+
+/* A reload, then a tick at @now_ns; what the reload logged. */
+static const char *reload_step(struct run *x, uint64_t now_ns)
+{
+	static char log[1024];
+
+	logged(run_reload, x, log, sizeof(log));
+	advance_cpus(10);
+	CHECK_EQ_INT(threads_step(x->t, x->d, &x->d->stats, now_ns), 0);
+	return log;
+}
+
+/*
+ * A 2-CPU machine (cpu/possible "0-1": nr_cpu_ids 2) with the GPU config's
+ * fixed 16: the kernel takes 2 at most, so 2 it is, said once at start,
+ * and again on a reload only when the bounds change.
+ */
+static void test_cpu_limit(void)
+{
+	struct tierd d;
+	struct run x = { .d = &d };
+	char log[1024];
+
+	setup(&d, fixtures, "threads");
+	put("/sys/devices/system/cpu/possible", "0-1\n");
+	conf.copy_threads.mode = CONF_COPY_FIXED;
+	conf.copy_threads.min = 4;
+	conf.copy_threads.max = 16;
+	logged(run_new, &x, log, sizeof(log));
+	CHECK_EQ_INT(x.r, 0);
+	CHECK(strstr(log, "copy_threads.min 4 and max 16 are above this machine's 2 CPUs: at most 2 copy threads\n"));
+	CHECK_EQ_STR(get(MT), "1");
+	CHECK_EQ_STR(get(THREADS), "2");
+	CHECK_EQ_INT(d.stats.copy_threads, 2);
+	CHECK_EQ_INT(d.stats.copy_threads_max, 2);
+	CHECK_EQ_INT(d.stats.copy_threads_cpus, 2);
+	/* The same bounds again: nothing said. */
+	CHECK_EQ_STR(reload_step(&x, 1 * SEC), "");
+	CHECK_EQ_STR(get(THREADS), "2");
+	conf.copy_threads.min = 1;
+	CHECK_EQ_STR(reload_step(&x, 2 * SEC),
+		     "copy_threads.max 16 is above this machine's 2 CPUs: at most 2 copy threads\n");
+	CHECK_EQ_STR(get(THREADS), "2");
+	/* Within the limit: silent, and 1 is written. */
+	conf.copy_threads.max = 1;
+	CHECK_EQ_STR(reload_step(&x, 3 * SEC), "");
+	CHECK_EQ_STR(get(THREADS), "1");
+	CHECK_EQ_INT(d.stats.copy_threads_max, 1);
+	threads_restore_knobs(x.t, d.runtime_dir);
+	CHECK_EQ_STR(get(THREADS), "4");
+	threads_free(x.t);
+
+	/* No cpu/possible: the CPUs sysconf() counts, and that is said. */
+	setup(&d, fixtures, "threads");
+	remove(strcat(strcpy((char[PATH_MAX * 2]){ 0 }, tree), "/sys/devices/system/cpu/possible"));
+	logged(run_new, &x, log, sizeof(log));
+	CHECK_EQ_INT(x.r, 0);
+	CHECK(strstr(log, "/sys/devices/system/cpu/possible: copy threads are bounded by the "));
+	CHECK_EQ_INT(d.stats.copy_threads_cpus, sysconf(_SC_NPROCESSORS_CONF));
+	threads_restore_knobs(x.t, d.runtime_dir);
+	threads_free(x.t);
+	conf_defaults(&conf);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -277,6 +380,7 @@ int main(int argc, char **argv)
 	RUN(test_takeover_no_knobs_and_crash);
 	RUN(test_vanilla);
 	RUN(test_admin_numa_balancing);
+	RUN(test_cpu_limit);
 	nftw(tree, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return TEST_EXIT();
 }

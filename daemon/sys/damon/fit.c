@@ -4,23 +4,24 @@
  * (core/damon_fit.c has the rule and its cost): worked out when the
  * targets change, from their resident memory, and written with them.
  */
-#include <unistd.h>
-
 #include "../procmem.h"
 #include "source.h"
 
 int damon_fit_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
 {
 	const char *proc = d->p.procfs_root ? d->p.procfs_root : "/proc";
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), total = 0, rss;
+	uint64_t total = 0, rss;
 	struct damon_attrs fit;
 	int r;
 
 	if (!d->p.region_bytes || !n)
 		return 0;
-	/* A process gone since the pid list was made is the next change's. */
+	/* Read here, when the targets are written: the watcher (sample_watch.c)
+	 * reads RSS only while it must choose among more processes than it may
+	 * watch, and a drain may write a change ticks after it was asked.  A
+	 * process gone since the pid list was made is the next change's. */
 	for (size_t i = 0; i < n; i++)
-		if (proc_rss_bytes(proc, pids[i], page, &rss) == 0)
+		if (proc_rss_bytes(proc, pids[i], d->p.geom.base, &rss) == 0)
 			total += rss;
 	damon_fit(&d->conf, total, (uint32_t)n, d->p.region_bytes, &fit);
 	if (fit.sample_us == d->p.sample_us && fit.aggr_us == d->p.aggr_us &&

@@ -297,9 +297,10 @@ static const struct sampler_ops damon_ops = {
 	.free = damon_free,
 };
 
-void sampler_damon_params_default(struct sampler_damon_params *p)
+void sampler_damon_params_default(struct sampler_damon_params *p, const struct page_geom *g)
 {
 	memset(p, 0, sizeof(*p));
+	p->geom = *g;
 	p->sample_us = 5000;
 	p->aggr_us = 100000;
 	p->update_us = 1000000;
@@ -312,7 +313,7 @@ int sampler_damon_new(const struct sampler_damon_params *p, struct sampler **ret
 {
 	struct sampler_damon *d;
 
-	if (!p->runtime_dir || !p->max_targets || !p->sample_us ||
+	if (!p->runtime_dir || !p->geom.base || !p->max_targets || !p->sample_us ||
 	    p->aggr_us < p->sample_us || p->min_nr_regions < 3 ||
 	    p->max_nr_regions < p->min_nr_regions || p->max_targets > FEED_MAX_TARGETS) {
 		damon_feed_free(p->feed);
