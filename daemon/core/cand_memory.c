@@ -70,6 +70,8 @@ struct cand_range *cand_range(struct cand_ranges *r, pid_t pid, uint64_t addr)
 		else if (victim->pid && last_use(&set[w]) < last_use(victim))
 			victim = &set[w];
 	}
+	if (victim->pid)
+		r->forgotten++;
 	memset(victim, 0, sizeof(*victim));
 	victim->pid = pid;
 	victim->base = base;
@@ -116,7 +118,8 @@ bool cand_known_low(const struct cand_ranges *r, const struct hot_entry_view *v,
 }
 
 /*
- * A range known fast whose CAND_FAST_RECHECK_NS ran out: RECHECK_PAGES of its
+ * A range known fast whose CAND_FAST_RECHECK_NS ran out, or one the memory
+ * does not know once it has forgotten ranges: RECHECK_PAGES of its
  * base pages (512 in a 2 MiB PMD), evenly spaced, from an offset that moves
  * on with every recheck period (so every page is looked at within pages /
  * RECHECK_PAGES periods), instead of all of them.  True, and known fast
@@ -125,10 +128,14 @@ bool cand_known_low(const struct cand_ranges *r, const struct hot_entry_view *v,
  * set, and the policy sorting them all, every 10 s, would be tierd's
  * largest steady cost for nothing: with the sample, the decide path's
  * steady-state CPU in the lab is 0.17% of a vCPU, against 1.6% for whole
- * queries.  Not for THPs (one query page anyway), processes with a
- * placement rule (a range of theirs on the fast tier may still go to the
- * rule's GPU node: queried whole, it is a candidate once a period), or
- * ranges never seen fast.
+ * queries.  A hot set larger than the memory (more than CAND_RANGE_SLOTS
+ * ranges: 128 GiB of 2 MiB ranges) has it forget ranges it saw fast, and
+ * the hottest of them, queried whole, would take every tick's candidate
+ * slots from the ranges still to promote: a range the memory does not
+ * know is sampled too once it has forgotten one.  Not for THPs (one query
+ * page anyway), processes with a placement rule (a range of theirs on the
+ * fast tier may still go to the rule's GPU node: queried whole, it is a
+ * candidate once a period), or ranges the memory knows were not fast.
  */
 bool cand_still_fast(struct cand_ranges *r, const struct cand_procs *procs,
 		     const struct cand_io *io, const struct topology *topo,
@@ -141,7 +148,8 @@ bool cand_still_fast(struct cand_ranges *r, const struct cand_procs *procs,
 	void *addrs[RECHECK_PAGES];
 	int status[RECHECK_PAGES];
 
-	if (!rg || !rg->fast_seen || !proc || proc->rule >= 0 || v->len != r->geom.pmd ||
+	if ((rg ? !rg->fast_seen : !r->forgotten) || !proc || proc->rule >= 0 ||
+	    v->len != r->geom.pmd ||
 	    (io->is_thp && io->is_thp(io->ctx, v->pid, v->addr) == 1))
 		return false;
 	for (size_t i = 0; i < RECHECK_PAGES; i++)

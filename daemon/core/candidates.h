@@ -113,6 +113,9 @@ struct cand_denied {
 
 struct cand_ranges {
 	struct page_geom geom; /* the kernel's: a range is one PMD */
+	/* Ranges it forgot for others: once it has, a range it does not know
+	 * may be one it knew fast (cand_still_fast()). */
+	uint64_t forgotten;
 	struct cand_range slot[CAND_RANGE_SLOTS];
 	struct cand_denied denied[CAND_DENIED_SLOTS];
 };

@@ -6,7 +6,10 @@
  *   - the range memory remembers every range of an 8 GiB hot set;
  *   - once the hottest 4096 ranges are on the fast tier and known there,
  *     the head goes on past them: the colder ranges still on the slow
- *     node become candidates, and the next tick goes on from there.
+ *     node become candidates, and the next tick goes on from there;
+ *   - a hot set larger than the range memory: the fast ranges it forgot
+ *     are rechecked by a sample, not queried whole, and the slow ranges
+ *     past them are the tick's candidates.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -146,9 +149,42 @@ static void test_head_past_views(void)
 	cand_select_free(sel);
 }
 
+/*
+ * The hottest 2000 ranges are on the fast tier, the memory saw them there,
+ * then forgot them for twice its size of other ranges (a hot set past
+ * CAND_RANGE_SLOTS ranges).  Queried whole, they would fill the cap with
+ * candidates that have nowhere to go, tick after tick.
+ */
+static void test_forgotten_fast(void)
+{
+	const uint64_t nr_fast = 2000;
+	struct cand_select *sel;
+	struct cand_out out;
+	size_t known = 0;
+
+	setup();
+	for (uint64_t r = 0; r < NR_RANGES; r++) {
+		node_of[r] = r < nr_fast ? 0 : 1;
+		if (r < nr_fast)
+			cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen =
+				cand_time(2 * SEC);
+	}
+	for (uint64_t r = 0; r < 2 * CAND_RANGE_SLOTS; r++)
+		cand_range(&ranges, PID + 1, scattered(r))->fast_seen = cand_time(2 * SEC + SEC / 2);
+	for (uint64_t r = 0; r < nr_fast; r++)
+		known += cand_range_peek(&ranges, PID, BASE + r * TEST_HUGE_SIZE) != NULL;
+	CHECK(known < nr_fast / 10);
+	CHECK(ranges.forgotten > 0);
+
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
+	check_next(run(sel, 3 * SEC, &out), nr_fast);
+	cand_select_free(sel);
+}
+
 int main(void)
 {
 	RUN(test_memory_holds_hot_set);
 	RUN(test_head_past_views);
+	RUN(test_forgotten_fast);
 	return TEST_EXIT();
 }
