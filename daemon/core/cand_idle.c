@@ -7,7 +7,7 @@
 
 /*
  * Does the PMD range at @addr of @pid hold pages tierd could demote?
- * RECHECK_PAGES of its pages, evenly spaced: true when one is on a node
+ * CAND_SAMPLE_PAGES of its pages, evenly spaced: true when one is on a node
  * above the lowest tier.  A range whose sample is all on the lowest tier
  * is remembered as low (the passes skip it for CAND_FAST_RECHECK_NS); one whose
  * sample is all unmapped is sparse memory, little to gain, and left.  So
@@ -16,15 +16,12 @@
  */
 static bool idle_worth(struct cand_select *m, pid_t pid, uint64_t addr, uint64_t now_ns)
 {
-	void *addrs[RECHECK_PAGES];
-	int status[RECHECK_PAGES];
+	int status[CAND_SAMPLE_PAGES];
 	size_t mapped = 0;
 
-	for (size_t i = 0; i < RECHECK_PAGES; i++)
-		addrs[i] = (void *)(uintptr_t)(addr + ((i * (m->pmd_pages / RECHECK_PAGES)) << m->geom.shift));
-	if (m->io->query(m->io->ctx, pid, RECHECK_PAGES, addrs, status) < 0)
+	if (cand_sample_query(m->io, &m->geom, pid, addr, 0, status) < 0)
 		return false;
-	for (size_t i = 0; i < RECHECK_PAGES; i++) {
+	for (size_t i = 0; i < CAND_SAMPLE_PAGES; i++) {
 		int idx = status[i] >= 0 ? topo_node_index(m->topo, status[i]) : -1;
 
 		if (idx < 0)
@@ -33,7 +30,7 @@ static bool idle_worth(struct cand_select *m, pid_t pid, uint64_t addr, uint64_t
 		if (m->topo->nodes[idx].tier != m->topo->nr_tiers - 1)
 			return true;
 	}
-	if (mapped == RECHECK_PAGES)
+	if (mapped == CAND_SAMPLE_PAGES)
 		cand_range(m->ranges, pid, addr)->low_seen = cand_time(now_ns);
 	return false;
 }
@@ -100,7 +97,7 @@ void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 			if (!stop && (hot_entry_len(m->hot, r->pid, a) || cand_known_low(m->ranges, &v, now_ns)))
 				continue;
 			if (!stop) {
-				m->idle_queried += RECHECK_PAGES;
+				m->idle_queried += CAND_SAMPLE_PAGES;
 				if (!idle_worth(m, r->pid, a, now_ns))
 					continue;
 				stop = !cand_stage_entry(m, &v, true, now_ns);

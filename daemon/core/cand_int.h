@@ -18,7 +18,6 @@
 			  * or a PMD's when more (8192 in 512 MiB) */
 #define COLD_WINDOWS 2 /* MAX_VIEWS selections the coldest pass makes a tick */
 #define HOT_WINDOWS 2 /* and the head past its first MAX_VIEWS */
-#define RECHECK_PAGES 16 /* of a range's 512 a sample query looks at */
 #define IDLE_QUERY_PAGES (64u << 10) /* base pages the idle pass queries a tick */
 #define IDLE_VISITS (64u << 10) /* idle 2 MiB ranges it looks at a tick: 128 GiB */
 

@@ -5,8 +5,6 @@
 
 #include "candidates.h"
 
-#define RECHECK_PAGES 16 /* of a known-fast range's 512 (or more), see cand_still_fast() */
-
 const struct cand_proc *cand_proc_find(const struct cand_procs *p, pid_t pid)
 {
 	int lo = 0, hi = p->nr;
@@ -117,12 +115,23 @@ bool cand_known_low(const struct cand_ranges *r, const struct hot_entry_view *v,
 	return rg && seen_recently(rg->low_seen, now_ns);
 }
 
+int cand_sample_query(const struct cand_io *io, const struct page_geom *g, pid_t pid,
+		      uint64_t base, uint64_t off, int status[CAND_SAMPLE_PAGES])
+{
+	uint64_t stride = page_geom_pmd_pages(g) / CAND_SAMPLE_PAGES;
+	void *addrs[CAND_SAMPLE_PAGES];
+
+	for (size_t i = 0; i < CAND_SAMPLE_PAGES; i++)
+		addrs[i] = (void *)(uintptr_t)(base + ((off + i * stride) << g->shift));
+	return io->query(io->ctx, pid, CAND_SAMPLE_PAGES, addrs, status);
+}
+
 /*
  * A range known fast whose CAND_FAST_RECHECK_NS ran out, or one the memory
- * does not know once it has forgotten ranges: RECHECK_PAGES of its
+ * does not know once it has forgotten ranges: CAND_SAMPLE_PAGES of its
  * base pages (512 in a 2 MiB PMD), evenly spaced, from an offset that moves
  * on with every recheck period (so every page is looked at within pages /
- * RECHECK_PAGES periods), instead of all of them.  True, and known fast
+ * CAND_SAMPLE_PAGES periods), instead of all of them.  True, and known fast
  * again, when every one is still on a fast-tier node; else the caller
  * queries the range whole.  A whole query of every page of a settled hot
  * set, and the policy sorting them all, every 10 s, would be tierd's
@@ -143,21 +152,17 @@ bool cand_still_fast(struct cand_ranges *r, const struct cand_procs *procs,
 {
 	const struct cand_proc *proc = cand_proc_find(procs, v->pid);
 	const struct cand_range *rg = cand_range_peek(r, v->pid, v->addr);
-	uint64_t stride = page_geom_pmd_pages(&r->geom) / RECHECK_PAGES;
-	uint64_t off = now_ns / CAND_FAST_RECHECK_NS % stride;
-	void *addrs[RECHECK_PAGES];
-	int status[RECHECK_PAGES];
+	uint64_t stride = page_geom_pmd_pages(&r->geom) / CAND_SAMPLE_PAGES;
+	int status[CAND_SAMPLE_PAGES];
 
 	if ((rg ? !rg->fast_seen : !r->forgotten) || !proc || proc->rule >= 0 ||
 	    v->len != r->geom.pmd ||
 	    (io->is_thp && io->is_thp(io->ctx, v->pid, v->addr) == 1))
 		return false;
-	for (size_t i = 0; i < RECHECK_PAGES; i++)
-		addrs[i] = (void *)(uintptr_t)(v->addr +
-			((off + i * stride) << r->geom.shift));
-	if (io->query(io->ctx, v->pid, RECHECK_PAGES, addrs, status) < 0)
+	if (cand_sample_query(io, &r->geom, v->pid, v->addr,
+			      now_ns / CAND_FAST_RECHECK_NS % stride, status) < 0)
 		return false;
-	for (size_t i = 0; i < RECHECK_PAGES; i++) {
+	for (size_t i = 0; i < CAND_SAMPLE_PAGES; i++) {
 		int idx = topo_node_index(topo, status[i]);
 
 		if (idx < 0 || !cand_settled_node(topo, idx, topo_fast_tier(topo)))

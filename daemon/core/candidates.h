@@ -162,6 +162,18 @@ static inline bool cand_settled_node(const struct topology *topo, int i, int fas
 	return topo->nodes[i].gpu || topo->nodes[i].tier == fast_tier;
 }
 
+/* Pages a sample query of a range looks at, of its 512 (or more). */
+#define CAND_SAMPLE_PAGES 16
+
+struct cand_io;
+/*
+ * The nodes of CAND_SAMPLE_PAGES pages of @pid's PMD range at @base,
+ * evenly spaced from its @off-th page (@off below the spacing), into
+ * @status: what @io's query returns.
+ */
+int cand_sample_query(const struct cand_io *io, const struct page_geom *g, pid_t pid,
+		      uint64_t base, uint64_t off, int status[CAND_SAMPLE_PAGES]);
+
 /* A range seen wholly on the fast tier (or the lowest) is not queried
  * again for this long. */
 #define CAND_FAST_RECHECK_NS (10 * 1000000000ull)
