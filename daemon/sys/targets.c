@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "procmem.h"
 #include "targets.h"
 
 /* The scan's scratch list lives right after the current one: pids[max..2max). */
@@ -116,18 +117,14 @@ static int pid_cmp(const void *a, const void *b)
 static bool process_matches(const struct targets *t, pid_t pid, const char *cgroup)
 {
 	struct proc_info pi = { .pid = pid };
-	unsigned long long size, rss;
-	char statm[128];
 
 	if (cgroup) {
 		snprintf(pi.cgroup, sizeof(pi.cgroup), "%s", cgroup);
 		pi.have_cgroup = true;
 	}
-	if (read_small(t->p.proc_root, pid, "statm", statm, sizeof(statm)))
+	/* Fails for a kernel thread too: no memory map. */
+	if (proc_rss_bytes(t->p.proc_root, pid, t->p.page_size, &pi.rss_bytes) < 0)
 		return false;
-	if (sscanf(statm, "%llu %llu", &size, &rss) != 2 || size == 0)
-		return false;	/* a kernel thread: no memory map */
-	pi.rss_bytes = rss * t->p.page_size;
 	for (size_t i = 0; i < t->p.nrules; i++) {
 		int r = rule_matches(t, &t->p.rules[i], &pi);
 
