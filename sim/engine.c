@@ -113,8 +113,9 @@ static void bill(struct engine *e, struct sim_result *res)
 	}
 }
 
-static void score(struct engine *e, struct sim_result *res, uint64_t now_ns)
+static void score(struct engine *e, void *st, struct sim_result *res, uint64_t now_ns)
 {
+	const struct sim_system *sys = e->run->sys;
 	uint32_t fast_ranges = 0, t, hot = 0, hot_fast = 0;
 
 	for (int n = 0; n < e->m->nr_nodes; n++)
@@ -134,10 +135,14 @@ static void score(struct engine *e, struct sim_result *res, uint64_t now_ns)
 		hot_fast += e->run->sys->all_fast || on_fast_tier(e, e->node[r]);
 	}
 	sim_series_add(res->series, (double)hot_fast / hot);
-	if (res->t50_ns < 0 && 2 * hot_fast >= hot)
+	if (res->t50_ns < 0 && 2 * hot_fast >= hot) {
 		res->t50_ns = now_ns;
-	if (res->t90_ns < 0 && 10 * (uint64_t)hot_fast >= 9 * (uint64_t)hot)
+		res->u50 = sys->units ? (int64_t)sys->units(st) : -1;
+	}
+	if (res->t90_ns < 0 && 10 * (uint64_t)hot_fast >= 9 * (uint64_t)hot) {
 		res->t90_ns = now_ns;
+		res->u90 = sys->units ? (int64_t)sys->units(st) : -1;
+	}
 }
 
 /* Whether @mv may run: a real move, room on the target, budget left. */
@@ -225,8 +230,9 @@ static void execute(struct engine *e, uint32_t n, struct sim_result *res)
 	res->stall_ns += spent;
 }
 
-static void dump_placement(const struct engine *e, uint64_t end_ns)
+static void dump_placement(const struct engine *e, void *st, uint64_t end_ns)
 {
+	const struct sim_system *sys = e->run->sys;
 	FILE *f = e->run->placement;
 	uint32_t n = e->s->nr_ranges;
 
@@ -236,7 +242,10 @@ static void dump_placement(const struct engine *e, uint64_t end_ns)
 	fputc(' ', f);
 	for (uint32_t r = 0; r < n; r++)
 		fputc(e->hot_t && e->acc[r] >= e->hot_t ? '1' : '0', f);
-	fputc('\n', f);
+	if (sys->units)
+		fprintf(f, " %llu\n", (unsigned long long)sys->units(st));
+	else
+		fputs(" -\n", f);
 }
 
 static void check(struct engine *e, struct sim_result *res)
@@ -312,6 +321,7 @@ static int engine_init(struct engine *e, const struct sim_run *run,
 		res->tenants[t].budget_bytes = s->budget_bytes[t];
 	res->footprint_bytes = (uint64_t)n * s->range_bytes;
 	res->t50_ns = res->t90_ns = -1;
+	res->u50 = res->u90 = -1;
 	if (place_initial(e))
 		return -ENOSPC;
 	for (uint32_t t = 0; t < s->nr_tenants; t++)
@@ -334,7 +344,7 @@ static int step(struct engine *e, void *st, uint64_t i, bool last,
 
 	bill(e, res);
 	/* The placement the interval ran on: as it stood at its start. */
-	score(e, res, i * e->s->interval_ns);
+	score(e, st, res, i * e->s->interval_ns);
 	if (run->sampler)
 		run->sampler->sample(run->sampler->state, e->acc,
 				     e->s->nr_ranges, e->seen, &res->sampler_ns);
@@ -345,7 +355,7 @@ static int step(struct engine *e, void *st, uint64_t i, bool last,
 		return r;
 	execute(e, n < e->max_moves ? n : e->max_moves, res);
 	if (run->placement)
-		dump_placement(e, v.now_ns);
+		dump_placement(e, st, v.now_ns);
 	check(e, res);
 	res->intervals++;
 	return 0;

@@ -60,6 +60,8 @@ struct sim_result {
 	uint64_t bytes_pingpong;	/* moves of a range moved before */
 	uint64_t moves_refused;		/* no room, over budget, out of time */
 	int64_t t50_ns, t90_ns;		/* hot set 50/90 % on the fast tier; -1 */
+	/* ... in the system's own units (sim_system.units) by then; -1 */
+	int64_t u50, u90;
 	struct sim_series *series;	/* the hot set's fast share over time */
 	uint32_t nr_tenants;
 	struct sim_tenant_result *tenants;
@@ -77,9 +79,10 @@ struct sim_run {
 	uint64_t max_intervals;
 	/*
 	 * NULL, or where each interval's placement goes, one line an interval:
-	 * "SYSTEM END_S NODES HOT", NODES a digit a range (its node after the
+	 * "SYSTEM END_S NODES HOT UNITS", NODES a digit a range (its node after the
 	 * interval's moves), HOT a '1' a range of the interval's hot set (the
-	 * one time_to_90pct_s scores) and '0' elsewhere.
+	 * one time_to_90pct_s scores) and '0' elsewhere, UNITS the system's own
+	 * count so far (sim_system.units) or '-'.
 	 */
 	FILE *placement;
 };

@@ -304,7 +304,7 @@ static int cmd_run(int argc, char **argv)
 			break;
 		}
 		rows[n] = (struct sim_row){ .trace = tname, .machine = m.name,
-					    .system = sys->name,
+					    .system = sys->name, .unit = sys->unit,
 					    .sampler = sys->own_sampler ? "own" :
 						       j[n].sampler.name,
 					    .res = &res[n],

@@ -421,7 +421,21 @@ static int numab_decide(void *st, const struct sim_view *v,
 	return 0;
 }
 
+/* Whole passes over the address space (mm->numa_scan_seq): the most any
+ * tenant's task has made. */
+static uint64_t numab_passes(void *state)
+{
+	const struct numab *nb = state;
+	uint32_t most = 0;
+
+	for (uint32_t i = 0; i < nb->s->nr_tenants; i++)
+		if (nb->tasks[i].seq > most)
+			most = nb->tasks[i].seq;
+	return most;
+}
+
 const struct sim_system sim_sys_numab = {
 	.name = "numa_balancing", .own_sampler = true, .fault_ns = NUMAB_FAULT_NS,
 	.init = numab_init, .decide = numab_decide, .destroy = numab_destroy,
+	.unit = "scan passes", .units = numab_passes,
 };

@@ -22,6 +22,22 @@ static void json_secs(FILE *f, int64_t ns)
 		fprintf(f, "%.3f", ns / 1e9);
 }
 
+static void json_count(FILE *f, int64_t n)
+{
+	if (n < 0)
+		fputs("null", f);
+	else
+		fprintf(f, "%lld", (long long)n);
+}
+
+static void json_str_or_null(FILE *f, const char *s)
+{
+	if (s)
+		json_str(f, s);
+	else
+		fputs("null", f);
+}
+
 static void json_tenants(FILE *f, const struct sim_row *row)
 {
 	const struct sim_result *res = row->res;
@@ -57,6 +73,12 @@ void sim_report_json(FILE *f, const struct sim_row *rows, size_t n)
 		json_secs(f, res->t50_ns);
 		fputs(", \"time_to_90pct_s\": ", f);
 		json_secs(f, res->t90_ns);
+		fputs(", \"unit\": ", f);
+		json_str_or_null(f, rows[i].unit);
+		fputs(", \"units_to_50pct\": ", f);
+		json_count(f, res->u50);
+		fputs(", \"units_to_90pct\": ", f);
+		json_count(f, res->u90);
 		fprintf(f, ", \"est_runtime_over_dram\": %.6f, \"bytes_migrated\": %llu, "
 			   "\"bytes_pingpong\": %llu, \"stall_s\": %.6f, "
 			   "\"sampler_cpu_s\": %.6f, \"moves_refused\": %llu, "
@@ -84,8 +106,9 @@ void sim_report_md(FILE *f, const struct sim_row *rows, size_t n)
 {
 	fputs("Model (tierd-sim): estimates on a machine model, not measurements.\n\n"
 	      "| trace | machine | system | sampler | footprint GiB | to 50 % s | "
-	      "to 90 % s | run time / all-DRAM | migrated GiB | ping-pong GiB |\n"
-	      "|---|---|---|---|---:|---:|---:|---:|---:|---:|\n", f);
+	      "to 90 % s | to 90 %, own units | run time / all-DRAM | migrated GiB | "
+	      "ping-pong GiB |\n"
+	      "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct sim_result *res = rows[i].res;
 
@@ -94,6 +117,12 @@ void sim_report_md(FILE *f, const struct sim_row *rows, size_t n)
 			res->footprint_bytes / 1073741824.0);
 		md_secs(f, res->t50_ns);
 		md_secs(f, res->t90_ns);
+		if (!rows[i].unit)
+			fputs(" |", f);
+		else if (res->u90 < 0)
+			fputs(" never |", f);
+		else
+			fprintf(f, " %lld %s |", (long long)res->u90, rows[i].unit);
 		fprintf(f, " %.3f | %.2f | %.2f |\n",
 			sim_row_runtime_over_dram(res),
 			res->bytes_migrated / 1073741824.0,

@@ -16,6 +16,7 @@ struct sim_row {
 	const char *machine;
 	const char *system;
 	const char *sampler;
+	const char *unit;	/* the system's own (sim_system.unit), or NULL */
 	const struct sim_result *res;
 	char *const *tenant_names;	/* [res->nr_tenants] */
 };

@@ -82,6 +82,7 @@ struct tsim {
 	uint64_t per_range_ns;
 	uint64_t clock_ns;	/* the migrator's clock */
 	uint64_t next_tick_ns;
+	uint64_t ticks;		/* manager_tick() calls so far */
 	/* The sampler model's view, for the next drain. */
 	const uint32_t *seen;
 	bool fresh;
@@ -688,6 +689,7 @@ static int tierd_decide(void *state, const struct sim_view *v, struct sim_move *
 				return r;
 		}
 		manager_tick(&t->mgr, now);
+		t->ticks++;
 		gap = (uint64_t)manager_interval_ms(&t->mgr) * 1000000ull;
 		/* A backlog's next tick starts when this one's copies end. */
 		if (t->clock_ns - now > gap)
@@ -699,12 +701,19 @@ static int tierd_decide(void *state, const struct sim_view *v, struct sim_move *
 	return 0;
 }
 
+static uint64_t tierd_ticks(void *state)
+{
+	return ((struct tsim *)state)->ticks;
+}
+
 const struct sim_system sim_sys_tierd_vanilla = {
 	.name = "tierd-vanilla", .kernel = SIM_KERNEL_VANILLA, .init = vanilla_init,
 	.decide = tierd_decide, .destroy = tierd_destroy,
+	.unit = "ticks", .units = tierd_ticks,
 };
 
 const struct sim_system sim_sys_tierd_patched = {
 	.name = "tierd-patched", .kernel = SIM_KERNEL_PATCHED, .init = patched_init,
 	.decide = tierd_decide, .destroy = tierd_destroy,
+	.unit = "ticks", .units = tierd_ticks,
 };

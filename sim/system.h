@@ -65,6 +65,14 @@ struct sim_system {
 	int (*decide)(void *state, const struct sim_view *v,
 		      struct sim_move *moves, uint32_t max, uint32_t *ret_n);
 	void (*destroy)(void *state);
+	/*
+	 * The system's own clock, where it has one: @unit ("ticks",
+	 * "scan passes") and @units(), how many have passed so far.  The
+	 * lab counts the same (tierd's tick lines, mm->numa_scan_seq), and
+	 * they do not depend on how fast the machine runs.  NULL: none.
+	 */
+	const char *unit;
+	uint64_t (*units)(void *state);
 };
 
 /* The system called @name, or NULL. */

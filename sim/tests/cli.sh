@@ -51,8 +51,24 @@ grep -q '^Model (tierd-sim)' "$d/1.md" || fail "Markdown not labelled as a model
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; assert [x["system"] for x in r]==["none","oracle"]; assert all(k in r[0] for k in ("trace","machine","system","footprint_bytes","time_to_90pct_s","est_runtime_over_dram","bytes_migrated","bytes_pingpong"))' "$d/1.json" ||
 	fail "JSON rows"
 
+# Each system's own clock where it has one: NUMA balancing's passes,
+# tierd's ticks, counted to 90% when it gets there, and none for the rest.
+"$sim" run --machine "$machines/lab.yaml" --gen uniform:footprint=64M,seconds=20,hot=0.25 \
+	--system none,numa_balancing,tierd-patched --json "$d/units.json" >/dev/null
+python3 - "$d/units.json" <<'PY' || fail "units to 90%"
+import json, sys
+rows = {r["system"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+assert rows["none"]["unit"] is None and rows["none"]["units_to_90pct"] is None, rows["none"]
+for name, unit in (("numa_balancing", "scan passes"), ("tierd-patched", "ticks")):
+    r = rows[name]
+    assert r["unit"] == unit, r
+    assert r["time_to_90pct_s"] is not None, r
+    assert isinstance(r["units_to_90pct"], int) and r["units_to_90pct"] >= 1, r
+    assert r["units_to_50pct"] <= r["units_to_90pct"], r
+PY
+
 # --placement: a line per interval and system, the nodes after the
-# interval's moves: none leaves every range on the slow node, the oracle
+# interval's moves and the system's own count: none leaves every range on the slow node, the oracle
 # has the hot set (8 of 32 ranges) on node 0 by the end of the first.
 "$sim" run --machine "$machines/lab.yaml" --gen uniform:footprint=64M,seconds=4,hot=0.25 \
 	--system none,oracle --placement "$d/place" >"$d/out"
@@ -61,8 +77,9 @@ import sys
 rows = [l.split() for l in open(sys.argv[1])]
 assert [(r[0], r[1]) for r in rows] == [(s, "%d.000000" % t) for s in ("none", "oracle")
                                         for t in range(1, 5)], rows
-for sysname, _, nodes, hot in rows:
+for sysname, _, nodes, hot, units in rows:
     assert len(nodes) == len(hot) == 32 and hot.count("1") == 8, (nodes, hot)
+    assert units == "-", units	# neither has a clock of its own
     if sysname == "none":
         assert nodes == "1" * 32, nodes
     else:

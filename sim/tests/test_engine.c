@@ -120,6 +120,7 @@ static void test_oracle(void)
 	CHECK_EQ_U64(res.bytes_pingpong, 0);
 	CHECK_EQ_INT(res.t50_ns, 10000000);
 	CHECK_EQ_INT(res.t90_ns, 10000000);
+	CHECK_EQ_INT(res.u90, -1);	/* no clock of its own */
 	sim_result_free(&res);
 }
 
@@ -146,6 +147,48 @@ static void test_pingpong(void)
 	CHECK_EQ_U64(res.bytes_pingpong, 2 * MIB);
 	CHECK_EQ_U64(res.stall_ns, 2 * (1000 + RANGE_NS));
 	CHECK_EQ_U64(res.tenants[0].max_fast_bytes, 2 * MIB);
+	sim_result_free(&res);
+}
+
+/* A system with a clock of its own: three ticks an interval. */
+static uint64_t ticks;
+
+static int ticking_decide(void *st, const struct sim_view *v,
+			  struct sim_move *moves, uint32_t max, uint32_t *ret_n)
+{
+	ticks += 3;
+	return script_decide(st, v, moves, max, ret_n);
+}
+
+static uint64_t ticking_units(void *st)
+{
+	return ticks;
+}
+
+static const struct sim_system ticking_sys = {
+	.name = "ticking", .init = script_init, .decide = ticking_decide,
+	.destroy = script_destroy, .unit = "ticks", .units = ticking_units,
+};
+
+/*
+ * Range 0 (10 of 15 accesses) promoted in interval 0, range 2 in
+ * interval 1: the hot set is half on the fast tier from interval 1, whole
+ * from interval 2 (which never comes), in the clock the system had then.
+ */
+static void test_units(void)
+{
+	struct script sc = { .n = { 1, 1 } };
+	struct sim_result res;
+
+	sc.moves[0][0] = (struct sim_move){ .range = 0, .node = 0 };
+	sc.moves[1][0] = (struct sim_move){ .range = 2, .node = 0 };
+	the_script = &sc;
+	ticks = 0;
+	res = run(&ticking_sys, 0, 10000000);
+	CHECK_EQ_INT(res.t50_ns, 10000000);
+	CHECK_EQ_INT(res.u50, 3);
+	CHECK_EQ_INT(res.t90_ns, -1);
+	CHECK_EQ_INT(res.u90, -1);
 	sim_result_free(&res);
 }
 
@@ -192,5 +235,6 @@ int main(void)
 	RUN(test_all_dram);
 	RUN(test_pingpong);
 	RUN(test_refusals);
+	RUN(test_units);
 	return TEST_EXIT();
 }
