@@ -2,8 +2,9 @@
 """The sim-validate benchmark's comparison (tests/lab/bench.d/sim_validate.py)
 on made-up lab runs: the lab's times to 50% and 90% and shares after k
 units from hotmap.log, NUMA balancing's scan passes, tierd's ticks placed
-on the system's clock, the machine files derived for the model, the rank
-correlation, and the three output files.
+on the system's clock, the model's own counts from its --placement lines,
+the machine files derived for the model, the rank correlation, and the
+three output files.
 
   bench-sim-validate.py SIM_VALIDATE_PY TIERD_SIM MACHINE_YAML
 """
@@ -73,6 +74,18 @@ def main():
     check("spearman, ties", rho([1, 1, 2, 3], [5, 5, 6, 7]), 1.0)
     check("spearman, a range never moved", rho([1, 2, 3, None], [1, 2, 3, 9]), 1.0)
     check("spearman, too few", sv.spearman([1, None], [1, 2]), None)
+    with tempfile.NamedTemporaryFile("w", suffix=".place") as f:
+        # tierd-sim --placement lines: SYSTEM END_S NODES HOT UNITS
+        f.write("tierd-vanilla 0.200000 11 00 1\nnumab 0.200000 11 00 -\n"
+                "tierd-vanilla 0.400000 01 10 3\n")
+        f.flush()
+        check("model units parsed", sv.sim_units(f.name, "tierd-vanilla"), [(0.2, 1), (0.4, 3)])
+        check("no model units", sv.sim_units(f.name, "numab"), [])
+    u = [(0.2, 1), (0.4, 3), (0.6, 5)]
+    check("model units by 0.4 s", sv.units_by(u, 0.0, 0.4), 3)
+    check("model units from 0.2 s to 0.6 s", sv.units_by(u, 0.2, 0.6), 4)
+    check("model units, none", (sv.units_by([], 0.0, 0.4), sv.units_by(u, 0.0, None)),
+          (None, None))
 
     with tempfile.TemporaryDirectory() as out:
         runs = os.path.join(out, "runs")

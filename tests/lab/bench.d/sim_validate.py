@@ -36,8 +36,9 @@ start (the lab's promote-run system_start_s; the simulator's t = 0).
 Per workload, system and source it reports: the hot set's share on node 0
 after k scan periods (NUMA balancing: sysctl scan_period_min_ms; tierd:
 the config's interval_ms, a tick), the time to 50% and 90% in seconds and
-in those units, the lab's own count of tierd ticks and NUMA balancing
-scan passes (mm->numa_scan_seq) by then, the bytes migrated, and the order
+in those units, the count of tierd ticks and NUMA balancing scan passes
+by then (the lab's: its tick lines, mm->numa_scan_seq; the model's: the
+units its --placement lines carry), the bytes migrated, and the order
 of the moves: the Spearman rank correlation, over the hot set's ranges,
 of the lab's and the trace model's move times (a range's move time: the
 first sample with half its pages on node 0).  For shift, the same from
@@ -177,6 +178,27 @@ def sim_placement(path, system):
         if f[0] == system:
             rows.append((float(f[1]), f[2], f[3]))
     return rows
+
+
+def sim_units(path, system):
+    """[(end_s, count)] of one system's own units (ticks, scan passes) from
+    its --placement lines; [] when it has none."""
+    out = []
+    for line in open(path):
+        f = line.split()
+        if f[0] == system and len(f) > 4 and f[4] != "-":
+            out.append((float(f[1]), int(f[4])))
+    return out
+
+
+def units_by(units, t0, t):
+    """The model's units counted in (t0, t]: at the interval that ends at t,
+    less those by t0 (both interval ends); None without units."""
+    if not units or t is None:
+        return None
+    at = [n for tt, n in units if tt <= t + 1e-6]
+    before = [n for tt, n in units if tt <= t0 + 1e-6]
+    return (at[-1] if at else 0) - (before[-1] if before else 0)
 
 
 def write_trace(path, lab, wl, footprint, hot, interval, seconds):
@@ -380,12 +402,14 @@ def main():
             for phase, window, t0 in phases:
                 series = {"lab": lab.series(window)}
                 place_rows = {}
+                model_units = {}
                 # The trace's hot set is the lab's, range for range.
                 trace_ranges = range((footprint // 2) // RANGE if window else 0,
                                      ((footprint // 2) // RANGE if window else 0) + nh)
                 for source in [x for x in SOURCES[1:] if x in sims]:
                     pr = sim_placement(sims[source][0], simname)
                     place_rows[source] = pr
+                    model_units[source] = sim_units(sims[source][0], simname)
                     hi = lab.shift if phase == "first" and lab.shift is not None else math.inf
                     lo = t0 if phase != "first" else -math.inf
                     series[source] = sim_series(pr, sims[source][2], lo, hi,
@@ -420,6 +444,9 @@ def main():
                     else:
                         sr = sims[source][1].get(simname, {})
                         row["bytes_migrated"] = sr.get("bytes_migrated") if phase == "first" else None
+                        n = units_by(model_units[source], t0, t0 + t90 if t90 is not None else None)
+                        row["scan_passes_by_90pct"] = n if name == "numa_balancing" else None
+                        row["ticks_by_90pct"] = n if name == "tierd" else None
                         row["order_vs_lab"] = (rnd(spearman(lab_moves, sim_move_times(
                             place_rows[source], trace_ranges, t0)), 2)
                             if source != "gen" else None)
@@ -453,15 +480,13 @@ def write_md(path, res):
                            for wl, v in res["calibrated_bytes_per_s"].items())))
         f.write("| workload | system | phase | source | first move (s) | 50% (s) | 90% (s) "
                 "| first move to 90% (s) | 90% (units) "
-                "| share after 1 / 2 / 4 / 8 units | lab: scan passes / ticks by 90% "
+                "| share after 1 / 2 / 4 / 8 units | scan passes / ticks by 90% "
                 "| MiB migrated | order vs lab (Spearman) |\n")
         f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for r in res["rows"]:
             sh = r["share_after_k_units"]
-            lab = "-"
-            if r["source"] == "lab":
-                lab = fmt(r["scan_passes_by_90pct"] if r["system"] == "numa_balancing"
-                          else r["ticks_by_90pct"])
+            lab = fmt(r["scan_passes_by_90pct"] if r["system"] == "numa_balancing"
+                      else r["ticks_by_90pct"])
             mib = None if r["bytes_migrated"] is None else round(r["bytes_migrated"] / 2**20)
             f.write("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
                 r["workload"], r["system"], r["phase"], r["source"], fmt(r["first_move_s"]),
