@@ -45,7 +45,6 @@ struct cand_select {
 	struct staged *staged; /* entries whose query is pending, QUERY_ENTRIES */
 	size_t nr_staged, staged_pages; /* their number, and their pages in addrs[] */
 	struct hot_cursor cold_cursor; /* where the coldest pass goes on from */
-	struct hot_cursor hot_cursor; /* where the head goes on past MAX_VIEWS */
 	pid_t idle_pid; /* where the idle pass goes on from (0: the first range) */
 	uint64_t idle_addr;
 	/* This tick's idle pass: ranges looked at, pages queried, and whether

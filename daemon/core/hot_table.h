@@ -188,11 +188,23 @@ void hot_cursor_after(const struct hot_table *t, const struct hot_entry_view *v,
 size_t hot_select_coldest_after(const struct hot_table *t, pid_t pid, uint64_t now_ns,
 				const struct hot_cursor *after, struct hot_entry_view *out,
 				size_t max);
-/* hot_select_hottest() of the entries after @after in the hottest-first
- * order, colder than it (NULL or lapsed: from the hottest). */
+/* Entries a selection leaves out: @fn true for those (its view's heat is
+ * the stored weight, not yet decayed). */
+struct hot_skip {
+	bool (*fn)(void *ctx, const struct hot_entry_view *v);
+	void *ctx;
+};
+
+/*
+ * hot_select_hottest() of the entries after @after in the hottest-first
+ * order, colder than it (NULL or lapsed: from the hottest), leaving out
+ * those @skip (NULL: none) says to: the @max hottest of the rest, in one
+ * pass over the table.  @skip is asked only of an entry hot enough to
+ * enter the selection.
+ */
 size_t hot_select_hottest_after(const struct hot_table *t, pid_t pid, uint64_t now_ns,
-				const struct hot_cursor *after, struct hot_entry_view *out,
-				size_t max);
+				const struct hot_cursor *after, const struct hot_skip *skip,
+				struct hot_entry_view *out, size_t max);
 
 /* Call @fn for every entry, in no order; stops early when @fn returns != 0
  * and returns that value.  @fn must not modify the table. */

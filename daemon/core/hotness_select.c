@@ -115,8 +115,8 @@ static void hot_sel_down(struct hot_entry_view *h, size_t n, size_t i, int dir)
 }
 
 static size_t hot_select(const struct hot_table *t, pid_t pid, bool use_min, double min_v,
-			 const struct hot_cursor *after, uint64_t now_ns,
-			 struct hot_entry_view *out, size_t max, int dir)
+			 const struct hot_cursor *after, const struct hot_skip *skip,
+			 uint64_t now_ns, struct hot_entry_view *out, size_t max, int dir)
 {
 	double inv = 1.0 / hot_scale(t, now_ns);
 	struct hot_entry_view from = { 0 };
@@ -158,6 +158,9 @@ static size_t hot_select(const struct hot_table *t, pid_t pid, bool use_min, dou
 		hot_view(t, pos, 1.0, &v);
 		if (after && !hot_worse(&v, &from, dir))
 			continue;	/* at or before the cursor */
+		/* Asked only of an entry the heap would take. */
+		if (skip && skip->fn(skip->ctx, &v))
+			continue;
 		if (n < max) {
 			out[n++] = v;
 			if (n == max)	/* heapify once full */
@@ -187,28 +190,28 @@ static size_t hot_select(const struct hot_table *t, pid_t pid, bool use_min, dou
 size_t hot_select_hottest(const struct hot_table *t, pid_t pid, double min_heat,
 			  uint64_t now_ns, struct hot_entry_view *out, size_t max)
 {
-	return hot_select(t, pid, min_heat > 0.0, min_heat * hot_scale(t, now_ns), NULL,
+	return hot_select(t, pid, min_heat > 0.0, min_heat * hot_scale(t, now_ns), NULL, NULL,
 			  now_ns, out, max, 1);
 }
 
 size_t hot_select_coldest(const struct hot_table *t, pid_t pid, uint64_t now_ns,
 			  struct hot_entry_view *out, size_t max)
 {
-	return hot_select(t, pid, false, 0.0, NULL, now_ns, out, max, -1);
+	return hot_select(t, pid, false, 0.0, NULL, NULL, now_ns, out, max, -1);
 }
 
 size_t hot_select_coldest_after(const struct hot_table *t, pid_t pid, uint64_t now_ns,
 				const struct hot_cursor *after, struct hot_entry_view *out,
 				size_t max)
 {
-	return hot_select(t, pid, false, 0.0, after, now_ns, out, max, -1);
+	return hot_select(t, pid, false, 0.0, after, NULL, now_ns, out, max, -1);
 }
 
 size_t hot_select_hottest_after(const struct hot_table *t, pid_t pid, uint64_t now_ns,
-				const struct hot_cursor *after, struct hot_entry_view *out,
-				size_t max)
+				const struct hot_cursor *after, const struct hot_skip *skip,
+				struct hot_entry_view *out, size_t max)
 {
-	return hot_select(t, pid, false, 0.0, after, now_ns, out, max, 1);
+	return hot_select(t, pid, false, 0.0, after, skip, now_ns, out, max, 1);
 }
 
 void hot_cursor_after(const struct hot_table *t, const struct hot_entry_view *v,

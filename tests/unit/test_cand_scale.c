@@ -7,6 +7,9 @@
  *   - once the hottest 4096 ranges are on the fast tier and known there,
  *     the head goes on past them: the colder ranges still on the slow
  *     node become candidates, and the next tick goes on from there;
+ *   - a range that grows hotter than where the last tick's walk stopped
+ *     is the next tick's first candidate, not one for when the walk has
+ *     gone round the whole table;
  *   - a hot set larger than the range memory: the fast ranges it forgot
  *     are rechecked by a sample, not queried whole, and the slow ranges
  *     past them are the tick's candidates.
@@ -150,6 +153,41 @@ static void test_head_past_views(void)
 }
 
 /*
+ * As test_head_past_views, then range 5000, far down the order, grows
+ * about as hot as range VIEWS + 15: hotter than every slow range left, so
+ * the next tick takes it first.
+ */
+static void test_head_follows_heat(void)
+{
+	const uint64_t riser = 5000;
+	struct cand_select *sel;
+	struct cand_out out;
+	size_t n;
+
+	setup();
+	for (uint64_t r = 0; r < NR_RANGES; r++) {
+		node_of[r] = r < VIEWS ? 0 : 1;
+		if (r < VIEWS)
+			cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen =
+				cand_time(2 * SEC);
+	}
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
+	check_next(run(sel, 3 * SEC, &out), VIEWS);
+	for (uint64_t r = VIEWS; r < VIEWS + CAP_RANGES; r++) {
+		node_of[r] = 0;
+		cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen = cand_time(3 * SEC);
+	}
+	CHECK(hot_record(&hot, PID, BASE + riser * TEST_HUGE_SIZE, TEST_HUGE_SIZE,
+			 (double)(riser - (VIEWS + 15)), 3 * SEC) > 0);
+	n = run(sel, 4 * SEC, &out);
+	CHECK_EQ_U64(n, CAP_RANGES);
+	CHECK_EQ_U64(cand[0].addr, BASE + riser * TEST_HUGE_SIZE);
+	for (size_t i = 1; i < n && i < CAP_RANGES; i++)
+		CHECK_EQ_U64(cand[i].addr, BASE + (VIEWS + CAP_RANGES + i - 1) * TEST_HUGE_SIZE);
+	cand_select_free(sel);
+}
+
+/*
  * The hottest 2000 ranges are on the fast tier, the memory saw them there,
  * then forgot them for twice its size of other ranges (a hot set past
  * CAND_RANGE_SLOTS ranges).  Queried whole, they would fill the cap with
@@ -185,6 +223,7 @@ int main(void)
 {
 	RUN(test_memory_holds_hot_set);
 	RUN(test_head_past_views);
+	RUN(test_head_follows_heat);
 	RUN(test_forgotten_fast);
 	return TEST_EXIT();
 }
