@@ -123,46 +123,15 @@ static void check_next(size_t n, uint64_t first)
 	}
 }
 
-static void test_head_past_views(void)
-{
-	struct cand_select *sel;
-	struct cand_out out;
-	size_t n;
-
-	setup();
-	/* The hottest VIEWS ranges promoted and known fast, the rest slow. */
-	for (uint64_t r = 0; r < NR_RANGES; r++) {
-		node_of[r] = r < VIEWS ? 0 : 1;
-		if (r < VIEWS)
-			cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen =
-				cand_time(2 * SEC);
-	}
-	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
-	n = run(sel, 3 * SEC, &out);
-	check_next(n, VIEWS);
-	CHECK(out.capped);
-
-	/* Those moved too: the next tick goes on past them. */
-	for (uint64_t r = VIEWS; r < VIEWS + CAP_RANGES; r++) {
-		node_of[r] = 0;
-		cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen = cand_time(3 * SEC);
-	}
-	n = run(sel, 4 * SEC, &out);
-	check_next(n, VIEWS + CAP_RANGES);
-	cand_select_free(sel);
-}
-
 /*
- * As test_head_past_views, then range 5000, far down the order, grows
- * about as hot as range VIEWS + 15: hotter than every slow range left, so
- * the next tick takes it first.
+ * The hottest VIEWS ranges promoted and known fast, the rest slow; a tick
+ * at 3 s takes the slow ones right past them, which then move too.
+ * Returns the selection for the next tick.
  */
-static void test_head_follows_heat(void)
+static struct cand_select *first_tick(void)
 {
-	const uint64_t riser = 5000;
 	struct cand_select *sel;
 	struct cand_out out;
-	size_t n;
 
 	setup();
 	for (uint64_t r = 0; r < NR_RANGES; r++) {
@@ -173,10 +142,36 @@ static void test_head_follows_heat(void)
 	}
 	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
 	check_next(run(sel, 3 * SEC, &out), VIEWS);
+	CHECK(out.capped);
 	for (uint64_t r = VIEWS; r < VIEWS + CAP_RANGES; r++) {
 		node_of[r] = 0;
 		cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen = cand_time(3 * SEC);
 	}
+	return sel;
+}
+
+/* The next tick goes on past the ranges the first one moved. */
+static void test_head_past_views(void)
+{
+	struct cand_select *sel = first_tick();
+	struct cand_out out;
+
+	check_next(run(sel, 4 * SEC, &out), VIEWS + CAP_RANGES);
+	cand_select_free(sel);
+}
+
+/*
+ * After the first tick, range 5000, far down the order, grows about as hot
+ * as range VIEWS + 15: hotter than every slow range left, so the next tick
+ * takes it first.
+ */
+static void test_head_follows_heat(void)
+{
+	const uint64_t riser = 5000;
+	struct cand_select *sel = first_tick();
+	struct cand_out out;
+	size_t n;
+
 	CHECK(hot_record(&hot, PID, BASE + riser * TEST_HUGE_SIZE, TEST_HUGE_SIZE,
 			 (double)(riser - (VIEWS + 15)), 3 * SEC) > 0);
 	n = run(sel, 4 * SEC, &out);
