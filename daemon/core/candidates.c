@@ -22,7 +22,8 @@
  *     pages (see cand_stage_entry()).
  *
  * What a tick looks at is bounded: MAX_VIEWS entries of the table a
- * selection, 1 + HOT_WINDOWS selections for the hottest (head_walk()) and
+ * selection, 1 + HOT_WINDOWS selections for the hottest (head_walk(),
+ * which rechecks at most HEAD_RECHECKS ranges by sample) and
  * COLD_WINDOWS for the coldest, COLD_QUERY_PAGES pages the coldest pass
  * queries and as many the idle pass, IDLE_VISITS idle 2 MiB ranges looked
  * at, and max_cand slots in all.
