@@ -331,9 +331,9 @@ static bool head_settled(void *ctx, const struct hot_entry_view *v)
  * (one pass over the table each), at most HOT_WINDOWS selections.  Not
  * from where an earlier tick stopped: heat moves, and a range that grew
  * hotter than that place would wait for the walk to go round the whole
- * table (in tierd-sim's 256 GiB Zipf workload with hardware sampling,
- * the hot set reached 90% on the fast tier after 39 s instead of 9 s,
- * tierd moving colder ranges first).  Returns the heat of the last entry
+ * table: on tierd-sim's 256 GiB Zipf workload with hardware sampling
+ * such a walk moves colder ranges first and takes the hot set to 90% on
+ * the fast tier in 39 s, this one in 9 s.  Returns the heat of the last entry
  * looked at (the coldest pass's floor).
  */
 static double head_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
