@@ -10,6 +10,8 @@
  *   - a range that grows hotter than where the last tick's walk stopped
  *     is the next tick's first candidate, not one for when the walk has
  *     gone round the whole table;
+ *   - ranges seen fast whose recheck is due: the head's walk rechecks 512
+ *     of them a tick by sample and passes over the rest;
  *   - a hot set larger than the range memory: the fast ranges it forgot
  *     are rechecked by a sample, not queried whole, and the slow ranges
  *     past them are the tick's candidates.
@@ -36,9 +38,11 @@ static struct cand_procs procs;
 static struct cand_ranges ranges;
 static struct policy_page cand[MAX_CAND];
 static unsigned char node_of[NR_RANGES];	/* of each range, all its pages */
+static size_t sample_queries;	/* of CAND_SAMPLE_PAGES pages */
 
 static int fake_query(void *ctx, pid_t pid, size_t count, void **addrs, int *status)
 {
+	sample_queries += count == CAND_SAMPLE_PAGES;
 	for (size_t i = 0; i < count; i++) {
 		uint64_t a = (uint64_t)(uintptr_t)addrs[i];
 		uint64_t r = (a - BASE) / TEST_HUGE_SIZE;
@@ -183,6 +187,33 @@ static void test_head_follows_heat(void)
 }
 
 /*
+ * Ranges 0..5499 on the fast tier, seen there at 2 s; their recheck is due
+ * at 13 s.  The head's VIEWS hottest are rechecked by sample, each; of the
+ * 1404 past them the walk rechecks 512 (HEAD_RECHECKS in candidates.c)
+ * and passes over the rest as still fast; the slow ranges after them are
+ * the tick's candidates.
+ */
+static void test_head_recheck_bound(void)
+{
+	const uint64_t nr_fast = 5500;
+	struct cand_select *sel;
+	struct cand_out out;
+
+	setup();
+	for (uint64_t r = 0; r < NR_RANGES; r++) {
+		node_of[r] = r < nr_fast ? 0 : 1;
+		if (r < nr_fast)
+			cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen =
+				cand_time(2 * SEC);
+	}
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
+	sample_queries = 0;
+	check_next(run(sel, 13 * SEC, &out), nr_fast);
+	CHECK_EQ_U64(sample_queries, VIEWS + 512);
+	cand_select_free(sel);
+}
+
+/*
  * The hottest 2000 ranges are on the fast tier, the memory saw them there,
  * then forgot them for twice its size of other ranges (a hot set past
  * CAND_RANGE_SLOTS ranges).  Queried whole, they would fill the cap with
@@ -219,6 +250,7 @@ int main(void)
 	RUN(test_memory_holds_hot_set);
 	RUN(test_head_past_views);
 	RUN(test_head_follows_heat);
+	RUN(test_head_recheck_bound);
 	RUN(test_forgotten_fast);
 	return TEST_EXIT();
 }
