@@ -78,6 +78,19 @@ static void setup(void)
 	procs.procs[0] = (struct cand_proc){ .pid = PID, .cgroup = -1, .rule = -1 };
 }
 
+/* setup(), with ranges 0..@nr_fast - 1 on the fast tier, seen there at 2 s,
+ * and the rest on the slow node. */
+static void setup_fast(uint64_t nr_fast)
+{
+	setup();
+	for (uint64_t r = 0; r < NR_RANGES; r++) {
+		node_of[r] = r < nr_fast ? 0 : 1;
+		if (r < nr_fast)
+			cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen =
+				cand_time(2 * SEC);
+	}
+}
+
 /* Range @i of a hot set scattered over 1 TiB, as a server's is. */
 static uint64_t scattered(uint64_t i)
 {
@@ -137,13 +150,7 @@ static struct cand_select *first_tick(void)
 	struct cand_select *sel;
 	struct cand_out out;
 
-	setup();
-	for (uint64_t r = 0; r < NR_RANGES; r++) {
-		node_of[r] = r < VIEWS ? 0 : 1;
-		if (r < VIEWS)
-			cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen =
-				cand_time(2 * SEC);
-	}
+	setup_fast(VIEWS);
 	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
 	check_next(run(sel, 3 * SEC, &out), VIEWS);
 	CHECK(out.capped);
@@ -199,13 +206,7 @@ static void test_head_recheck_bound(void)
 	struct cand_select *sel;
 	struct cand_out out;
 
-	setup();
-	for (uint64_t r = 0; r < NR_RANGES; r++) {
-		node_of[r] = r < nr_fast ? 0 : 1;
-		if (r < nr_fast)
-			cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen =
-				cand_time(2 * SEC);
-	}
+	setup_fast(nr_fast);
 	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
 	sample_queries = 0;
 	check_next(run(sel, 13 * SEC, &out), nr_fast);
@@ -226,13 +227,7 @@ static void test_forgotten_fast(void)
 	struct cand_out out;
 	size_t known = 0;
 
-	setup();
-	for (uint64_t r = 0; r < NR_RANGES; r++) {
-		node_of[r] = r < nr_fast ? 0 : 1;
-		if (r < nr_fast)
-			cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen =
-				cand_time(2 * SEC);
-	}
+	setup_fast(nr_fast);
 	for (uint64_t r = 0; r < 2 * CAND_RANGE_SLOTS; r++)
 		cand_range(&ranges, PID + 1, scattered(r))->fast_seen = cand_time(2 * SEC + SEC / 2);
 	for (uint64_t r = 0; r < nr_fast; r++)
