@@ -39,7 +39,6 @@ struct threads {
 	bool have_times;
 	bool active;		/* the controller writes the knobs */
 	bool said_off;
-	unsigned int cpu_limit;		/* the kernel's nr_cpu_ids; 0 unknown */
 	unsigned int said_min, said_max;	/* the bounds said to be above it; 0 none */
 	uint64_t cpu_mask[LOAD_MASK_WORDS];
 	unsigned int nr_cpus;
@@ -239,9 +238,8 @@ int threads_new(const struct tierd *d, struct tierd_stats *st, struct threads **
 	log_info("Kernel placement: %s; reclaim-time demotion %s", cs.why,
 		 cs.demotion_enabled < 0 ? "absent" : cs.demotion_enabled ? "on" : "off");
 
-	t->cpu_limit = cpu_limit_read(d);
-	st->copy_threads_cpus = t->cpu_limit;
-	ct_params_from_conf(d->conf, t->cpu_limit, &t->params);
+	st->copy_threads_cpus = cpu_limit_read(d);
+	ct_params_from_conf(d->conf, st->copy_threads_cpus, &t->params);
 	if (knobs_get(&t->ks, KNOB_COPY_THREADS, &v) == 0 && v > 0)
 		t->params.start_threads = (unsigned int)v;
 	r = ct_init(&t->ct, &t->params);
@@ -308,7 +306,7 @@ void threads_reload_apply(struct threads *t, const struct tierd *d)
 {
 	struct ct_params p;
 
-	ct_params_from_conf(d->conf, t->cpu_limit, &p);
+	ct_params_from_conf(d->conf, t->params.cpu_limit, &p);
 	p.start_threads = t->ct.threads;
 	if (ct_init(&t->ct, &p) == 0)
 		t->params = p;
