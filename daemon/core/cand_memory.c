@@ -121,6 +121,7 @@ int cand_sample_query(const struct cand_io *io, const struct page_geom *g, pid_t
 	uint64_t stride = page_geom_pmd_pages(g) / CAND_SAMPLE_PAGES;
 	void *addrs[CAND_SAMPLE_PAGES];
 
+	off %= stride;
 	for (size_t i = 0; i < CAND_SAMPLE_PAGES; i++)
 		addrs[i] = (void *)(uintptr_t)(base + ((off + i * stride) << g->shift));
 	return io->query(io->ctx, pid, CAND_SAMPLE_PAGES, addrs, status);
@@ -152,15 +153,14 @@ bool cand_still_fast(struct cand_ranges *r, const struct cand_procs *procs,
 {
 	const struct cand_proc *proc = cand_proc_find(procs, v->pid);
 	const struct cand_range *rg = cand_range_peek(r, v->pid, v->addr);
-	uint64_t stride = page_geom_pmd_pages(&r->geom) / CAND_SAMPLE_PAGES;
 	int status[CAND_SAMPLE_PAGES];
 
 	if ((rg ? !rg->fast_seen : !r->forgotten) || !proc || proc->rule >= 0 ||
 	    v->len != r->geom.pmd ||
 	    (io->is_thp && io->is_thp(io->ctx, v->pid, v->addr) == 1))
 		return false;
-	if (cand_sample_query(io, &r->geom, v->pid, v->addr,
-			      now_ns / CAND_FAST_RECHECK_NS % stride, status) < 0)
+	if (cand_sample_query(io, &r->geom, v->pid, v->addr, now_ns / CAND_FAST_RECHECK_NS,
+			      status) < 0)
 		return false;
 	for (size_t i = 0; i < CAND_SAMPLE_PAGES; i++) {
 		int idx = topo_node_index(topo, status[i]);

@@ -311,12 +311,15 @@ static bool head_settled(void *ctx, const struct hot_entry_view *v)
 {
 	struct head_skip_ctx *h = ctx;
 	struct cand_select *m = h->m;
-	const struct cand_range *rg = cand_range_peek(m->ranges, v->pid, v->addr);
+	const struct cand_range *rg;
 
-	if (!rg || !rg->fast_seen)
-		return false;
-	if (cand_known_fast(m->ranges, v, h->now_ns) || h->rechecks >= HEAD_RECHECKS)
+	if (cand_known_fast(m->ranges, v, h->now_ns))
 		return true;
+	rg = cand_range_peek(m->ranges, v->pid, v->addr);
+	if (!rg || !rg->fast_seen)
+		return false;	/* not seen fast: a candidate */
+	if (h->rechecks >= HEAD_RECHECKS)
+		return true;	/* its recheck is a later tick's */
 	h->rechecks++;
 	return cand_still_fast(m->ranges, m->procs, m->io, m->topo, v, h->now_ns);
 }

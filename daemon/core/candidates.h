@@ -168,8 +168,9 @@ static inline bool cand_settled_node(const struct topology *topo, int i, int fas
 struct cand_io;
 /*
  * The nodes of CAND_SAMPLE_PAGES pages of @pid's PMD range at @base,
- * evenly spaced from its @off-th page (@off below the spacing), into
- * @status: what @io's query returns.
+ * evenly spaced from its (@off modulo the spacing)-th page, so that
+ * consecutive @off look at every page in turn, into @status: what @io's
+ * query returns.
  */
 int cand_sample_query(const struct cand_io *io, const struct page_geom *g, pid_t pid,
 		      uint64_t base, uint64_t off, int status[CAND_SAMPLE_PAGES]);
