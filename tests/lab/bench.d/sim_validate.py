@@ -171,24 +171,25 @@ class LabRun:
 
 
 def sim_placement(path, system):
-    """[(end_s, nodes, hot)] of one system's --placement lines."""
+    """[(end_s, nodes, hot, count)] of one system's --placement lines, count
+    its own units so far (ticks, scan passes) or None."""
     rows = []
     for line in open(path):
         f = line.split()
         if f[0] == system:
-            rows.append((float(f[1]), f[2], f[3]))
+            n = int(f[4]) if len(f) > 4 and f[4] != "-" else None
+            rows.append((float(f[1]), f[2], f[3], n))
     return rows
 
 
+def units_of(rows):
+    """[(end_s, count)] of sim_placement() rows; [] when it has no units."""
+    return [(t, n) for t, _, _, n in rows if n is not None]
+
+
 def sim_units(path, system):
-    """[(end_s, count)] of one system's own units (ticks, scan passes) from
-    its --placement lines; [] when it has none."""
-    out = []
-    for line in open(path):
-        f = line.split()
-        if f[0] == system and len(f) > 4 and f[4] != "-":
-            out.append((float(f[1]), int(f[4])))
-    return out
+    """units_of() one system's --placement lines."""
+    return units_of(sim_placement(path, system))
 
 
 def units_by(units, t0, t):
@@ -259,7 +260,7 @@ def sim_series(rows, interval, lo, hi, ranges=None):
     set is @ranges, or else each interval's own (the one the model
     scores)."""
     out = []
-    for t, nodes, hot in rows:
+    for t, nodes, hot, _ in rows:
         h = list(ranges) if ranges is not None else [i for i, c in enumerate(hot) if c == "1"]
         if h and t - interval >= lo - 1e-6 and t <= hi + 1e-6:
             out.append((t, sum(nodes[i] == "0" for i in h) / len(h)))
@@ -267,7 +268,7 @@ def sim_series(rows, interval, lo, hi, ranges=None):
 
 
 def sim_move_times(rows, ranges, t0):
-    return [next((t for t, nodes, _ in rows if t >= t0 and nodes[r] == "0"), None)
+    return [next((t for t, nodes, _, _ in rows if t >= t0 and nodes[r] == "0"), None)
             for r in ranges]
 
 
@@ -409,7 +410,7 @@ def main():
                 for source in [x for x in SOURCES[1:] if x in sims]:
                     pr = sim_placement(sims[source][0], simname)
                     place_rows[source] = pr
-                    model_units[source] = sim_units(sims[source][0], simname)
+                    model_units[source] = units_of(pr)
                     hi = lab.shift if phase == "first" and lab.shift is not None else math.inf
                     lo = t0 if phase != "first" else -math.inf
                     series[source] = sim_series(pr, sims[source][2], lo, hi,
