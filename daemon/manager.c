@@ -164,6 +164,7 @@ static int step_decide(struct manager *m, uint64_t now_ns)
 	if (r < 0)
 		return r;
 	m->backlog = out->cut;
+	m->rate_held = rate_held(&out->stats);
 	retries = account_take_retries(a, now_ns, out->intents + out->nr_intents,
 				       DECIDE_MAX_RETRIES);
 	/* The policy did not weigh them: a retry onto a GPU rule's node
@@ -230,7 +231,7 @@ static int step_account(struct manager *m, uint64_t now_ns)
 		m->move_ns_total += run->elapsed_ns;
 	}
 	if (run->skipped_batches ||
-	    (m->gathered.capped && run->moved_bytes && !rate_held(&m->decided.stats)))
+	    (m->gathered.capped && run->moved_bytes && !m->rate_held))
 		m->backlog = true;
 	/* -v only: what a tick moved, to see where the time goes. */
 	log_debug("migrate at %.3f s: %zu calls, %.1f MiB moved in %.3f s of move_pages (calls of %.3f-%.3f s, %.3f s from the first's start to the last's end), %zu batches left for later, %zu for want of room",
@@ -327,6 +328,7 @@ int manager_tick(struct manager *m, uint64_t now_ns)
 	ret = r < 0 ? r : ret;
 	m->plan = NULL;
 	m->backlog = false;
+	m->rate_held = false;
 	m->gathered.capped = false;
 	memset(&m->run, 0, sizeof(m->run));
 	hot = sample_table(m->sample);
@@ -342,7 +344,9 @@ int manager_tick(struct manager *m, uint64_t now_ns)
 	ret = r < 0 ? r : ret;
 	tierd_rest_priority(d);
 
-	if (manager_tick_idle(hot, m->plan, m->gathered.slots))
+	/* A rate limit's hold is not idle: a slower pace would only
+	 * stretch the wait for the bucket. */
+	if (manager_tick_idle(hot, m->plan, m->gathered.slots) && !m->rate_held)
 		m->idle_ticks++;
 	else
 		m->idle_ticks = 0;

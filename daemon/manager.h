@@ -95,6 +95,9 @@ struct manager {
 	 * does not spin on what cannot, or may not yet, move.
 	 */
 	bool backlog;
+	/* This tick's decide held a move back for a rate limit: the moves
+	 * wait for the bucket, not for heat, so the tick is not idle. */
+	bool rate_held;
 	uint64_t moved_bytes_total; /* reached their target node */
 	uint64_t move_ns_total; /* time spent in move_pages calls */
 

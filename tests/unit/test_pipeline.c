@@ -440,6 +440,39 @@ static void test_backlog(void)
 	stop(&d);
 }
 
+/* A rate limit of 4 MB/s at 500 ms ticks: a bucket of one 2 MiB range.
+ * The tick after a move finds it half full and holds the next hot range;
+ * that tick is not idle (the pace and the interval stay), and the range
+ * moves once the bucket has refilled. */
+static void test_rate_held_not_idle(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct manager_ops fk;
+	char root[4096];
+
+	setup(&d,
+	      "interval_ms: 500\n"
+	      "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
+	      "promotion: {max_rate_mb_per_s: 4, batch_pages: 512}\n"
+	      "demotion: {enabled: false}\n"
+	      "copy_threads: {mode: off}\n",
+	      root, sizeof(root), &sf, &map, &fk);
+	CHECK_EQ_INT(start(&d, &fk), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 4 * MIB, 20.0), 0);
+	CHECK_EQ_INT(manager_tick(&mgr, 1 * SEC), 0);
+	CHECK_EQ_INT(count_on(&map, 0, NPAGES, 0), ENTRY_PAGES);
+	CHECK_EQ_INT(manager_tick(&mgr, 1 * SEC + SEC / 4), 0);
+	CHECK_EQ_INT(count_on(&map, 0, NPAGES, 0), ENTRY_PAGES);
+	CHECK(d.stats.decision.held[POLICY_H_GLOBAL_RATE] > 0);
+	CHECK_EQ_INT(mgr.idle_ticks, 0);
+	CHECK_EQ_INT(manager_interval_ms(&mgr), 500);
+	CHECK_EQ_INT(manager_tick(&mgr, 1 * SEC + 3 * SEC / 4), 0);
+	CHECK_EQ_INT(count_on(&map, 0, NPAGES, 0), NPAGES);
+	stop(&d);
+}
+
 /*
  * 4 KiB entries (the BPF source's): page 0 of a range, on node 0, and
  * page 1, on node 1, both hot.  Page 0's query must not mark the whole
@@ -544,6 +577,7 @@ int main(int argc, char **argv)
 	RUN(test_dry_run);
 	RUN(test_address_counts);
 	RUN(test_backlog);
+	RUN(test_rate_held_not_idle);
 	RUN(test_small_entries_no_range_mark);
 	RUN(test_query_runs);
 	pipe_env_fini();
