@@ -294,18 +294,23 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 {
 	const struct tierd_conf *c = in->conf;
 	uint64_t cg_burst[CONF_MAX_CGROUPS];
+	bool cg_full[CONF_MAX_CGROUPS];
 	struct cand_in ci = {
 		.topo = in->topo, .hot = in->hot, .procs = in->procs, .ranges = in->ranges,
-		.demote = in->demote, .cg_burst = cg_burst,
+		.demote = in->demote, .cg_burst = cg_burst, .cg_full = cg_full,
 		.idle = in->idle, .idle_min_ns = m->pp.cold_age_ns,
 	};
 
 	if (c->promotion.max_rate_mb_per_s)
 		ci.global_burst = decide_burst_bytes(c->promotion.max_rate_mb_per_s,
 						     c->interval_ms, &m->geom);
-	for (int i = 0; i < c->nr_cgroups; i++)
+	for (int i = 0; i < c->nr_cgroups; i++) {
+		uint64_t max = c->cgroups[i].fast_tier_max_bytes;
+
 		cg_burst[i] = decide_burst_bytes(c->cgroups[i].migrate_max_mb_per_s,
 						 c->interval_ms, &m->geom);
+		cg_full[i] = max && in->fast_bytes && in->fast_bytes[i] >= max;
+	}
 	if (m->procs_generation != in->procs->generation)
 		match_rules(m, in->procs);
 	read_gpu_usage(m, now_ns);

@@ -85,6 +85,7 @@ struct gather_in {
 	struct cand_ranges *ranges;
 	const struct idle_set *idle; /* sample_idle() */
 	bool demote; /* keep a quarter of the candidates for the coldest */
+	const uint64_t *fast_bytes; /* each cgroup's, gather_usage() */
 };
 
 int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_cand,

@@ -279,25 +279,39 @@ bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
  */
 static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns);
 
-/* Stage @v unless it is known fast; false when @limit slots are taken. */
+/* Is @v's process in a cgroup at its fast-tier cap?  The policy promotes
+ * none of its pages, which would take every tick's candidates from the
+ * other cgroups' where they are the hotter. */
+static bool cgroup_full(const struct cand_select *m, const struct hot_entry_view *v)
+{
+	const struct cand_proc *p;
+
+	if (!m->in->cg_full)
+		return false;
+	p = cand_proc_find(m->procs, v->pid);
+	return p && p->cgroup >= 0 && m->in->cg_full[p->cgroup];
+}
+
+/* Stage @v unless it is known fast or its cgroup is full; false when
+ * @limit slots are taken. */
 static bool head_take(struct cand_select *m, const struct hot_entry_view *v, size_t limit,
 		      uint64_t now_ns)
 {
 	if (cand_slots_taken(m, limit, now_ns) || m->cand_full)
 		return false;
-	if (!cand_known_fast(m->ranges, v, now_ns) &&
+	if (!cgroup_full(m, v) && !cand_known_fast(m->ranges, v, now_ns) &&
 	    !cand_still_fast(m->ranges, m->procs, m->io, m->topo, v, now_ns))
 		cand_stage_entry(m, v, false, now_ns);
 	return true;
 }
 
 /*
- * What the head's walk leaves out: a range known fast, and one seen fast
- * whose recheck is due, rechecked by its sample (cand_still_fast()) while
- * the tick's HEAD_RECHECKS last, else taken as still fast until a later
- * tick's: a settled hot set of tens of thousands of ranges, rechecked
- * whole every 10 s, would fill every window with ranges that stay where
- * they are.
+ * What the head's walk leaves out: a range known fast, one of a cgroup at
+ * its fast-tier cap (cgroup_full()), and one seen fast whose recheck is
+ * due, rechecked by its sample (cand_still_fast()) while the tick's
+ * HEAD_RECHECKS last, else taken as still fast until a later tick's: a
+ * settled hot set of tens of thousands of ranges, rechecked whole every
+ * 10 s, would fill every window with ranges that stay where they are.
  */
 #define HEAD_RECHECKS 512
 
@@ -313,7 +327,7 @@ static bool head_settled(void *ctx, const struct hot_entry_view *v)
 	struct cand_select *m = h->m;
 	const struct cand_range *rg;
 
-	if (cand_known_fast(m->ranges, v, h->now_ns))
+	if (cand_known_fast(m->ranges, v, h->now_ns) || cgroup_full(m, v))
 		return true;
 	rg = cand_range_peek(m->ranges, v->pid, v->addr);
 	if (!rg || !rg->fast_seen)

@@ -245,6 +245,9 @@ struct cand_in {
 	 * index: a range is one candidate only where a PMD fits them. */
 	uint64_t global_burst;
 	const uint64_t *cg_burst;
+	/* Per cgroup index (NULL: none), true when the cgroup is at its
+	 * fast-tier cap: its ranges are no promotion candidates. */
+	const bool *cg_full;
 };
 
 struct cand_out {

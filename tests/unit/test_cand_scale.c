@@ -14,7 +14,9 @@
  *     of them a tick by sample and passes over the rest;
  *   - a hot set larger than the range memory: the fast ranges it forgot
  *     are rechecked by a sample, not queried whole, and the slow ranges
- *     past them are the tick's candidates.
+ *     past them are the tick's candidates;
+ *   - a cgroup at its fast-tier cap, whose slow ranges are the hottest:
+ *     another cgroup's colder ranges are the tick's candidates.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,8 @@
 #define SEC 1000000000ull
 #define PG 4096ull
 #define PID 77
+#define PID2 78	/* in cgroup 1 (PID: cgroup 0), its ranges all slow */
+#define BASE2 0x200000000000ull
 #define BASE 0x100000000000ull
 #define VIEWS 4096	/* MAX_VIEWS in candidates.c */
 #define NR_RANGES 6000
@@ -39,6 +43,7 @@ static struct cand_ranges ranges;
 static struct policy_page cand[MAX_CAND];
 static unsigned char node_of[NR_RANGES];	/* of each range, all its pages */
 static size_t sample_queries;	/* of CAND_SAMPLE_PAGES pages */
+static const bool *cg_full;	/* run()'s, per cgroup */
 
 static int fake_query(void *ctx, pid_t pid, size_t count, void **addrs, int *status)
 {
@@ -47,7 +52,8 @@ static int fake_query(void *ctx, pid_t pid, size_t count, void **addrs, int *sta
 		uint64_t a = (uint64_t)(uintptr_t)addrs[i];
 		uint64_t r = (a - BASE) / TEST_HUGE_SIZE;
 
-		status[i] = pid == PID && a >= BASE && r < NR_RANGES ? node_of[r] : -14;
+		status[i] = pid == PID && a >= BASE && r < NR_RANGES ? node_of[r] :
+			    pid == PID2 && a >= BASE2 ? 1 : -14;
 	}
 	return 0;
 }
@@ -123,7 +129,8 @@ static void test_memory_holds_hot_set(void)
 static size_t run(struct cand_select *sel, uint64_t now_ns, struct cand_out *out)
 {
 	struct cand_io io = { .query = fake_query };
-	struct cand_in in = { .topo = &topo, .hot = &hot, .procs = &procs, .ranges = &ranges };
+	struct cand_in in = { .topo = &topo, .hot = &hot, .procs = &procs, .ranges = &ranges,
+			      .cg_full = cg_full };
 
 	*out = (struct cand_out){ .cand = cand };
 	cand_select_run(sel, &in, &io, now_ns, out);
@@ -240,6 +247,38 @@ static void test_forgotten_fast(void)
 	cand_select_free(sel);
 }
 
+/*
+ * PID's 6000 ranges, all slow and the hottest, are in cgroup 0, at its
+ * fast-tier cap; PID2's 100 colder ones in cgroup 1, below its.  The
+ * policy would promote none of PID's: the tick's candidates are PID2's
+ * hottest, in order.
+ */
+static void test_full_cgroup(void)
+{
+	static const bool full[2] = { true, false };
+	struct cand_select *sel;
+	struct cand_out out;
+	size_t n;
+
+	setup_fast(0);
+	for (uint64_t r = 0; r < 100; r++)
+		CHECK(hot_record(&hot, PID2, BASE2 + r * TEST_HUGE_SIZE, TEST_HUGE_SIZE,
+				 (double)(100 - r) / 200.0, 1 * SEC) > 0);
+	procs.procs[0].cgroup = 0;
+	procs.procs[1] = (struct cand_proc){ .pid = PID2, .cgroup = 1, .rule = -1 };
+	procs.nr = 2;
+	cg_full = full;
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
+	n = run(sel, 3 * SEC, &out);
+	cg_full = NULL;
+	CHECK_EQ_U64(n, CAP_RANGES);
+	for (size_t i = 0; i < n && i < CAP_RANGES; i++) {
+		CHECK_EQ_INT(cand[i].pid, PID2);
+		CHECK_EQ_U64(cand[i].addr, BASE2 + i * TEST_HUGE_SIZE);
+	}
+	cand_select_free(sel);
+}
+
 int main(void)
 {
 	RUN(test_memory_holds_hot_set);
@@ -247,5 +286,6 @@ int main(void)
 	RUN(test_head_follows_heat);
 	RUN(test_head_recheck_bound);
 	RUN(test_forgotten_fast);
+	RUN(test_full_cgroup);
 	return TEST_EXIT();
 }
