@@ -8,8 +8,10 @@
  * hottest ranges of that interval that fit the fast tier; it demotes just
  * enough of the coldest fast ranges outside the target to make room, then
  * promotes the target's ranges hottest first.  The engine holds it to the
- * same copy time per interval as any system, so it is the best placement
- * within the same migration bandwidth, up to the log2 bucketing of heat.
+ * same copy time per interval as any system, at the patched kernel's copy
+ * costs, the cheaper: the best placement within the most migration
+ * bandwidth the machine has, for tierd on either kernel, up to the log2
+ * bucketing of heat.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -166,6 +168,7 @@ static void oracle_destroy(void *st)
 }
 
 const struct sim_system sim_sys_oracle = {
-	.name = "oracle", .init = oracle_init, .decide = oracle_decide,
+	.name = "oracle", .kernel = SIM_KERNEL_PATCHED, .init = oracle_init,
+	.decide = oracle_decide,
 	.destroy = oracle_destroy,
 };
