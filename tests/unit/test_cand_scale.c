@@ -3,7 +3,8 @@
  * core/candidates at the scale of a server's hot set: more hot 2 MiB
  * ranges than one selection of the hotness table looks at (MAX_VIEWS,
  * 4096), and more than a direct-mapped range memory keeps apart.
- *   - the range memory remembers every range of an 8 GiB hot set;
+ *   - the range memory remembers every range of an 8 GiB hot set, and
+ *     of a 256 GiB mapping;
  *   - once the hottest 4096 ranges are on the fast tier and known there,
  *     the head goes on past them: the colder ranges still on the slow
  *     node become candidates, and the next tick goes on from there;
@@ -97,18 +98,18 @@ static void setup_fast(uint64_t nr_fast)
 	}
 }
 
-/* Range @i of a hot set scattered over 1 TiB, as a server's is. */
+/* Range @i of a hot set scattered over 8 TiB, as a server's is. */
 static uint64_t scattered(uint64_t i)
 {
 	uint64_t z = i * 0x9e3779b97f4a7c15ull + 12345;
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return BASE + ((z ^ (z >> 31)) % (1u << 19)) * TEST_HUGE_SIZE;
+	return BASE + ((z ^ (z >> 31)) % (1u << 22)) * TEST_HUGE_SIZE;
 }
 
 /* The range memory is a cache, but an 8 GiB hot set fits in it whole
- * (4096 ranges in 64 Ki slots: direct-mapped, about n^2 / 2 slots = 128 of
+ * (4096 ranges in 256 Ki slots: direct-mapped, about n^2 / 2 slots = 32 of
  * them would forget each other). */
 static void test_memory_holds_hot_set(void)
 {
@@ -119,6 +120,25 @@ static void test_memory_holds_hot_set(void)
 		cand_range(&ranges, PID, scattered(r))->fast_seen = cand_time(SEC);
 	for (uint64_t r = 0; r < VIEWS; r++) {
 		struct hot_entry_view v = { .pid = PID, .addr = scattered(r),
+					    .len = TEST_HUGE_SIZE };
+
+		lost += !cand_known_fast(&ranges, &v, 2 * SEC);
+	}
+	CHECK_EQ_U64(lost, 0);
+}
+
+/* So does a 256 GiB mapping of 131072 consecutive ranges, as a large heap
+ * is: the sets spread them evenly, none forgotten. */
+static void test_memory_holds_mapping(void)
+{
+	size_t lost = 0;
+
+	cand_ranges_init(&ranges, &test_geom);
+	for (uint64_t r = 0; r < 131072; r++)
+		cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen = cand_time(SEC);
+	CHECK_EQ_U64(ranges.forgotten, 0);
+	for (uint64_t r = 0; r < 131072; r++) {
+		struct hot_entry_view v = { .pid = PID, .addr = BASE + r * TEST_HUGE_SIZE,
 					    .len = TEST_HUGE_SIZE };
 
 		lost += !cand_known_fast(&ranges, &v, 2 * SEC);
@@ -282,6 +302,7 @@ static void test_full_cgroup(void)
 int main(void)
 {
 	RUN(test_memory_holds_hot_set);
+	RUN(test_memory_holds_mapping);
 	RUN(test_head_past_views);
 	RUN(test_head_follows_heat);
 	RUN(test_head_recheck_bound);
