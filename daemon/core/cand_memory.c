@@ -26,9 +26,31 @@ _Static_assert(sizeof(struct cand_range) == 32, "the range memory is 32 bytes a 
 
 _Static_assert(CAND_RANGE_SLOTS % CAND_RANGE_WAYS == 0, "whole sets");
 
+/*
+ * Zero @len bytes at @p a 4 KiB block at a time, writing only the blocks
+ * that are not zero already: reading a page of fresh anonymous memory
+ * maps the shared zero page, writing it makes it resident.  The manager's
+ * memory comes from calloc(), and its 4 MiB of slots written whole at the
+ * start would be resident where a handful of ranges are in use.
+ */
+static void zero_written(void *p, size_t len)
+{
+	unsigned char *b = p;
+
+	for (size_t off = 0; off < len; off += 4096) {
+		size_t n = len - off < 4096 ? len - off : 4096;
+		size_t i = 0;
+
+		while (i < n && !b[off + i])
+			i++;
+		if (i < n)
+			memset(b + off, 0, n);
+	}
+}
+
 void cand_ranges_init(struct cand_ranges *r, const struct page_geom *g)
 {
-	memset(r, 0, sizeof(*r));
+	zero_written(r, sizeof(*r));
 	r->geom = *g;
 }
 
@@ -43,8 +65,8 @@ static uint32_t range_slot(const struct cand_ranges *r, pid_t pid, uint64_t base
 /*
  * The first slot of the set of @pid's range at @base: the hash's top
  * bits.  Its low ones follow a process's consecutive ranges in steps that
- * hit a quarter of the sets: 131072 ranges of one mapping (256 GiB) lost
- * 69027 of 256 Ki slots' memory that way.
+ * hit a quarter of the sets: 98304 ranges of one mapping (192 GiB) lost
+ * 38777 of 128 Ki slots' memory that way.
  */
 static uint32_t range_set(const struct cand_ranges *r, pid_t pid, uint64_t base)
 {
@@ -146,7 +168,7 @@ int cand_sample_query(const struct cand_io *io, const struct page_geom *g, pid_t
  * largest steady cost for nothing: with the sample, the decide path's
  * steady-state CPU in the lab is 0.17% of a vCPU, against 1.6% for whole
  * queries.  A hot set larger than the memory (more than CAND_RANGE_SLOTS
- * ranges: 512 GiB of 2 MiB ranges) has it forget ranges it saw fast, and
+ * ranges: 256 GiB of 2 MiB ranges) has it forget ranges it saw fast, and
  * the hottest of them, queried whole, would take every tick's candidate
  * slots from the ranges still to promote: a range the memory does not
  * know is sampled too once it has forgotten one.  Not for THPs (one query

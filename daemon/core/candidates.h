@@ -29,7 +29,7 @@
 #include "topology.h"
 
 #define CAND_MAX_PROCS 1024
-#define CAND_RANGE_SLOTS (1u << 18) /* remembered 2 MiB ranges: 512 GiB */
+#define CAND_RANGE_SLOTS (1u << 17) /* remembered 2 MiB ranges: 256 GiB */
 #define CAND_RANGE_WAYS 8 /* slots a range may take, a set */
 
 /* A tracked process, as the policy sees it. */
@@ -63,7 +63,7 @@ const struct cand_proc *cand_proc_find(const struct cand_procs *p, pid_t pid);
  * still need moving.
  *
  * 32 bytes: the times are cand_time()s, not nanoseconds (48 bytes with
- * them, 12 MiB for the 256 Ki slots instead of 8; a slot's page is
+ * them, 6 MiB for the 128 Ki slots instead of 4; a slot's page is
  * resident once a range hashed to it, so with a table full of the DAMON
  * source's 2 MiB ranges all of them are, see daemon_rss).
  */

@@ -4,7 +4,7 @@
  * ranges than one selection of the hotness table looks at (MAX_VIEWS,
  * 4096), and more than a direct-mapped range memory keeps apart.
  *   - the range memory remembers every range of an 8 GiB hot set, and
- *     of a 256 GiB mapping;
+ *     of a 192 GiB mapping;
  *   - once the hottest 4096 ranges are on the fast tier and known there,
  *     the head goes on past them: the colder ranges still on the slow
  *     node become candidates, and the next tick goes on from there;
@@ -109,7 +109,7 @@ static uint64_t scattered(uint64_t i)
 }
 
 /* The range memory is a cache, but an 8 GiB hot set fits in it whole
- * (4096 ranges in 256 Ki slots: direct-mapped, about n^2 / 2 slots = 32 of
+ * (4096 ranges in 128 Ki slots: direct-mapped, about n^2 / 2 slots = 64 of
  * them would forget each other). */
 static void test_memory_holds_hot_set(void)
 {
@@ -127,17 +127,17 @@ static void test_memory_holds_hot_set(void)
 	CHECK_EQ_U64(lost, 0);
 }
 
-/* So does a 256 GiB mapping of 131072 consecutive ranges, as a large heap
+/* So does a 192 GiB mapping of 98304 consecutive ranges, as a large heap
  * is: the sets spread them evenly, none forgotten. */
 static void test_memory_holds_mapping(void)
 {
 	size_t lost = 0;
 
 	cand_ranges_init(&ranges, &test_geom);
-	for (uint64_t r = 0; r < 131072; r++)
+	for (uint64_t r = 0; r < 98304; r++)
 		cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen = cand_time(SEC);
 	CHECK_EQ_U64(ranges.forgotten, 0);
-	for (uint64_t r = 0; r < 131072; r++) {
+	for (uint64_t r = 0; r < 98304; r++) {
 		struct hot_entry_view v = { .pid = PID, .addr = BASE + r * TEST_HUGE_SIZE,
 					    .len = TEST_HUGE_SIZE };
 
