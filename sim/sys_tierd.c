@@ -280,7 +280,7 @@ static int make_conf(struct tsim *t)
 				"    low_watermark_pct: 3\n    high_watermark_pct: 6\n");
 	}
 	fprintf(f, "sampling:\n  source: auto\n  half_life_ms: 5000\n"
-		   "promotion:\n  hot_threshold: 0\n  max_rate_mb_per_s: 4096\n"
+		   "promotion:\n  hot_threshold: 0\n  max_rate_mb_per_s: 16384\n"
 		   "  batch_pages: 16384\n"
 		   "demotion:\n  enabled: true\n  cold_age_s: 60\n"
 		   "copy_threads:\n  mode: %s\n  min: 2\n  max: 8\n  busy_cpu_pct: 70\n",
