@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Steps 3 and 4, decide and batch: the gather step's candidates through
- * core/policy into intents, cut to this tick's time budget, then through
- * core/batch into the plan the migrate step carries out.  The rate buckets
+ * core/policy into intents, at most this tick's bytes (tick_bytes()),
+ * then through core/batch into the plan the migrate step carries out.  The rate buckets
  * live here, so they survive a reload (policy.h).
  *
  * Time budget: a tick moves at most what the last measured move_pages
@@ -260,33 +260,36 @@ bool decide_may_demote(struct decide_stage *m, const struct tierd_conf *c,
 	return policy_may_demote(&m->pp, &in, (uint64_t)m->max_pages << m->geom.shift);
 }
 
-/* How many of the first @n intents fit this tick's time budget. */
-static size_t time_budget(const struct tierd_conf *c, const struct page_geom *g,
-			  const struct policy_intent *intents, size_t n, uint64_t bps)
+/*
+ * The bytes this tick may plan: the batcher's pages a tick, and the time
+ * budget at the measured throughput (at least one call's batch_pages).
+ * The policy stops there (policy_output.max_bytes) rather than the plan
+ * being cut after it: an intent cut after the policy had charged the rate
+ * buckets for it, so with THP-backed memory a tick charged 2 GiB and
+ * moved the batcher's 512 MiB, and promotion ran at a quarter of its
+ * rate.
+ */
+static uint64_t tick_bytes(const struct decide_stage *m, const struct tierd_conf *c,
+			   uint64_t bps)
 {
-	uint64_t budget = (uint64_t)c->promotion.batch_pages << g->shift;
-	uint64_t sum = 0;
-	size_t i;
+	uint64_t most = (uint64_t)m->max_pages << m->geom.shift;
+	uint64_t budget = (uint64_t)c->promotion.batch_pages << m->geom.shift;
 
-	/* Nothing measured yet: plan it all, the migrate step stops starting
-	 * batches when the budget's time has passed. */
+	/* Nothing measured yet: the migrate step stops starting batches
+	 * when the budget's time has passed. */
 	if (!bps)
-		return n;
+		return most;
 	if (bps * (STAGE_MOVE_BUDGET_NS / NSEC_PER_SEC) > budget)
 		budget = bps * (STAGE_MOVE_BUDGET_NS / NSEC_PER_SEC);
-	for (i = 0; i < n; i++) {
-		sum += (uint64_t)intents[i].nr_pages << g->shift;
-		if (sum > budget && i > 0)
-			break;
-	}
-	return i;
+	return budget < most ? budget : most;
 }
 
 int decide_step(struct decide_stage *m, const struct decide_in *in, uint64_t now_ns,
 		struct decide_out *out)
 {
 	const struct tierd_conf *c = in->conf;
-	struct policy_output po = { .intents = out->intents, .max_intents = m->max_cand };
+	struct policy_output po = { .intents = out->intents, .max_intents = m->max_cand,
+				    .max_bytes = tick_bytes(m, in->conf, in->bytes_per_s) };
 	struct policy_input pi = {
 		.topo = in->topo,
 		.now_ns = now_ns,
@@ -304,8 +307,8 @@ int decide_step(struct decide_stage *m, const struct decide_in *in, uint64_t now
 	r = policy_run(m->policy, &pi, &po);
 	if (r < 0)
 		return r;
-	out->nr_intents = time_budget(c, &m->geom, out->intents, po.nr_intents, in->bytes_per_s);
-	out->cut = out->nr_intents < po.nr_intents;
+	out->nr_intents = po.nr_intents;
+	out->cut = po.stats.held[POLICY_H_OUTPUT_FULL] > 0;
 	/* What it promotes onto a GPU rule's node counts against the rule
 	 * until its next read, whether the move lands or not. */
 	if (in->gpu_usage)

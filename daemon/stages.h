@@ -119,7 +119,7 @@ struct decide_out {
 	struct policy_intent *intents; /* the manager's */
 	size_t max_intents;
 	size_t nr_intents;
-	bool cut; /* the time budget cut intents: a backlog */
+	bool cut; /* the tick's bytes or intents held some back: a backlog */
 	struct policy_stats stats;
 };
 

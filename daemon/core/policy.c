@@ -276,6 +276,7 @@ int policy_run(struct policy *p, const struct policy_input *in, struct policy_ou
 
 	memset(&out->stats, 0, sizeof(out->stats));
 	out->nr_intents = 0;
+	out->bytes = 0;
 	memset(&pl, 0, sizeof(pl));
 	pl.in = in;
 	pl.topo = topo;

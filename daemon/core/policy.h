@@ -199,6 +199,11 @@ struct policy_output {
 	struct policy_intent *intents;	/* caller's array */
 	size_t max_intents;
 	size_t nr_intents;
+	/* The tick's moves at most (0: no bound), the first intent past it
+	 * if it must: what does not fit is held (POLICY_H_OUTPUT_FULL)
+	 * before the rate buckets are charged for it. */
+	uint64_t max_bytes;
+	uint64_t bytes;			/* the intents' */
 	struct policy_stats stats;
 };
 

@@ -87,7 +87,8 @@ bool pol_emit_bytes(struct policy *p, struct plan *pl, uint32_t i, int from, int
 	struct policy_intent *it;
 	int why;
 
-	if (out->nr_intents >= out->max_intents) {
+	if (out->nr_intents >= out->max_intents ||
+	    (out->max_bytes && out->nr_intents && out->bytes + bytes > out->max_bytes)) {
 		hold(pl, POLICY_H_OUTPUT_FULL);
 		return false;
 	}
@@ -97,6 +98,7 @@ bool pol_emit_bytes(struct policy *p, struct plan *pl, uint32_t i, int from, int
 		return false;
 	}
 	it = &out->intents[out->nr_intents++];
+	out->bytes += bytes;
 	it->pid = pg->pid;
 	it->addr = pg->addr;
 	it->nr_pages = (uint32_t)(bytes / p->params.page_size);

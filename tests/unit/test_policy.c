@@ -67,6 +67,15 @@ static void topo_with_gpu(uint64_t slow_total, uint64_t slow_free)
 	topo_dist(1, 2, 40);
 }
 
+/* Node 0 DRAM and node 1 CXL, 1 GiB each, half free. */
+static void topo_pair(void)
+{
+	topo_reset();
+	topo_node(0, 0, true, 1 * GiB, 512 * MiB);
+	topo_node(1, 1, false, 1 * GiB, 512 * MiB);
+	topo_dist(0, 1, 20);
+}
+
 static struct policy_page pages[16384];
 static size_t nr_pages;
 
@@ -89,6 +98,7 @@ static void add_pages(int n, int pid, uint64_t addr, uint32_t nr, int node, uint
 
 static struct policy_intent intents[16384];
 static struct policy_output out;
+static uint64_t max_bytes;	/* run()'s out.max_bytes */
 
 static int run(const struct policy_params *params, struct policy_cgroup *cgs, size_t nr_cgs,
 	       const uint64_t *rule_used, struct bucket *global, uint64_t blocked, uint64_t now)
@@ -113,6 +123,7 @@ static int run(const struct policy_params *params, struct policy_cgroup *cgs, si
 	memset(&out, 0, sizeof(out));
 	out.intents = intents;
 	out.max_intents = sizeof(intents) / sizeof(intents[0]);
+	out.max_bytes = max_bytes;
 	r = policy_run(p, &in, &out);
 	policy_free(p);
 	return r;
@@ -363,10 +374,7 @@ static void test_cooldown_and_pingpong(void)
 {
 	struct policy_params pp;
 
-	topo_reset();
-	topo_node(0, 0, true, 1 * GiB, 512 * MiB);
-	topo_node(1, 1, false, 1 * GiB, 512 * MiB);
-	topo_dist(0, 1, 20);
+	topo_pair();
 	nr_pages = 0;
 	add_pages(4, 1, 0x1000, 1, 1, 500, -1);
 	policy_params_default(&pp, &test_geom);	/* cool-down 10 s, window 60 s, hold 300 s */
@@ -435,10 +443,7 @@ static void test_cgroup_cap(void)
 		{ .fast_bytes = 100 * PG, .fast_max_bytes = 0 },
 	};
 
-	topo_reset();
-	topo_node(0, 0, true, 1 * GiB, 512 * MiB);
-	topo_node(1, 1, false, 1 * GiB, 512 * MiB);
-	topo_dist(0, 1, 20);
+	topo_pair();
 	nr_pages = 0;
 	add_pages(8, 10, 0x100000, 1, 1, 300, 0);
 	add_pages(8, 11, 0x100000, 1, 1, 200, 1);
@@ -542,10 +547,7 @@ static void test_rates(void)
 	struct bucket cg_rate, global;
 	struct policy_cgroup cgs[1] = { { .rate = &cg_rate } };
 
-	topo_reset();
-	topo_node(0, 0, true, 1 * GiB, 512 * MiB);
-	topo_node(1, 1, false, 1 * GiB, 512 * MiB);
-	topo_dist(0, 1, 20);
+	topo_pair();
 	nr_pages = 0;
 	add_pages(10, 10, 0x100000, 1, 1, 300, 0);
 	add_pages(10, 11, 0x100000, 1, 1, 200, -1);
@@ -569,6 +571,35 @@ static void test_rates(void)
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 6);
 	CHECK_EQ_INT(intents[3].pid, 10);
 	CHECK_EQ_INT(intents[4].pid, 11);
+}
+
+/*
+ * The tick's bytes: of 10 hot pages, 4 pages' worth planned, 6 held as
+ * output-full, and the rate bucket charged for the 4 only (it was charged
+ * for all 10, and the 6 the plan dropped, when the cut came after).  The
+ * first intent goes past a bound smaller than itself.
+ */
+static void test_tick_bytes(void)
+{
+	struct policy_params pp;
+	struct bucket global;
+
+	topo_pair();
+	nr_pages = 0;
+	add_pages(10, 10, 0x100000, 1, 1, 300, -1);
+	policy_params_default(&pp, &test_geom);
+	pp.hot_threshold = 100;
+	bucket_init(&global, 100 * PG, 100 * PG, 1000 * SEC);
+	max_bytes = 4 * PG;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, &global, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 4);
+	CHECK_EQ_U64(out.bytes, 4 * PG);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_OUTPUT_FULL], 6);
+	CHECK_EQ_U64(bucket_avail(&global, 1000 * SEC), 96 * PG);
+	max_bytes = PG / 2;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, &global, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.nr_intents, 1);
+	max_bytes = 0;
 }
 
 /*
@@ -898,6 +929,7 @@ int main(void)
 	RUN(test_cgroup_cap);
 	RUN(test_range_caps);
 	RUN(test_rates);
+	RUN(test_tick_bytes);
 	RUN(test_gpu_rules);
 	RUN(test_cold_age_and_demote_off);
 	RUN(test_nearest_and_blocked);
