@@ -22,6 +22,9 @@
  *   ranges, as the hot table does) weighted with what was seen (DAMON: the
  *   region's nr_accesses, as the DAMON source records a region; exact and
  *   hw: the accesses or samples);
+ * - THPs: where the machine's PMD THP is the range, each range is one
+ *   (PAGEMAP_SCAN answered from the model, ts_thp_ops), as the engine
+ *   bills it;
  * - the migrator: node queries answered from the placement; moves checked
  *   against capacity, the tenant's budget and the interval's copy time as
  *   the engine checks them, each page's status as move_pages(2) gives it
@@ -50,6 +53,7 @@
 #include "migrate.h"
 #include "page_geom_read.h"
 #include "sys/sampler.h"
+#include "sys/thp.h"
 
 #define SIM_BASE 0x100000000000ull
 #define SIM_PID0 1000
@@ -155,10 +159,14 @@ static int make_cgroups(struct tsim *t)
 
 	/* A cgroup2 mount, as tierd's config check looks for one. */
 	r = put(t->root, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+	r = r ?: put(t->root, "proc/self/pagemap", "");
 	for (uint32_t i = 0; i < s->nr_tenants && !r; i++) {
 		snprintf(rel, sizeof(rel), "proc/%d/cgroup", (int)t->pids[i]);
 		snprintf(text, sizeof(text), "0::/sim/t%u\n", i);
 		r = put(t->root, rel, text);
+		/* for the THP lookups to open (ts_thp_ops answers them) */
+		snprintf(rel, sizeof(rel), "proc/%d/pagemap", (int)t->pids[i]);
+		r = r ?: put(t->root, rel, "");
 		t->tenant_cg[i] = s->budget_bytes[i] && n < CONF_MAX_CGROUPS;
 		n += t->tenant_cg[i];
 		if (t->tenant_cg[i])
@@ -521,6 +529,38 @@ static int ts_node_free(void *ctx, int node, uint64_t *ret_bytes)
 	return 0;
 }
 
+/*
+ * PAGEMAP_SCAN as the model's memory would answer it: where the machine's
+ * PMD THP is the range, the engine bills each range as one folio, and
+ * tierd is told so, as a server's THP-backed memory tells it (the range
+ * then takes one of a tick's candidate slots, not 512).  A THP larger
+ * than the range (grace-hopper's 512 MiB) is not modelled: the ranges are
+ * base pages, and no THP is reported.
+ */
+static int ts_thp_scan(void *ctx, int fd, uint64_t start, uint64_t end, struct thp_region *vec,
+		       size_t n)
+{
+	const struct sim_setup *s = ((const struct tsim *)ctx)->s;
+	uint64_t r;
+
+	if (s->m->thp_bytes != s->range_bytes || start < SIM_BASE || !n)
+		return 0;
+	r = (start - SIM_BASE) / s->range_bytes;
+	if (r >= s->nr_ranges)
+		return 0;
+	vec[0] = (struct thp_region){ SIM_BASE + r * s->range_bytes,
+				      SIM_BASE + (r + 1) * s->range_bytes, true };
+	return 1;
+}
+
+static int ts_pfns_visible(void *ctx, const char *proc_root, unsigned int page_shift)
+{
+	return 0;
+}
+
+static const struct thp_ops ts_thp_ops = { .scan = ts_thp_scan,
+					   .pfns_visible = ts_pfns_visible };
+
 static const struct mig_ops ts_mig_ops = {
 	.move_pages = ts_move_pages,
 	.now_ns = ts_now_ns,
@@ -619,6 +659,8 @@ static int tierd_init_kernel(void **ret, const struct sim_setup *s, enum sim_ker
 		.nr_pids = s->nr_tenants,
 		.mig_ops = &ts_mig_ops,
 		.mig_ctx = t,
+		.thp_ops = &ts_thp_ops,
+		.thp_ctx = t,
 	};
 	/* tierd's start-up lines once per run are noise in a report: its
 	 * warnings and errors only. */

@@ -108,4 +108,11 @@ out=$("$sim" run --machine "$machines/lab.yaml" --trace "$d/k64.csv" --system no
 	fail "a 64 KiB trace on the 64 KiB model"
 out=$("$sim" run --machine "$machines/lab.yaml" --gen zipf --system best 2>&1) && fail "bad system accepted"
 [ "$out" = "tierd-sim run: --system best: unknown system" ] || fail "bad system: $out"
+# tierd sees the model's 2 MiB ranges as the THPs the engine bills them
+# as: its first tick (-v, SIMDBG) counts each candidate one slot.
+SIMDBG=1 "$sim" run --machine "$machines/lab.yaml" --gen zipf:footprint=1G,seconds=2 \
+	--system tierd-patched --sampler exact 2>"$d/log" >/dev/null || fail "tierd-patched run"
+line=$(grep -m1 '^decide at' "$d/log") || fail "no decide line"
+echo "$line" | grep -Eq ': ([0-9]+) candidates \(\1 pages queried or THPs\)' ||
+	fail "candidates not THPs: $line"
 echo ok
