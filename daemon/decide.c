@@ -2,8 +2,8 @@
 /*
  * Steps 3 and 4, decide and batch: the gather step's candidates through
  * core/policy into intents, at most this tick's bytes (tick_bytes()),
- * then through core/batch into the plan the migrate step carries out.  The rate buckets
- * live here, so they survive a reload (policy.h).
+ * then through core/batch into the plan the migrate step carries out.  The
+ * rate buckets live here, so they survive a reload (policy.h).
  *
  * Time budget: a tick moves at most what the last measured move_pages
  * throughput carries in STAGE_MOVE_BUDGET_NS (at least one batch; before
@@ -263,11 +263,11 @@ bool decide_may_demote(struct decide_stage *m, const struct tierd_conf *c,
 /*
  * The bytes this tick may plan: the batcher's pages a tick, and the time
  * budget at the measured throughput (at least one call's batch_pages).
- * The policy stops there (policy_output.max_bytes) rather than the plan
- * being cut after it: an intent cut after the policy had charged the rate
- * buckets for it, so with THP-backed memory a tick charged 2 GiB and
- * moved the batcher's 512 MiB, and promotion ran at a quarter of its
- * rate.
+ * The policy stops there (policy_output.max_bytes), before it charges the
+ * rate buckets: a plan cut after the policy would leave them charged for
+ * intents that do not move, and with THP-backed memory (a THP one
+ * candidate) a tick's intents can come to a whole bucket, 2 GiB at
+ * 4 GiB/s and 500 ms, of which the batcher takes 512 MiB.
  */
 static uint64_t tick_bytes(const struct decide_stage *m, const struct tierd_conf *c,
 			   uint64_t bps)

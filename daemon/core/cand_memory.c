@@ -65,8 +65,8 @@ static uint32_t range_slot(const struct cand_ranges *r, pid_t pid, uint64_t base
 /*
  * The first slot of the set of @pid's range at @base: the hash's top
  * bits.  Its low ones follow a process's consecutive ranges in steps that
- * hit a quarter of the sets: 98304 ranges of one mapping (192 GiB) lost
- * 38777 of 128 Ki slots' memory that way.
+ * hit a quarter of the sets: 98304 ranges of one mapping (192 GiB) would
+ * lose 38777 of them from the 128 Ki slots.
  */
 static uint32_t range_set(const struct cand_ranges *r, pid_t pid, uint64_t base)
 {
