@@ -575,9 +575,9 @@ static void test_rates(void)
 
 /*
  * The tick's bytes: of 10 hot pages, 4 pages' worth planned, 6 held as
- * output-full, and the rate bucket charged for the 4 only (it was charged
- * for all 10, and the 6 the plan dropped, when the cut came after).  The
- * first intent goes past a bound smaller than itself.
+ * output-full, and the rate bucket charged for the 4 only (a cut after
+ * the policy would leave it charged for all 10).  The first intent goes
+ * past a bound smaller than itself.
  */
 static void test_tick_bytes(void)
 {
