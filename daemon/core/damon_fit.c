@@ -27,16 +27,31 @@
  * max_nr_regions / 2);
  * the sampling interval grows by as much as the regions, so the pages
  * checked a second stay what the configuration allows; the aggregation
- * keeps the configuration's samples, so nr_accesses keeps its unit
- * (aggr_us / sample_us) and the policy's thresholds their meaning.  A
- * longer sampling interval costs nothing in what a check sees: a page's
- * accessed bit records any access within the interval, so a hot page is
- * seen at almost every check and a cold one at few.
+ * keeps the configuration's samples while that is at most
+ * DAMON_FIT_MAX_AGGR_US, else as many as fit in it (at least
+ * DAMON_FIT_MIN_SAMPLES).  A longer sampling interval costs nothing in
+ * what a check sees: a page's accessed bit records any access within the
+ * interval, so a hot page is seen at almost every check and a cold one at
+ * few.
+ *
+ * Why the aggregation is cut.  The first heat tierd sees comes after one
+ * aggregation, and a new hot set's after one more: 20 samples of a
+ * stretched interval are 6.55 s at 256 GiB.  tierd's hot table adds each
+ * aggregation's nr_accesses to a range's heat and decays it (half_life),
+ * so six samples every 2 s give about the heat twenty every 6.55 s do,
+ * three times as often: the same heat a second, the policy's thresholds
+ * the same.  In tierd-sim (dram+cxl, 256 GiB, DAMON, 60 s) tierd-patched's
+ * run time is 1.07-1.10 of all-DRAM on the uniform, shift and Zipf
+ * workloads with 6 samples and 1.19-1.22 with 20, the oracle's 1.04-1.06
+ * (bench/sim --sampler damon, docs/sim-results.md).  The price is
+ * the aggregation's walk over the regions (one damon_aggregated event
+ * each) three times as often: at 131072 regions, 65536 events a second
+ * instead of 20000.
  *
  * A worked example, the defaults (5 ms, 100 ms, 200..2000 regions:
  * 400000 checks a second) over 256 GiB of a workload: 131072 ranges of
  * 2 MiB; 131072 regions, sampled every 327.68 ms (131072 / 400000 s),
- * aggregated every 6.55 s (20 samples).  A page touched 100 times a second
+ * aggregated every 1.97 s (6 samples, not 20: 6.55 s).  A page touched 100 times a second
  * is seen young at nearly every check; one touched once in 3 s at one
  * check in ten.
  *
@@ -55,8 +70,8 @@
  * memory, when the targets change), not the virtual ranges the kdamond
  * watches: sparse mappings, and memory a target maps after, get regions
  * larger than a range; so does the largest of targets of unequal sizes
- * (its share of min_nr_regions is the others').  An aggregation of 6.5 s
- * is the first heat tierd sees after a start or a change of targets.
+ * (its share of min_nr_regions is the others').  An aggregation of up to
+ * 2 s is the first heat tierd sees after a start or a change of targets.
  */
 #include "damon_fit.h"
 
@@ -76,9 +91,16 @@ void damon_fit(const struct damon_attrs *conf, uint64_t footprint_bytes, uint32_
 	per_target = want / (nr_targets ? nr_targets : 1);
 	if (per_target < conf->min_nr_regions)
 		per_target = conf->min_nr_regions;
-	samples = conf->aggr_us / conf->sample_us;
 	ret->min_nr_regions = (uint32_t)per_target;
 	ret->max_nr_regions = (uint32_t)want;
 	ret->sample_us = (conf->sample_us * want + conf->max_nr_regions - 1) / conf->max_nr_regions;
-	ret->aggr_us = ret->sample_us * (samples ? samples : 1);
+	samples = conf->aggr_us / conf->sample_us;
+	if (!samples)
+		samples = 1;
+	if (samples > DAMON_FIT_MIN_SAMPLES && samples * ret->sample_us > DAMON_FIT_MAX_AGGR_US) {
+		samples = DAMON_FIT_MAX_AGGR_US / ret->sample_us;
+		if (samples < DAMON_FIT_MIN_SAMPLES)
+			samples = DAMON_FIT_MIN_SAMPLES;
+	}
+	ret->aggr_us = ret->sample_us * samples;
 }

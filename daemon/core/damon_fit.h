@@ -19,6 +19,11 @@ struct damon_attrs {
  * regions (damon_fit.c says what they cost). */
 #define DAMON_FIT_MAX_REGIONS 131072u
 
+/* The longest aggregation a fit makes, while it keeps at least
+ * DAMON_FIT_MIN_SAMPLES samples (damon_fit.c says why). */
+#define DAMON_FIT_MAX_AGGR_US 2000000u
+#define DAMON_FIT_MIN_SAMPLES 4u
+
 /*
  * The attributes for @footprint_bytes of monitored memory in @nr_targets
  * targets, watched at @region_bytes (the policy's unit, the PMD range),
@@ -29,7 +34,8 @@ struct damon_attrs {
  * starts each target with min_nr_regions), the sampling and aggregation
  * intervals stretched by as much as the regions grew, so that the kdamond
  * checks no more pages a second than @conf allows (max_nr_regions /
- * sample_us) and an aggregation keeps @conf's samples.  @conf must be
+ * sample_us), and an aggregation keeps @conf's samples up to
+ * DAMON_FIT_MAX_AGGR_US (cut no lower than DAMON_FIT_MIN_SAMPLES).  @conf must be
  * valid (sample_us > 0, 3 <= min <= max); @region_bytes 0 keeps @conf.
  */
 void damon_fit(const struct damon_attrs *conf, uint64_t footprint_bytes, uint32_t nr_targets,

@@ -38,9 +38,10 @@ static void test_one_region_per_range(void)
 	struct damon_attrs a;
 
 	/* 256 GiB: 131072 regions of one range, sampled 65.536 times as
-	 * seldom (327.68 ms), 20 samples an aggregation. */
+	 * seldom (327.68 ms), 6 samples an aggregation (1.97 s; 20 would be
+	 * 6.55 s, past DAMON_FIT_MAX_AGGR_US). */
 	damon_fit(&CONF, 256 * GIB, 1, 2 * MIB, &a);
-	check_attrs(&a, 327680, 6553600, 131072, 131072);
+	check_attrs(&a, 327680, 1966080, 131072, 131072);
 	/* The pages checked a second stay the configuration's. */
 	CHECK(a.max_nr_regions * 1000000ull / a.sample_us <=
 	      CONF.max_nr_regions * 1000000ull / CONF.sample_us);
@@ -60,7 +61,7 @@ static void test_most_regions(void)
 
 	/* 1 TiB is 524288 ranges: DAMON_FIT_MAX_REGIONS regions of four. */
 	damon_fit(&CONF, 1024 * GIB, 1, 2 * MIB, &a);
-	check_attrs(&a, 327680, 6553600, DAMON_FIT_MAX_REGIONS, DAMON_FIT_MAX_REGIONS);
+	check_attrs(&a, 327680, 1966080, DAMON_FIT_MAX_REGIONS, DAMON_FIT_MAX_REGIONS);
 }
 
 static void test_targets_share_min(void)
@@ -69,7 +70,7 @@ static void test_targets_share_min(void)
 
 	/* Four targets of 64 GiB: each starts with a quarter of the regions. */
 	damon_fit(&CONF, 256 * GIB, 4, 2 * MIB, &a);
-	check_attrs(&a, 327680, 6553600, 32768, 131072);
+	check_attrs(&a, 327680, 1966080, 32768, 131072);
 	/* Never below the configured minimum. */
 	damon_fit(&CONF, 8 * GIB, 64, 2 * MIB, &a);
 	check_attrs(&a, 10240, 204800, 200, 4096);
@@ -88,6 +89,27 @@ static void test_samples_per_aggregation_kept(void)
 	CHECK_EQ_U64(a.aggr_us / a.sample_us, c.aggr_us / c.sample_us);
 }
 
+static void test_longest_aggregation(void)
+{
+	/* 100 ms / 2 s / 10..2000 over 1 TiB: sampled every 6.55 s, so
+	 * DAMON_FIT_MIN_SAMPLES samples, past DAMON_FIT_MAX_AGGR_US. */
+	const struct damon_attrs slow = { .sample_us = 100000, .aggr_us = 2000000,
+					  .min_nr_regions = 10, .max_nr_regions = 2000 };
+	/* 5 ms / 10 ms: 2 samples, below DAMON_FIT_MIN_SAMPLES, kept. */
+	const struct damon_attrs two = { .sample_us = 5000, .aggr_us = 10000,
+					 .min_nr_regions = 10, .max_nr_regions = 2000 };
+	struct damon_attrs a;
+
+	damon_fit(&slow, 1024 * GIB, 1, 2 * MIB, &a);
+	check_attrs(&a, 6553600, 4 * 6553600, DAMON_FIT_MAX_REGIONS, DAMON_FIT_MAX_REGIONS);
+	damon_fit(&two, 256 * GIB, 1, 2 * MIB, &a);
+	check_attrs(&a, 327680, 655360, 131072, 131072);
+	/* The defaults at 256 GiB: at most DAMON_FIT_MAX_AGGR_US. */
+	damon_fit(&CONF, 256 * GIB, 1, 2 * MIB, &a);
+	CHECK(a.aggr_us <= DAMON_FIT_MAX_AGGR_US);
+	CHECK(a.aggr_us + a.sample_us > DAMON_FIT_MAX_AGGR_US);
+}
+
 int main(void)
 {
 	RUN(test_small_footprint_keeps_conf);
@@ -95,5 +117,6 @@ int main(void)
 	RUN(test_most_regions);
 	RUN(test_targets_share_min);
 	RUN(test_samples_per_aggregation_kept);
+	RUN(test_longest_aggregation);
 	return TEST_EXIT();
 }
