@@ -294,10 +294,10 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 {
 	const struct tierd_conf *c = in->conf;
 	uint64_t cg_burst[CONF_MAX_CGROUPS];
-	bool cg_full[CONF_MAX_CGROUPS];
+	bool cg_full[CONF_MAX_CGROUPS], any_full = false;
 	struct cand_in ci = {
 		.topo = in->topo, .hot = in->hot, .procs = in->procs, .ranges = in->ranges,
-		.demote = in->demote, .cg_burst = cg_burst, .cg_full = cg_full,
+		.demote = in->demote, .cg_burst = cg_burst,
 		.idle = in->idle, .idle_min_ns = m->pp.cold_age_ns,
 	};
 
@@ -310,7 +310,10 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 		cg_burst[i] = decide_burst_bytes(c->cgroups[i].migrate_max_mb_per_s,
 						 c->interval_ms, &m->geom);
 		cg_full[i] = max && in->fast_bytes && in->fast_bytes[i] >= max;
+		any_full |= cg_full[i];
 	}
+	/* None full: the selection looks no process up for it. */
+	ci.cg_full = any_full ? cg_full : NULL;
 	if (m->procs_generation != in->procs->generation)
 		match_rules(m, in->procs);
 	read_gpu_usage(m, now_ns);
