@@ -279,35 +279,31 @@ bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
  */
 static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns);
 
-/* Is @v's process in a cgroup at its fast-tier cap?  The policy promotes
- * none of its pages, which would take every tick's candidates from the
- * other cgroups' where they are the hotter. */
-static bool cgroup_full(const struct cand_select *m, const struct hot_entry_view *v)
-{
-	const struct cand_proc *p;
-
-	if (!m->in->cg_full)
-		return false;
-	p = cand_proc_find(m->procs, v->pid);
-	return p && p->cgroup >= 0 && m->in->cg_full[p->cgroup];
-}
-
-/* Stage @v unless it is known fast or its cgroup is full; false when
- * @limit slots are taken. */
+/* Stage @v unless it is settled on the fast tier, or its cgroup is full;
+ * @walked: head_settled() judged it, and only a range the memory does not
+ * know is left to sample.  False when @limit slots are taken. */
 static bool head_take(struct cand_select *m, const struct hot_entry_view *v, size_t limit,
-		      uint64_t now_ns)
+		      uint64_t now_ns, bool walked)
 {
+	bool settled;
+
 	if (cand_slots_taken(m, limit, now_ns) || m->cand_full)
 		return false;
-	if (!cgroup_full(m, v) && !cand_known_fast(m->ranges, v, now_ns) &&
-	    !cand_still_fast(m->ranges, m->procs, m->io, m->topo, v, now_ns))
+	if (walked)
+		settled = !cand_range_peek(m->ranges, v->pid, v->addr) &&
+			  cand_still_fast(m->ranges, m->procs, m->io, m->topo, v, now_ns);
+	else
+		settled = cand_cgroup_full(m->procs, m->in->cg_full, v->pid) ||
+			  cand_known_fast(m->ranges, v, now_ns) ||
+			  cand_still_fast(m->ranges, m->procs, m->io, m->topo, v, now_ns);
+	if (!settled)
 		cand_stage_entry(m, v, false, now_ns);
 	return true;
 }
 
 /*
  * What the head's walk leaves out: a range known fast, one of a cgroup at
- * its fast-tier cap (cgroup_full()), and one seen fast whose recheck is
+ * its fast-tier cap (cand_cgroup_full()), and one seen fast whose recheck is
  * due, rechecked by its sample (cand_still_fast()) while the tick's
  * HEAD_RECHECKS last, else taken as still fast until a later tick's: a
  * settled hot set of tens of thousands of ranges, rechecked whole every
@@ -327,7 +323,8 @@ static bool head_settled(void *ctx, const struct hot_entry_view *v)
 	struct cand_select *m = h->m;
 	const struct cand_range *rg;
 
-	if (cand_known_fast(m->ranges, v, h->now_ns) || cgroup_full(m, v))
+	if (cand_known_fast(m->ranges, v, h->now_ns) ||
+	    cand_cgroup_full(m->procs, m->in->cg_full, v->pid))
 		return true;
 	rg = cand_range_peek(m->ranges, v->pid, v->addr);
 	if (!rg || !rg->fast_seen)
@@ -344,13 +341,12 @@ static bool head_settled(void *ctx, const struct hot_entry_view *v)
  * 2 MiB ranges) is known fast up to there once promoted, and without this
  * the ranges past it would never be looked at.  Each tick from the head's
  * end, the hottest entries not settled on the fast tier (head_settled()),
- * MAX_VIEWS a selection
- * (one pass over the table each), at most HOT_WINDOWS selections.  Not
- * from where an earlier tick stopped: heat moves, and a range that grew
- * hotter than that place would wait for the walk to go round the whole
- * table: on tierd-sim's 256 GiB Zipf workload with hardware sampling
- * such a walk moves colder ranges first and takes the hot set to 90% on
- * the fast tier in 39 s, this one in 9 s.  Returns the heat of the last entry
+ * MAX_VIEWS a selection (one pass over the table each), at most
+ * HOT_WINDOWS selections.  Not from where an earlier tick stopped: heat
+ * moves, and a range that grew hotter than that place would wait for the
+ * walk to go round the whole table (on tierd-sim's 256 GiB Zipf workload
+ * with hardware sampling, such a walk takes the hot set to 90% on the
+ * fast tier in 39 s, this one in 9 s).  Returns the heat of the last entry
  * looked at (the coldest pass's floor).
  */
 static double head_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
@@ -365,7 +361,7 @@ static double head_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 	for (int w = 0; w < HOT_WINDOWS; w++) {
 		nv = hot_select_hottest_after(m->hot, 0, now_ns, &cur, &skip, m->views,
 					      MAX_VIEWS);
-		for (i = 0; i < nv && head_take(m, &m->views[i], limit, now_ns); i++)
+		for (i = 0; i < nv && head_take(m, &m->views[i], limit, now_ns, true); i++)
 			;
 		if (i)
 			floor = m->views[i - 1].heat;
@@ -419,7 +415,7 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 	for (i = 0; i < nv; i++) {
 		if (tail && (m->cold_taken[i / 64] & 1ull << (i % 64)))
 			continue;
-		if (!head_take(m, &m->views[i], m->max_cand - left, now_ns))
+		if (!head_take(m, &m->views[i], m->max_cand - left, now_ns, false))
 			break;
 	}
 	/* Stopped by the cap with entries left: the last one may have been

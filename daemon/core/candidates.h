@@ -49,6 +49,12 @@ struct cand_procs {
 /* The entry of @pid, or NULL when it is not tracked. */
 const struct cand_proc *cand_proc_find(const struct cand_procs *p, pid_t pid);
 
+/* Is @pid's process in a cgroup that @cg_full (per cgroup index; NULL:
+ * none) says is at its fast-tier cap?  The policy promotes none of its
+ * pages, which would take every tick's candidates from the other
+ * cgroups' where they are the hotter. */
+bool cand_cgroup_full(const struct cand_procs *p, const bool *cg_full, pid_t pid);
+
 /*
  * What tierd last did to a PMD range (2 MiB of 4 KiB pages) of a process: the policy's cool-down
  * and ping-pong inputs, and when the range was last seen wholly on the fast
