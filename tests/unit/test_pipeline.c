@@ -14,6 +14,7 @@
  *   test_pipeline FIXTURES_DIR
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -398,6 +399,22 @@ static void test_dry_run(void)
 	stop(&d);
 }
 
+/* setup() with 512-page batches, no demotion, no copy threads and a
+ * promotion rate of @mb_per_s (0: none). */
+static void setup_rate(struct tierd *d, unsigned int mb_per_s, char *root, size_t len,
+		       struct sampler_fake *sf, struct page_map *map, struct manager_ops *fk)
+{
+	static char conf[512];
+
+	snprintf(conf, sizeof(conf),
+		 "interval_ms: 500\n"
+		 "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
+		 "promotion: {max_rate_mb_per_s: %u, batch_pages: 512}\n"
+		 "demotion: {enabled: false}\n"
+		 "copy_threads: {mode: off}\n", mb_per_s);
+	setup(d, conf, root, len, sf, map, fk);
+}
+
 /* Two 2 MiB batches of hot pages at 2.5 s a call: the first call uses up the
  * 2 s budget, the second batch waits -- the backlog.  The next tick comes at
  * once and moves it from the table as it is; the sample queued meanwhile is
@@ -410,13 +427,7 @@ static void test_backlog(void)
 	struct manager_ops fk;
 	char root[4096];
 
-	setup(&d,
-	      "interval_ms: 500\n"
-	      "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
-	      "promotion: {max_rate_mb_per_s: 0, batch_pages: 512}\n"
-	      "demotion: {enabled: false}\n"
-	      "copy_threads: {mode: off}\n",
-	      root, sizeof(root), &sf, &map, &fk);
+	setup_rate(&d, 0, root, sizeof(root), &sf, &map, &fk);
 	map.move_ns = 2500000000ull;
 	CHECK_EQ_INT(start(&d, &fk), 0);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 4 * MIB, 20.0), 0);
@@ -452,13 +463,7 @@ static void test_rate_held_not_idle(void)
 	struct manager_ops fk;
 	char root[4096];
 
-	setup(&d,
-	      "interval_ms: 500\n"
-	      "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
-	      "promotion: {max_rate_mb_per_s: 4, batch_pages: 512}\n"
-	      "demotion: {enabled: false}\n"
-	      "copy_threads: {mode: off}\n",
-	      root, sizeof(root), &sf, &map, &fk);
+	setup_rate(&d, 4, root, sizeof(root), &sf, &map, &fk);
 	CHECK_EQ_INT(start(&d, &fk), 0);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 4 * MIB, 20.0), 0);
 	CHECK_EQ_INT(manager_tick(&mgr, 1 * SEC), 0);
