@@ -136,16 +136,25 @@ static void test_all_dram(void)
 	sim_result_free(&res);
 }
 
+/* @sys over a script of one move an interval: @first, then @second. */
+static struct sim_result run_two_moves(const struct sim_system *sys, struct sim_move first,
+				       struct sim_move second)
+{
+	static struct script sc = { .n = { 1, 1 } };
+
+	sc.moves[0][0] = first;
+	sc.moves[1][0] = second;
+	the_script = &sc;
+	return run(sys, 0, 10000000);
+}
+
 /* Up and back down: the second move of range 0 is ping-pong. */
 static void test_pingpong(void)
 {
-	struct script sc = { .n = { 1, 1 } };
-	struct sim_result res;
+	struct sim_result res = run_two_moves(&script_sys,
+					      (struct sim_move){ .range = 0, .node = 0 },
+					      (struct sim_move){ .range = 0, .node = 1 });
 
-	sc.moves[0][0] = (struct sim_move){ .range = 0, .node = 0 };
-	sc.moves[1][0] = (struct sim_move){ .range = 0, .node = 1 };
-	the_script = &sc;
-	res = run(&script_sys, 0, 10000000);
 	CHECK_EQ_U64(res.bytes_migrated, 4 * MIB);
 	CHECK_EQ_U64(res.bytes_pingpong, 2 * MIB);
 	CHECK_EQ_U64(res.stall_ns, 2 * (1000 + RANGE_NS));
@@ -180,14 +189,11 @@ static const struct sim_system ticking_sys = {
  */
 static void test_units(void)
 {
-	struct script sc = { .n = { 1, 1 } };
 	struct sim_result res;
 
-	sc.moves[0][0] = (struct sim_move){ .range = 0, .node = 0 };
-	sc.moves[1][0] = (struct sim_move){ .range = 2, .node = 0 };
-	the_script = &sc;
 	ticks = 0;
-	res = run(&ticking_sys, 0, 10000000);
+	res = run_two_moves(&ticking_sys, (struct sim_move){ .range = 0, .node = 0 },
+			    (struct sim_move){ .range = 2, .node = 0 });
 	CHECK_EQ_INT(res.t50_ns, 10000000);
 	CHECK_EQ_INT(res.u50, 3);
 	CHECK_EQ_INT(res.t90_ns, -1);
