@@ -50,9 +50,9 @@ struct damon_feed_rec {
 #define DAMON_KNOWN_CELLS_MAX (1u << 21)
 #define DAMON_KNOWN_UNIT 16		/* the finest unit: 1/16 of an access */
 #define DAMON_KNOWN_MAX 0xffu
-/* The sketch's range: 2 MiB whatever the kernel's pages; the hot table's
- * PMD entry of 32 or 512 MiB (16 and 64 KiB pages) is written into each
- * 2 MiB range it covers (daemon/sys/damon/wake.c: known_fill_one()). */
+/* The sketch's range: 2 MiB whatever the kernel's pages, as the hot
+ * table's range entries (daemon/core/page_geom.h; known_fill_one() in
+ * daemon/sys/damon/wake.c writes an entry into the ranges it covers). */
 #define DAMON_RANGE_SHIFT 21
 #define DAMON_RANGE_SIZE (1ull << DAMON_RANGE_SHIFT)
 /* The ranges of one region looked up at most: those of a larger region are

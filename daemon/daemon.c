@@ -120,7 +120,7 @@ void tierd_tick_priority(struct tierd *d)
 /* The kernel's page sizes, said once: they size every page tierd moves. */
 static int read_geom(struct tierd *d)
 {
-	char base[16], pmd[16];
+	char base[16], pmd[16], range[16];
 	int r = page_geom_read(d->root, d->geom_ops, d->geom_ctx, &d->geom);
 
 	if (r < 0) {
@@ -128,9 +128,11 @@ static int read_geom(struct tierd *d)
 			PAGE_GEOM_PMD_PATH, d->root, strerror(-r));
 		return r;
 	}
-	log_info("Pages: %s base pages, %s PMD%s", fmt_bytes(base, sizeof(base), d->geom.base),
+	log_info("Pages: %s base pages, %s PMD%s, %s ranges",
+		 fmt_bytes(base, sizeof(base), d->geom.base),
 		 fmt_bytes(pmd, sizeof(pmd), d->geom.pmd),
-		 d->geom.thp ? " THPs" : " (no THP support: base pages only)");
+		 d->geom.thp ? " THPs" : " (no THP support: base pages only)",
+		 fmt_bytes(range, sizeof(range), d->geom.range));
 	return 0;
 }
 

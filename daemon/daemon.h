@@ -89,7 +89,7 @@ struct tierd_stats {
 	char knobs_foreign[128];
 	/* Addresses passed to move_pages(2) calls, and of them the PMD THPs
 	 * passed as one address (move.c); without THP lookups, 0 and a THP
-	 * is a PMD's base pages (512 of 4 KiB). */
+	 * is a range's base pages (512 of 4 KiB). */
 	uint64_t move_pages_addresses_total;
 	uint64_t move_pages_thps_total;
 	/* GPU placement (gather.c): the NVIDIA driver's memory mode ("none",
@@ -117,8 +117,9 @@ struct tierd {
 	 * the machine has now (nodes.c). */
 	struct tierd_conf *conf_file;
 	struct topology topo;
-	/* The kernel's base page and PMD, read at start: every page count,
-	 * address and byte total of the stages is in these pages. */
+	/* The kernel's base page and PMD, and tierd's range, read at start:
+	 * every page count, address and byte total of the stages is in these
+	 * pages. */
 	struct page_geom geom;
 	/* Where the base page comes from (NULL: sysconf), for tests and
 	 * tierd-sim; the PMD is ROOT's hpage_pmd_size. */

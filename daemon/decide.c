@@ -20,7 +20,7 @@
  *
  * Sizes are fixed at start from the config and the kernel's pages: base
  * pages per tick from the promotion rate and interval (twice a tick's
- * worth of moves, within [MIN_CAND, MAX_CAND] and at least two PMD
+ * worth of moves, within [MIN_CAND, MAX_CAND] and at least two
  * ranges' pages), and candidates per tick at most MAX_CAND_ENTRIES.  The
  * bounds count pages, as the arrays do: with 64 KiB pages the same arrays
  * carry 16 times the bytes.
@@ -33,9 +33,9 @@
  * 128 MiB of base pages (a THP is one candidate for 512 pages, so
  * THP-backed memory still gets the whole page budget), and a larger hot
  * set of base pages takes more ticks, which follow at once while they move
- * something (manager.h: backlog).  A PMD range of base pages on one node
+ * something (manager.h: backlog).  A range of base pages on one node
  * is one candidate and one intent, and its pages' entries of the plan only
- * (512 in 2 MiB of 4 KiB pages, 8192 in 512 MiB of 64 KiB ones).
+ * (512 in 2 MiB of 4 KiB pages, 32 of 64 KiB ones).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,7 +50,7 @@
 #define NSEC_PER_SEC 1000000000ull
 #define MIN_CAND (16u << 10) /* base pages a tick: 64 MiB of 4 KiB, 1 GiB of 64 KiB */
 #define MAX_CAND (128u << 10) /* 512 MiB of 4 KiB, 8 GiB of 64 KiB */
-#define MIN_CAND_PMDS 2 /* and at least two PMD ranges' pages */
+#define MIN_CAND_RANGES 2 /* and at least two ranges' pages */
 #define MAX_CAND_ENTRIES (32u << 10) /* candidates a tick: 4 MiB of arrays */
 
 struct decide_stage {
@@ -70,10 +70,9 @@ size_t decide_max_pages(const struct tierd_conf *c, const struct page_geom *g)
 	uint64_t bytes = (uint64_t)c->promotion.max_rate_mb_per_s << 20;
 	uint64_t pages, min = MIN_CAND;
 
-	/* A PMD range of base pages is staged whole: room for two of them
-	 * (8192 pages each in 512 MiB of 64 KiB pages). */
-	if (min < MIN_CAND_PMDS * page_geom_pmd_pages(g))
-		min = MIN_CAND_PMDS * page_geom_pmd_pages(g);
+	/* A range of base pages is staged whole: room for two of them. */
+	if (min < MIN_CAND_RANGES * page_geom_range_pages(g))
+		min = MIN_CAND_RANGES * page_geom_range_pages(g);
 	bytes = bytes * c->interval_ms / 1000;
 	pages = 2 * (bytes >> g->shift);
 	if (!c->promotion.max_rate_mb_per_s || pages > MAX_CAND)
@@ -96,10 +95,10 @@ uint64_t decide_burst_bytes(uint32_t mb_per_s, uint32_t interval_ms, const struc
 	if (!burst)
 		burst = rate;
 	/* A THP moves whole: a bucket smaller than one would hold it back
-	 * for good (a 512 MiB THP of 64 KiB pages at 256 MB/s and 500 ms
-	 * ticks); a bucket of one lets it go once the rate has paid for it. */
-	if (rate && g->thp && burst < g->pmd)
-		burst = g->pmd;
+	 * for good (a 2 MiB THP at 2 MB/s and 500 ms ticks); a bucket of one
+	 * lets it go once the rate has paid for it. */
+	if (rate && page_geom_range_thp(g) && burst < g->range)
+		burst = g->range;
 	return burst;
 }
 

@@ -6,7 +6,7 @@
  * process list), what each rule's processes hold on its node (their
  * cgroups' memory.numa_stat, a few numa_maps a tick: core/gpu_usage.h),
  * and for core/candidates, which picks the candidates, where their pages
- * are: move_pages(2) node queries (nodes NULL) and whether a PMD entry
+ * are: move_pages(2) node queries (nodes NULL) and whether a range entry
  * is a PMD THP (sys/thp).
  *
  * The NVIDIA driver's memory mode is read at start (sys/gpu_mode): with
@@ -78,8 +78,9 @@ static struct thp_lookup *open_thp(const struct tierd *d, const struct manager_o
 	struct thp_lookup *l;
 
 	/* A kernel without PMD THPs has none to look up (the start-up line
-	 * of the page sizes says so). */
-	if (!d->geom.thp || (strcmp(d->root, "/") && !fake))
+	 * of the page sizes says so); where the PMD is larger than the range,
+	 * a range is never one THP (page_geom_range_thp()). */
+	if (!page_geom_range_thp(&d->geom) || (strcmp(d->root, "/") && !fake))
 		return NULL;
 	l = malloc(sizeof(*l));
 	if (!l)
@@ -87,7 +88,7 @@ static struct thp_lookup *open_thp(const struct tierd *d, const struct manager_o
 	if ((fake ? thp_open_ops(l, proc_root, &d->geom, ops->thp_ops, ops->thp_ctx) :
 		    thp_open(l, "/proc", &d->geom)) < 0) {
 		log_notice("No THP lookups (%s): each THP is moved as %llu addresses", l->why,
-			   (unsigned long long)page_geom_pmd_pages(&d->geom));
+			   (unsigned long long)page_geom_range_pages(&d->geom));
 		free(l);
 		return NULL;
 	}

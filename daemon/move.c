@@ -93,7 +93,7 @@ struct account *move_account(struct move_stage *m)
 }
 
 /*
- * Remember when each range that reached its target moved.  A PMD range
+ * Remember when each range that reached its target moved.  A range
  * whose base pages (or THP) all reached a fast-tier node in this tick
  * (not a GPU node: placement rules count their bytes there every tick)
  * is known fast from now, as if gather had queried it: otherwise the next
@@ -116,7 +116,7 @@ static void remember_moves(const struct topology *topo, struct cand_ranges *rang
 
 	for (size_t i = 0; i < pl->nr_entries; i++) {
 		const struct policy_intent one = batch_entry_intent(pl, i, intents), *it = &one;
-		uint64_t base = page_geom_pmd_base(&ranges->geom, it->addr);
+		uint64_t base = page_geom_range_base(&ranges->geom, it->addr);
 		int idx = topo_node_index(topo, it->to_node);
 		struct cand_range *rg;
 		bool whole;
@@ -133,7 +133,7 @@ static void remember_moves(const struct topology *topo, struct cand_ranges *rang
 			run_pages = 0;
 		}
 		run_pages += it->nr_pages;
-		whole = run_pages == page_geom_pmd_pages(&ranges->geom);
+		whole = run_pages == page_geom_range_pages(&ranges->geom);
 		if (it->kind != POLICY_PROMOTE) {
 			rg->last_demote = cand_time(now_ns);
 			rg->fast_seen = 0;
@@ -151,7 +151,7 @@ static void remember_moves(const struct topology *topo, struct cand_ranges *rang
 /*
  * The addresses of the calls move_step() made (dry-run node queries too,
  * as tierd_move_pages_calls_total counts them), and of them the PMD THPs
- * passed as one address: a candidate of a PMD's pages that is one folio, not
+ * passed as one address: a candidate of a range's pages that is one folio, not
  * a range listed page by page (POLICY_F_PAGES).
  */
 static void count_addresses(struct tierd_stats *s, const struct page_geom *g,
@@ -167,7 +167,8 @@ static void count_addresses(struct tierd_stats *s, const struct page_geom *g,
 		for (size_t e = b->first; e < b->first + b->count; e++) {
 			const struct policy_intent *it = &intents[pl->intent[e]];
 
-			if (!(it->flags & POLICY_F_PAGES) && it->nr_pages == page_geom_pmd_pages(g))
+			if (!(it->flags & POLICY_F_PAGES) &&
+			    it->nr_pages == page_geom_range_pages(g))
 				s->move_pages_thps_total++;
 		}
 	}

@@ -18,8 +18,8 @@
  *   fast_tier_max_bytes (the first CONF_MAX_CGROUPS of them), and its
  *   memory.numa_stat is rewritten from the placement before every tick;
  * - the sampler: each range the sampler model saw, recorded into the hot
- *   table as one entry of range_bytes (folded into the machine's PMD
- *   ranges, as the hot table does) weighted with what was seen (DAMON: the
+ *   table as one entry of range_bytes (tierd's range: 2 MiB on every
+ *   machine model's pages, core/page_geom.h) weighted with what was seen (DAMON: the
  *   region's nr_accesses, as the DAMON source records a region; exact and
  *   hw: the accesses or samples);
  * - THPs: where the machine's PMD THP is the range, each range is one
@@ -307,7 +307,7 @@ int sim_tierd_damon_spec(char *buf, size_t len, const struct sim_setup *s, char 
 	static struct tierd_conf c;
 	const struct sim_machine *m = s->m;
 	struct damon_attrs conf, fit;
-	uint64_t pmd = m->thp_bytes ? m->thp_bytes : m->base_page_bytes * (m->base_page_bytes / 8);
+	struct page_geom g;
 	char *errors = NULL;
 
 	if (sim_tierd_conf && *sim_tierd_conf) {
@@ -324,8 +324,13 @@ int sim_tierd_damon_spec(char *buf, size_t len, const struct sim_setup *s, char 
 				     .aggr_us = c.sampling.damon_aggr_us,
 				     .min_nr_regions = c.sampling.damon_min_regions,
 				     .max_nr_regions = c.sampling.damon_max_regions };
-	/* What tierd's DAMON source asks of the kernel for this footprint. */
-	damon_fit(&conf, (uint64_t)s->nr_ranges * s->range_bytes, s->nr_tenants, pmd, &fit);
+	/* What tierd's DAMON source asks of the kernel for this footprint,
+	 * in regions of tierd's range on the machine's pages. */
+	if (page_geom_set(&g, m->base_page_bytes, m->thp_bytes) < 0) {
+		snprintf(err, SIM_ERR_LEN, "no page geometry for %s", m->name);
+		return -EINVAL;
+	}
+	damon_fit(&conf, (uint64_t)s->nr_ranges * s->range_bytes, s->nr_tenants, g.range, &fit);
 	snprintf(buf, len, "damon:%llu:%llu:%u:%u", (unsigned long long)fit.sample_us,
 		 (unsigned long long)fit.aggr_us, fit.min_nr_regions, fit.max_nr_regions);
 	return 0;

@@ -202,7 +202,7 @@ size_t account_take_retries(struct account *a, uint64_t now_ns, struct policy_in
  * Leave out of the @n candidates @cand, in place and in their order, the
  * pages in busy back-off at @now_ns: a page or THP the kernel reported busy
  * on the node it is on now, before its retry time.  One found on another
- * node is forgotten (it moved) and kept.  PMD ranges of base pages
+ * node is forgotten (it moved) and kept.  Ranges of base pages
  * (POLICY_F_PAGES) are kept.  Returns how many candidates remain; the base
  * pages left out are added to @ret_pages (may be NULL).
  */

@@ -16,7 +16,7 @@
  * held for an hour, 62 times.  The retry queue (account.c) proposes it at
  * that time whether it is still hot or not; while it is hot, candidate
  * selection does too (the batcher keeps one of the two).  A busy page that
- * is proposed before its time anyway (one page of a PMD range of base
+ * is proposed before its time anyway (one page of a range of base
  * pages, which is one candidate and not looked up) keeps its schedule.
  *
  * What ends a back-off at once: the page moved (to its target or

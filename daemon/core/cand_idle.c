@@ -6,7 +6,7 @@
 #include "cand_int.h"
 
 /*
- * Does the PMD range at @addr of @pid hold pages tierd could demote?
+ * Does the range at @addr of @pid hold pages tierd could demote?
  * CAND_SAMPLE_PAGES of its pages, evenly spaced: true when one is on a node
  * above the lowest tier.  A range whose sample is all on the lowest tier
  * is remembered as low (the passes skip it for CAND_FAST_RECHECK_NS); one whose
@@ -80,15 +80,16 @@ void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 		return;
 	for (uint32_t i = idle_find(s, m->idle_pid, m->idle_addr); i < s->n; i++) {
 		const struct idle_range *r = &s->r[i];
-		uint64_t pmd = m->geom.pmd, a = page_geom_pmd_base(&m->geom, r->start + pmd - 1);
+		uint64_t range = m->geom.range;
+		uint64_t a = page_geom_range_base(&m->geom, r->start + range - 1);
 
 		if (now_ns < r->since_ns || now_ns - r->since_ns < m->in->idle_min_ns ||
 		    !cand_proc_find(m->procs, r->pid))
 			continue;
 		if (r->pid == m->idle_pid && a < m->idle_addr)
 			a = m->idle_addr;
-		for (; a < r->end && r->end - a >= pmd; a += pmd) {
-			struct hot_entry_view v = { .pid = r->pid, .addr = a, .len = pmd,
+		for (; a < r->end && r->end - a >= range; a += range) {
+			struct hot_entry_view v = { .pid = r->pid, .addr = a, .len = range,
 						    .last_ns = r->since_ns };
 			bool stop = m->idle_visited++ >= IDLE_VISITS ||
 				    m->idle_queried >= IDLE_QUERY_PAGES ||

@@ -14,8 +14,8 @@
 #define MAX_VIEWS 4096 /* table entries looked at a tick */
 #define COLD_QUERY_PAGES (16u << 10) /* base pages the coldest pass queries a tick */
 #define QUERY_ENTRIES 1024 /* entries one node query may cover */
-#define QUERY_PAGES 4096 /* base pages it may cover (a 2 MiB entry of base pages is 512),
-			  * or a PMD's when more (8192 in 512 MiB) */
+#define QUERY_PAGES 4096 /* base pages it may cover (a range of 4 KiB pages is 512),
+			  * or a range's when more */
 #define COLD_WINDOWS 2 /* MAX_VIEWS selections the coldest pass makes a tick */
 #define HOT_WINDOWS 2 /* and the head past its first MAX_VIEWS */
 #define IDLE_QUERY_PAGES (64u << 10) /* base pages the idle pass queries a tick */
@@ -25,14 +25,14 @@
 struct staged {
 	struct hot_entry_view v;
 	uint32_t first, count; /* its pages in addrs[] */
-	uint32_t nr_pages; /* base pages per queried page: a PMD's for a THP, else 1 */
+	uint32_t nr_pages; /* base pages per queried page: a range's for a THP, else 1 */
 	bool cold; /* staged by a cold pass */
 };
 
 struct cand_select {
 	struct page_geom geom; /* the hot table's */
-	uint32_t pmd_pages; /* base pages in a PMD range */
-	size_t query_pages; /* QUERY_PAGES, or a PMD's pages when more */
+	uint32_t range_pages; /* base pages in a range */
+	size_t query_pages; /* QUERY_PAGES, or a range's pages when more */
 	size_t max_cand; /* candidates (array entries) a tick */
 	bool cand_full; /* cand_stage_entry() refused an entry for max_cand this tick */
 	size_t n; /* candidates in cand[] this tick, queried */

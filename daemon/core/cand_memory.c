@@ -66,7 +66,7 @@ void cand_ranges_init(struct cand_ranges *r, const struct page_geom *g)
 
 static uint32_t range_slot(const struct cand_ranges *r, pid_t pid, uint64_t base)
 {
-	uint64_t h = (base >> r->geom.pmd_shift) * 0x9e3779b97f4a7c15ull ^
+	uint64_t h = (base >> r->geom.range_shift) * 0x9e3779b97f4a7c15ull ^
 		     (uint64_t)pid * 0xff51afd7ed558ccdull;
 
 	return (uint32_t)(h >> 32);
@@ -96,7 +96,7 @@ static uint32_t last_use(const struct cand_range *s)
 
 struct cand_range *cand_range(struct cand_ranges *r, pid_t pid, uint64_t addr)
 {
-	uint64_t base = page_geom_pmd_base(&r->geom, addr);
+	uint64_t base = page_geom_range_base(&r->geom, addr);
 	struct cand_range *set = &r->slot[range_set(r, pid, base)], *victim = set;
 
 	for (uint32_t w = 0; w < CAND_RANGE_WAYS; w++) {
@@ -118,7 +118,7 @@ struct cand_range *cand_range(struct cand_ranges *r, pid_t pid, uint64_t addr)
 const struct cand_range *cand_range_peek(const struct cand_ranges *r, pid_t pid,
 					 uint64_t addr)
 {
-	uint64_t base = page_geom_pmd_base(&r->geom, addr);
+	uint64_t base = page_geom_range_base(&r->geom, addr);
 	const struct cand_range *set = &r->slot[range_set(r, pid, base)];
 
 	for (uint32_t w = 0; w < CAND_RANGE_WAYS; w++)
@@ -157,7 +157,7 @@ bool cand_known_low(const struct cand_ranges *r, const struct hot_entry_view *v,
 int cand_sample_query(const struct cand_io *io, const struct page_geom *g, pid_t pid,
 		      uint64_t base, uint64_t off, int status[CAND_SAMPLE_PAGES])
 {
-	uint64_t stride = page_geom_pmd_pages(g) / CAND_SAMPLE_PAGES;
+	uint64_t stride = page_geom_range_pages(g) / CAND_SAMPLE_PAGES;
 	void *addrs[CAND_SAMPLE_PAGES];
 
 	off %= stride;
@@ -169,7 +169,7 @@ int cand_sample_query(const struct cand_io *io, const struct page_geom *g, pid_t
 /*
  * A range known fast whose CAND_FAST_RECHECK_NS ran out, or one the memory
  * does not know once it has forgotten ranges: CAND_SAMPLE_PAGES of its
- * base pages (512 in a 2 MiB PMD), evenly spaced, from an offset that moves
+ * base pages (512 in a range of 4 KiB pages), evenly spaced, from an offset that moves
  * on with every recheck period (so every page is looked at within pages /
  * CAND_SAMPLE_PAGES periods), instead of all of them.  True, and known fast
  * again, when every one is still on a fast-tier node; else the caller
@@ -195,7 +195,7 @@ bool cand_still_fast(struct cand_ranges *r, const struct cand_procs *procs,
 	int status[CAND_SAMPLE_PAGES];
 
 	if ((rg ? !rg->fast_seen : !r->forgotten) || !proc || proc->rule >= 0 ||
-	    v->len != r->geom.pmd ||
+	    v->len != r->geom.range ||
 	    (io->is_thp && io->is_thp(io->ctx, v->pid, v->addr) == 1))
 		return false;
 	if (cand_sample_query(io, &r->geom, v->pid, v->addr, now_ns / CAND_FAST_RECHECK_NS,
@@ -218,7 +218,7 @@ static uint32_t denied_bit(const struct cand_ranges *r, uint64_t base, uint64_t 
 {
 	uint64_t page = (addr - base) >> r->geom.shift;
 
-	return (uint32_t)(page * CAND_DENIED_BITS >> (r->geom.pmd_shift - r->geom.shift));
+	return (uint32_t)(page * CAND_DENIED_BITS >> (r->geom.range_shift - r->geom.shift));
 }
 
 static struct cand_denied *denied_slot(struct cand_ranges *r, pid_t pid, uint64_t base)
@@ -240,7 +240,7 @@ static struct cand_denied *denied_find(struct cand_ranges *r, pid_t pid, uint64_
 void cand_denied_mark(struct cand_ranges *r, pid_t pid, uint64_t addr, uint32_t nr_pages,
 		      int node, int err, uint64_t now_ns)
 {
-	uint64_t base = page_geom_pmd_base(&r->geom, addr), delay;
+	uint64_t base = page_geom_range_base(&r->geom, addr), delay;
 	struct cand_denied *d = denied_slot(r, pid, base);
 	uint64_t end = addr + ((uint64_t)(nr_pages ? nr_pages - 1 : 0) << r->geom.shift);
 	uint32_t first = denied_bit(r, base, addr), last, t;
@@ -265,7 +265,7 @@ void cand_denied_mark(struct cand_ranges *r, pid_t pid, uint64_t addr, uint32_t 
 	/* cand_ns() rounds down: the retry comes no earlier than asked. */
 	t = cand_time(now_ns + delay);
 	d->until = t < UINT32_MAX ? t + 1 : t;
-	last = end - base < r->geom.pmd ? denied_bit(r, base, end) : CAND_DENIED_BITS - 1;
+	last = end - base < r->geom.range ? denied_bit(r, base, end) : CAND_DENIED_BITS - 1;
 	for (uint32_t i = first; nr_pages && i <= last; i++)
 		d->pages[i / 64] |= 1ull << (i % 64);
 }
@@ -273,7 +273,7 @@ void cand_denied_mark(struct cand_ranges *r, pid_t pid, uint64_t addr, uint32_t 
 bool cand_denied_skip(struct cand_ranges *r, pid_t pid, uint64_t addr, int node,
 		      uint64_t now_ns)
 {
-	uint64_t base = page_geom_pmd_base(&r->geom, addr);
+	uint64_t base = page_geom_range_base(&r->geom, addr);
 	struct cand_denied *d = denied_find(r, pid, base, now_ns);
 	uint32_t i = denied_bit(r, base, addr);
 	uint64_t bit = 1ull << (i % 64);
@@ -289,7 +289,7 @@ bool cand_denied_skip(struct cand_ranges *r, pid_t pid, uint64_t addr, int node,
 bool cand_denied_whole(struct cand_ranges *r, pid_t pid, uint64_t addr, int node,
 		       uint64_t now_ns)
 {
-	struct cand_denied *d = denied_find(r, pid, page_geom_pmd_base(&r->geom, addr), now_ns);
+	struct cand_denied *d = denied_find(r, pid, page_geom_range_base(&r->geom, addr), now_ns);
 
 	if (!d)
 		return false;

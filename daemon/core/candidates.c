@@ -9,9 +9,10 @@
  *     coldest (demotion; see select_candidates()): first memory the
  *     source saw no access in at all (cand_idle.c), then the table's
  *     coldest entries;
- *  2. a PMD entry (2 MiB of 4 KiB pages, 512 MiB of 64 KiB ones) is one
- *     candidate when it is a PMD THP, else its base pages are queried, and are one candidate when they are all on
- *     one node (cand_flush_staged()); at most max_cand slots (a page queried, a
+ *  2. a range entry (2 MiB: 512 pages of 4 KiB, 32 of 64 KiB) is one
+ *     candidate when it is a PMD THP, else its base pages are queried,
+ *     and are one candidate when they are all on one node
+ *     (cand_flush_staged()); at most max_cand slots (a page queried, a
  *     THP) a tick, so the node queries and the memory are bounded;
  *  3. a range seen wholly on the fast tier, or moved there wholly by the
  *     last tick (the account step), is not queried again for promotion
@@ -42,8 +43,8 @@ int cand_select_new(size_t max_cand, const struct page_geom *g, struct cand_sele
 	if (!m)
 		return -ENOMEM;
 	m->geom = *g;
-	m->pmd_pages = (uint32_t)page_geom_pmd_pages(g);
-	m->query_pages = m->pmd_pages > QUERY_PAGES ? m->pmd_pages : QUERY_PAGES;
+	m->range_pages = (uint32_t)page_geom_range_pages(g);
+	m->query_pages = m->range_pages > QUERY_PAGES ? m->range_pages : QUERY_PAGES;
 	m->max_cand = max_cand;
 	m->views = calloc(MAX_VIEWS, sizeof(*m->views));
 	m->staged = calloc(QUERY_ENTRIES, sizeof(*m->staged));
@@ -105,9 +106,9 @@ static bool range_fits_rates(const struct cand_select *m, const struct cand_proc
 {
 	uint64_t cg = proc->cgroup >= 0 && m->in->cg_burst ? m->in->cg_burst[proc->cgroup] : 0;
 
-	if (m->in->global_burst && m->in->global_burst < m->geom.pmd)
+	if (m->in->global_burst && m->in->global_burst < m->geom.range)
 		return false;
-	return !cg || cg >= m->geom.pmd;
+	return !cg || cg >= m->geom.range;
 }
 
 /*
@@ -152,7 +153,7 @@ void cand_flush_staged(struct cand_select *m, uint64_t now_ns)
 			node = m->status[i];
 		}
 		/* A range of base pages all on one node: one candidate. */
-		whole = s->count == m->pmd_pages && mapped == s->count && one_node &&
+		whole = s->count == m->range_pages && mapped == s->count && one_node &&
 			range_fits_rates(m, proc) &&
 			!cand_denied_whole(m->ranges, v->pid, v->addr, node, now_ns);
 		for (size_t i = s->first; i < s->first + s->count; i++) {
@@ -163,7 +164,7 @@ void cand_flush_staged(struct cand_select *m, uint64_t now_ns)
 			m->cand[m->n + added++] = (struct policy_page){
 				.pid = v->pid,
 				.addr = (uint64_t)(uintptr_t)m->addrs[i],
-				.nr_pages = whole ? m->pmd_pages : s->nr_pages,
+				.nr_pages = whole ? m->range_pages : s->nr_pages,
 				.node = m->status[i],
 				.heat = heat,
 				.last_access_ns = v->last_ns,
@@ -178,9 +179,9 @@ void cand_flush_staged(struct cand_select *m, uint64_t now_ns)
 		}
 		/* What the query saw, for the passes that skip ranges known fast
 		 * or low; a range already remembered loses a mark it no longer
-		 * earns.  Marks are per PMD range: a base page entry says
+		 * earns.  Marks are per range: a base page entry says
 		 * nothing of the rest. */
-		if (mapped && v->len == m->geom.pmd && (all_fast || all_low || rg)) {
+		if (mapped && v->len == m->geom.range && (all_fast || all_low || rg)) {
 			struct cand_range *r = cand_range(m->ranges, v->pid, v->addr);
 
 			r->fast_seen = all_fast ? cand_time(now_ns) : 0;
@@ -211,11 +212,11 @@ bool cand_stage_entry(struct cand_select *m, const struct hot_entry_view *v, boo
 
 	if (!cand_proc_find(m->procs, v->pid))
 		return true;
-	if (v->len == m->geom.pmd) {
+	if (v->len == m->geom.range) {
 		if (m->io->is_thp && m->io->is_thp(m->io->ctx, v->pid, v->addr) == 1)
-			nr_pages = m->pmd_pages;
+			nr_pages = m->range_pages;
 		else
-			count = m->pmd_pages;
+			count = m->range_pages;
 	}
 	if (m->nr_staged == QUERY_ENTRIES || m->staged_pages + count > m->query_pages ||
 	    m->slots + m->staged_pages + count > m->max_cand)

@@ -56,7 +56,7 @@ const struct cand_proc *cand_proc_find(const struct cand_procs *p, pid_t pid);
 bool cand_cgroup_full(const struct cand_procs *p, const bool *cg_full, pid_t pid);
 
 /*
- * What tierd last did to a PMD range (2 MiB of 4 KiB pages) of a process: the policy's cool-down
+ * What tierd last did to a range (2 MiB of 4 KiB pages) of a process: the policy's cool-down
  * and ping-pong inputs, and when the range was last seen wholly on the fast
  * tier (so a hot range already there is not queried every tick) or wholly
  * on the lowest (so a cold one there is not queried for demotion).  A
@@ -74,7 +74,7 @@ bool cand_cgroup_full(const struct cand_procs *p, const bool *cg_full, pid_t pid
  * source's 2 MiB ranges all of them are, see daemon_rss).
  */
 struct cand_range {
-	uint64_t base; /* PMD aligned */
+	uint64_t base; /* range aligned */
 	pid_t pid;
 	uint32_t last_promote;
 	uint32_t last_demote;
@@ -105,7 +105,7 @@ struct cand_range {
 #define CAND_DENIED_RETRY_MAX_NS (32 * CAND_DENIED_RETRY_NS)
 
 struct cand_denied {
-	uint64_t base; /* PMD aligned */
+	uint64_t base; /* range aligned */
 	pid_t pid;
 	int16_t node; /* the node its pages were refused from */
 	uint8_t tries; /* refusals in a row (after a retry) */
@@ -113,13 +113,13 @@ struct cand_denied {
 	uint32_t until; /* cand_time(): proposed again from then; 0 = free slot */
 	uint32_t pad;
 	/* bit i: a page of the range's i-th CAND_DENIED_BITS part refused
-	 * (one base page of a 2 MiB PMD; 4 of a 32 MiB one, 16 of 512 MiB,
-	 * which are then left out together) */
+	 * (one base page of a range of 4 KiB pages; a range of 64 KiB pages
+	 * has 32, so the 64 bits are half a page each) */
 	uint64_t pages[CAND_DENIED_BITS / 64];
 };
 
 struct cand_ranges {
-	struct page_geom geom; /* the kernel's: a range is one PMD */
+	struct page_geom geom; /* the kernel's, and tierd's range */
 	/* Ranges it forgot for others: once it has, a range it does not know
 	 * may be one it knew fast (cand_still_fast()). */
 	uint64_t forgotten;
@@ -148,10 +148,10 @@ static inline uint64_t cand_ns(uint32_t t)
 	return t ? (uint64_t)(t - 1) << CAND_TIME_SHIFT : 0;
 }
 
-/* Empty range memory for ranges of @g's PMD size. */
+/* Empty range memory for ranges of @g's range size. */
 void cand_ranges_init(struct cand_ranges *r, const struct page_geom *g);
 
-/* The slot of the PMD range holding @addr of @pid; claimed (zeroed) for
+/* The slot of the range holding @addr of @pid; claimed (zeroed) for
  * it when another range held it. */
 struct cand_range *cand_range(struct cand_ranges *r, pid_t pid, uint64_t addr);
 
@@ -174,7 +174,7 @@ static inline bool cand_settled_node(const struct topology *topo, int i, int fas
 
 struct cand_io;
 /*
- * The nodes of CAND_SAMPLE_PAGES pages of @pid's PMD range at @base,
+ * The nodes of CAND_SAMPLE_PAGES pages of @pid's range at @base,
  * evenly spaced from its (@off modulo the spacing)-th page, so that
  * consecutive @off look at every page in turn, into @status: what @io's
  * query returns.
@@ -204,7 +204,7 @@ const struct cand_range *cand_range_peek(const struct cand_ranges *r, pid_t pid,
 					 uint64_t addr);
 
 /*
- * The kernel refused to move @nr_pages pages (1, or a PMD's for a THP) at @addr
+ * The kernel refused to move @nr_pages pages (1, or a range's for a THP) at @addr
  * of @pid from @node with @err (a negative errno) at @now_ns: leave them
  * out of the candidates (cand_denied_skip()).
  */
@@ -220,7 +220,7 @@ bool cand_denied_skip(struct cand_ranges *r, pid_t pid, uint64_t addr, int node,
 		      uint64_t now_ns);
 
 /*
- * The PMD range at @addr of @pid is wholly on @node: does it hold pages
+ * The range at @addr of @pid is wholly on @node: does it hold pages
  * the kernel refused to move from there?  (Then it is no single
  * candidate.)  Refused from another node, they all moved: their marks go.
  */
@@ -232,7 +232,7 @@ struct cand_io {
 	/* Where @count pages of @pid are: node ids or negative errnos in
 	 * @status; a negative errno when the whole call failed. */
 	int (*query)(void *ctx, pid_t pid, size_t count, void **addrs, int *status);
-	/* 1 when the PMD range at @addr of @pid is a PMD THP; NULL: never. */
+	/* 1 when the range at @addr of @pid is a PMD THP; NULL: never. */
 	int (*is_thp)(void *ctx, pid_t pid, uint64_t addr);
 	void *ctx;
 };
@@ -249,7 +249,7 @@ struct cand_in {
 	const struct idle_set *idle;
 	uint64_t idle_min_ns;
 	/* The rate buckets' sizes (0: no limit), globally and per cgroup
-	 * index: a range is one candidate only where a PMD fits them. */
+	 * index: a range is one candidate only where it fits them. */
 	uint64_t global_burst;
 	const uint64_t *cg_burst;
 	/* Per cgroup index (NULL: none), true when the cgroup is at its

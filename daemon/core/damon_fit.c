@@ -10,14 +10,14 @@
  * alike and splitting every region in two or three at random
  * (kdamond_merge_regions(), kdamond_split_regions()), within
  * [min_nr_regions, max_nr_regions].  Where the hot memory is runs of
- * PMD ranges scattered through a large footprint, each run in a region
+ * ranges scattered through a large footprint, each run in a region
  * also holding cold ones, a region reads what its few hot pages give
  * the one page checked, about what its cold neighbours read; the merge
  * joins them again, and the hot ranges stay inside coarse regions.
- * tierd moves PMD ranges, so a region larger than one is a range whose
+ * tierd moves ranges, so a region larger than one is a range whose
  * heat it cannot tell from its neighbours'.
  *
- * The rule.  Up to max_nr_regions PMD ranges of footprint, the configured
+ * The rule.  Up to max_nr_regions ranges of footprint, the configured
  * attributes stand: DAMON's own regions reach a range.  Above it, one
  * region per range: max_nr_regions = the footprint's ranges, and
  * min_nr_regions the same over the targets (DAMON starts every target

@@ -26,7 +26,7 @@ struct damon_attrs {
 
 /*
  * The attributes for @footprint_bytes of monitored memory in @nr_targets
- * targets, watched at @region_bytes (the policy's unit, the PMD range),
+ * targets, watched at @region_bytes (the policy's unit, the range),
  * from the configured @conf, into *@ret.  A footprint of at most @conf's
  * max_nr_regions ranges keeps @conf.  A larger one gets one region per
  * range: max_nr_regions the footprint's ranges (at most

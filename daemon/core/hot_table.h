@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Hotness table: decayed access heat per (pid, base page or PMD range), bounded
+ * Hotness table: decayed access heat per (pid, base page or range), bounded
  * memory, near-coldest eviction.  Pure: time comes in as now_ns, memory comes
  * in at init, nothing allocates afterwards.  The model and its costs are
  * described at the top of hotness.c.
@@ -24,7 +24,7 @@
 struct hot_params {
 	uint64_t half_life_ns;	/* heat halves every half_life_ns; > 0 */
 	uint32_t max_entries;	/* the most (pid, page) entries held; >= 1 */
-	/* the kernel's base page and PMD: an entry is one or the other */
+	/* the kernel's base page and tierd's range: an entry is one or the other */
 	struct page_geom geom;
 	/* hot_init()'s @mem is all zero bytes already (fresh anonymous memory),
 	 * and is not cleared: its pages are then touched only as the table
@@ -36,7 +36,7 @@ struct hot_params {
 struct hot_entry_view {
 	pid_t pid;
 	uint64_t addr;		/* first byte of the page or range */
-	uint64_t len;		/* geom.base or geom.pmd */
+	uint64_t len;		/* geom.base or geom.range */
 	double heat;		/* decayed weight at now_ns */
 	uint64_t samples;	/* records folded in, up to HOT_SAMPLES_MAX */
 	uint64_t last_ns;	/* time of the last record, rounded down to
@@ -46,11 +46,11 @@ struct hot_entry_view {
 struct hot_stats {
 	uint64_t entries;	/* in use now */
 	uint64_t max_entries;
-	uint64_t huge_entries;	/* of which PMD ranges */
+	uint64_t huge_entries;	/* of which ranges */
 	uint64_t records;	/* hot_record() calls that did something */
 	uint64_t inserts;
 	uint64_t evictions;	/* entries pushed out by newer ones */
-	uint64_t folded;	/* base page entries absorbed into a PMD one */
+	uint64_t folded;	/* base page entries absorbed into a range one */
 	uint64_t dropped;	/* entries removed by hot_drop_pid() */
 	uint64_t rebases;	/* O(n) rescales of the stored values */
 	uint64_t mem_bytes;	/* the memory given at init that is in use */
@@ -119,12 +119,12 @@ int hot_init(struct hot_table *t, const struct hot_params *p, void *mem,
 /*
  * Fold @weight accesses at @now_ns into the entries that cover
  * [@addr, @addr + @len) of @pid:
- *   @len <= geom.base: the base page of @addr, or the PMD entry that already
+ *   @len <= geom.base: the base page of @addr, or the range entry that already
  *     covers it (THP folding);
- *   @len == geom.pmd and @addr PMD aligned: one PMD entry (a PMD folio: 2 MiB
- *     of 4 KiB pages, 512 MiB of 64 KiB ones), which absorbs the heat of the
- *     base page entries it covers;
- *   other lengths (a region, e.g. from DAMON): every PMD range it overlaps,
+ *   @len == geom.range and @addr range aligned: one range entry (a PMD folio
+ *     of 4 KiB pages, 2 MiB of a larger one), which absorbs the heat of
+ *     the base page entries it covers;
+ *   other lengths (a region, e.g. from DAMON): every range it overlaps,
  *     each given @weight times the share of the range the region covers, so
  *     a region's access frequency becomes the range's mean frequency.
  * A full table evicts a cold entry: the coldest when the table has at most
@@ -140,7 +140,7 @@ int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 /* Call @fn for each record from now on; NULL stops it. */
 void hot_set_observer(struct hot_table *t, hot_observer_fn fn, void *ctx);
 
-/* Length of the entry covering @addr of @pid: geom.pmd, geom.base, or 0. */
+/* Length of the entry covering @addr of @pid: geom.range, geom.base, or 0. */
 uint64_t hot_entry_len(const struct hot_table *t, pid_t pid, uint64_t addr);
 
 /* Heat of the entry covering @addr of @pid at @now_ns; 0 when none. */

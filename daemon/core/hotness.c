@@ -37,9 +37,9 @@
  * creation and only while the process has 4 KiB entries), so a full table
  * need not evict for it.  So a hot THP is one entry that the policy moves as
  * one folio, not 512.  The sizes are the kernel's (hot_params.geom): the
- * figures here are x86-64's; with 16 KiB pages a range is 32 MiB of 2048
- * pages, with 64 KiB pages (arm64 servers) 512 MiB of 8192, and a range's
- * creation probes as many.
+ * figures here are x86-64's; with 16 KiB pages a range is 2 MiB of 128
+ * pages, with 64 KiB pages (arm64 servers) 2 MiB of 32 (core/page_geom.h:
+ * not the 32 or 512 MiB PMD), and a range's creation probes as many.
  *
  * Layout: 16 bytes per slot, 20 per tracked page, so that tierd stays under
  * 32 MiB with a million tracked pages (at 48 bytes per entry -- a 40-byte
@@ -295,7 +295,7 @@ int hot_init(struct hot_table *t, const struct hot_params *p, void *mem,
 	uint32_t np = hot_max_pids(p->max_entries);
 
 	if (p->half_life_ns == 0 || need == 0 || !mem || mem_bytes < need ||
-	    !p->geom.shift || p->geom.pmd_shift <= p->geom.shift ||
+	    !p->geom.shift || p->geom.range_shift <= p->geom.shift ||
 	    ((uintptr_t)mem % sizeof(uint64_t)) != 0)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
@@ -395,7 +395,7 @@ static void hot_record_huge(struct hot_table *t, pid_t pid, uint64_t base, doubl
 	uint32_t ps = hot_pid_get(t, pid, tick), pos, samples = 1;
 	uint64_t slot_bits = (uint64_t)(ps + 1) << KEY_PID_SHIFT;
 	uint64_t first = base >> t->params.geom.shift;
-	uint64_t npages = page_geom_pmd_pages(&t->params.geom);
+	uint64_t npages = page_geom_range_pages(&t->params.geom);
 	uint64_t key = slot_bits | KEY_HUGE | first;
 	struct hot_pid *pp = &t->pids[ps];
 
@@ -433,7 +433,7 @@ void hot_set_observer(struct hot_table *t, hot_observer_fn fn, void *ctx)
 int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 	       double weight, uint64_t now_ns)
 {
-	uint64_t end, g, pmd = t->params.geom.pmd;
+	uint64_t end, g, pmd = t->params.geom.range;
 	uint32_t tick;
 	double scale;
 	int n = 0;
@@ -463,7 +463,7 @@ int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 		return 1;
 	}
 	end = len > HOT_ADDR_LIMIT - addr ? HOT_ADDR_LIMIT : addr + len;
-	for (g = page_geom_pmd_base(&t->params.geom, addr); g < end; g += pmd) {
+	for (g = page_geom_range_base(&t->params.geom, addr); g < end; g += pmd) {
 		uint64_t lo = g > addr ? g : addr;
 		uint64_t hi = end - g > pmd ? g + pmd : end;
 

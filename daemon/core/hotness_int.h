@@ -45,7 +45,7 @@ struct hot_entry {
 struct hot_pid {
 	int32_t pid;		/* 0: free */
 	uint32_t nents;		/* its entries, +1 while pinned; next free when free */
-	uint32_t nhuge;		/* of which PMD ranges */
+	uint32_t nhuge;		/* of which ranges */
 	uint32_t last_tick;	/* its last record, for choosing one to evict */
 };
 
@@ -54,10 +54,10 @@ _Static_assert(sizeof(struct hot_pid) == 16, "hot_pid grew: update the essay");
 _Static_assert(HOT_MAX_PIDS < (1u << (64 - KEY_PID_SHIFT)), "process slot does not fit the key");
 _Static_assert(HOT_SAMPLES_MAX == (1u << TAIL_SAMPLE_BITS) - 1, "samples field width");
 
-/* Key bits of the PMD range holding base page @page. */
+/* Key bits of the range holding base page @page. */
 static inline uint64_t hot_huge_page(const struct hot_table *t, uint64_t page)
 {
-	return page & ~(page_geom_pmd_pages(&t->params.geom) - 1);
+	return page & ~(page_geom_range_pages(&t->params.geom) - 1);
 }
 
 static inline uint32_t hot_tick(const struct hot_table *t, uint64_t now_ns)

@@ -32,7 +32,7 @@ uint64_t hot_entry_len(const struct hot_table *t, pid_t pid, uint64_t addr)
 
 	if (pos == PID_NONE)
 		return 0;
-	return t->slots[pos].key & KEY_HUGE ? t->params.geom.pmd : t->params.geom.base;
+	return t->slots[pos].key & KEY_HUGE ? t->params.geom.range : t->params.geom.base;
 }
 
 double hot_weight(const struct hot_table *t, pid_t pid, uint64_t addr)
@@ -69,7 +69,7 @@ static void hot_view(const struct hot_table *t, uint32_t pos, double inv_scale,
 
 	v->pid = t->pids[KEY_PSLOT(e->key)].pid;
 	v->addr = KEY_PAGE(e->key) << t->params.geom.shift;
-	v->len = e->key & KEY_HUGE ? t->params.geom.pmd : t->params.geom.base;
+	v->len = e->key & KEY_HUGE ? t->params.geom.range : t->params.geom.base;
 	v->heat = (double)e->v * inv_scale;
 	v->samples = TAIL_SAMPLES(e->tail);
 	v->last_ns = t->time_base_ns + ((uint64_t)TAIL_TICK(e->tail) << HOT_TIME_SHIFT);

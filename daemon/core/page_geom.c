@@ -26,5 +26,7 @@ int page_geom_set(struct page_geom *ret, uint64_t base, uint64_t pmd)
 		return -EINVAL;
 	*ret = (struct page_geom){ .base = base, .shift = shift, .pmd = pmd,
 				   .pmd_shift = (unsigned int)__builtin_ctzll(pmd), .thp = thp };
+	ret->range = pmd < PAGE_GEOM_RANGE_MAX ? pmd : PAGE_GEOM_RANGE_MAX;
+	ret->range_shift = (unsigned int)__builtin_ctzll(ret->range);
 	return 0;
 }

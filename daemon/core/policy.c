@@ -133,7 +133,7 @@ void policy_params_default(struct policy_params *p, const struct page_geom *g)
 	p->demote = true;
 	p->demote_for_room = true;
 	p->cold_age_ns = 0;
-	p->min_room_bytes = g->pmd;	/* a THP; tierd sets promotion.batch_pages */
+	p->min_room_bytes = g->range;	/* a range; tierd sets promotion.batch_pages */
 }
 
 int policy_new(const struct policy_params *params, size_t max_pages, size_t max_cgroups,

@@ -85,18 +85,18 @@ void policy_params_default(struct policy_params *p, const struct page_geom *g);
 
 /*
  * One candidate: a base page or a THP of a process, as the hotness table and
- * a node query see it, or a PMD range of base pages that a node query
+ * a node query see it, or a range of base pages that a node query
  * found all on one node (POLICY_F_PAGES): the policy weighs it as a THP
  * but may move part of it (its first pages, up to a cap), the batcher lists
  * its pages.  The caller fills every field.
  */
 struct policy_page {	/* 56 bytes, no holes: decide keeps 32 Ki of them */
-	uint64_t addr;		/* page aligned; PMD aligned for a THP or a range */
+	uint64_t addr;		/* page aligned; range aligned for a THP or a range */
 	uint64_t last_access_ns;	/* 0 = unknown */
 	uint64_t last_promote_ns;	/* 0 = never */
 	uint64_t last_demote_ns;	/* 0 = never */
 	int pid;
-	uint32_t nr_pages;	/* 1, or a PMD's (512 of 4 KiB) for a THP or a range */
+	uint32_t nr_pages;	/* 1, or a range's (512 of 4 KiB) for a THP or a range */
 	int node;		/* node id the page is on (move_pages query) */
 	uint32_t heat;		/* larger is hotter; 0 = not seen */
 	int16_t cgroup;		/* index into policy_input.cgroups, -1 = none */
@@ -107,7 +107,7 @@ struct policy_page {	/* 56 bytes, no holes: decide keeps 32 Ki of them */
 /*
  * The candidate is a range of nr_pages base pages from addr, not one folio:
  * move_pages(2) is given each of its pages (batch_entry_intent()).  Decide
- * makes one of a PMD range of base pages whose pages its node query found
+ * makes one of a range of base pages whose pages its node query found
  * all on one node, instead of 512 candidates (8192 of 64 KiB pages) (a table of the DAMON source's
  * ranges filled decide's 32 Ki candidates with 64 ranges a tick: 3 MiB of
  * candidates and intents, and the policy sorted 32 Ki entries for them).

@@ -124,6 +124,7 @@ void tierd_metrics(struct tierd *d, struct metrics *m)
 	metrics_add(m, MET_MOVE_PAGES_THPS, s->move_pages_thps_total, NULL);
 	metrics_add(m, MET_PAGE_SIZE, (double)d->geom.base, NULL);
 	metrics_add(m, MET_PMD_SIZE, (double)d->geom.pmd, NULL);
+	metrics_add(m, MET_RANGE_SIZE, (double)d->geom.range, NULL);
 }
 
 static void update_rates(struct tierd *d, uint64_t now_ns)

@@ -92,7 +92,9 @@ static const struct family families[NR_METRICS] = {
 	[MET_PAGE_SIZE] = { "tierd_page_size_bytes", "gauge",
 			    "The kernel's base page: what page counts count" },
 	[MET_PMD_SIZE] = { "tierd_pmd_size_bytes", "gauge",
-			   "Bytes one PMD maps: a PMD THP, a hotness range" },
+			   "Bytes one PMD maps: a PMD THP" },
+	[MET_RANGE_SIZE] = { "tierd_range_size_bytes", "gauge",
+			     "Bytes of tierd's range: a hotness range, a whole-range move" },
 };
 
 struct metrics {

@@ -54,6 +54,7 @@ enum metric_id {
 	MET_MOVE_PAGES_THPS,
 	MET_PAGE_SIZE,
 	MET_PMD_SIZE,
+	MET_RANGE_SIZE,
 	NR_METRICS,
 };
 

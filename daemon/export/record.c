@@ -23,7 +23,7 @@ struct record_proc {
 };
 
 struct record_slot {
-	uint64_t range;		/* address >> geom.pmd_shift */
+	uint64_t range;		/* address >> geom.range_shift */
 	pid_t pid;		/* 0: empty */
 	uint32_t dense;
 };
@@ -48,10 +48,11 @@ int record_open(struct recorder *r, const char *path, const char *root,
 	n = fprintf(r->f,
 		    "# tierd --record: what tierd's sampler saw, for tierd-sim --trace\n"
 		    "# time_us,tenant,page,accesses; tenant: cgroup/pid<N>; pages dense per\n"
-		    "# process (PMD ranges in the order first seen); accesses: the\n"
+		    "# process (ranges in the order first seen); accesses: the\n"
 		    "# sampler's weight, rounded up\n"
-		    "# page_bytes: %llu, pmd_bytes: %llu\n",
-		    (unsigned long long)g->base, (unsigned long long)g->pmd);
+		    "# page_bytes: %llu, range_bytes: %llu, pmd_bytes: %llu\n",
+		    (unsigned long long)g->base, (unsigned long long)g->range,
+		    (unsigned long long)g->pmd);
 	if (n < 0) {
 		fclose(r->f);
 		r->f = NULL;
@@ -174,8 +175,8 @@ static void emit(struct recorder *r, struct record_proc *p, uint64_t addr, doubl
 		 uint64_t time_us)
 {
 	const struct page_geom *g = &r->geom;
-	int64_t d = dense_range(r, p, addr >> g->pmd_shift);
-	uint64_t per_range = page_geom_pmd_pages(g);
+	int64_t d = dense_range(r, p, addr >> g->range_shift);
+	uint64_t per_range = page_geom_range_pages(g);
 	uint64_t page, acc = (uint64_t)ceil(w);
 	int n;
 
@@ -201,7 +202,7 @@ void record_observe(void *ctx, pid_t pid, uint64_t addr, uint64_t len, double we
 		    uint64_t now_ns)
 {
 	struct recorder *r = ctx;
-	uint64_t t_us, end, g, pmd = r->geom.pmd;
+	uint64_t t_us, end, g, range = r->geom.range;
 	struct record_proc *p;
 
 	if (!r->f || r->full || !(weight > 0.0))
@@ -219,13 +220,13 @@ void record_observe(void *ctx, pid_t pid, uint64_t addr, uint64_t len, double we
 	if (len <= r->geom.base) {
 		emit(r, p, addr, weight, t_us);
 	} else {
-		/* As hot_record() folds a region: a share per PMD range. */
+		/* As hot_record() folds a region: a share per range. */
 		end = addr + len < addr ? UINT64_MAX : addr + len;
-		for (g = page_geom_pmd_base(&r->geom, addr); g < end && !r->full; g += pmd) {
+		for (g = page_geom_range_base(&r->geom, addr); g < end && !r->full; g += range) {
 			uint64_t lo = g > addr ? g : addr;
-			uint64_t hi = end - g > pmd ? g + pmd : end;
+			uint64_t hi = end - g > range ? g + range : end;
 
-			emit(r, p, lo, weight * (double)(hi - lo) / (double)pmd, t_us);
+			emit(r, p, lo, weight * (double)(hi - lo) / (double)range, t_us);
 		}
 	}
 	if (now_ns - r->last_flush_ns >= FLUSH_NS && r->f) {

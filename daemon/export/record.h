@@ -5,14 +5,14 @@
  * takes becomes lines of "time_us,tenant,page,accesses":
  *   time_us   since tierd started, never going back;
  *   tenant    the process's cgroup with "/pid<N>" below it;
- *   page      a base page in a dense space per process: its PMD ranges
- *             (2 MiB of 4 KiB pages, 512 MiB of 64 KiB ones) numbered in
+ *   page      a base page in a dense space per process: its ranges
+ *             (2 MiB: 512 pages of 4 KiB, 32 of 64 KiB) numbered in
  *             the order they were first seen, so that a
  *             process spread over 128 TiB of address space replays as the
  *             memory it really holds;
  *   accesses  the sampler's weight rounded up (DAMON: nr_accesses times
- *             the region's share of each PMD range; BPF: samples).
- * A region becomes one line per PMD range it covers, at its first page in
+ *             the region's share of each range; BPF: samples).
+ * A region becomes one line per range it covers, at its first page in
  * that range, as the hot table folds it.  The header says the page sizes
  * ("# page_bytes: N, pmd_bytes: N"): tierd-sim replays the trace only on
  * a machine model with the same base page.  The file stops growing at
@@ -28,8 +28,7 @@
 
 #include "page_geom.h"
 
-/* 4 TiB of 2 MiB ranges (1 PiB of 512 MiB ones): the index costs 16 bytes
- * a range at most. */
+/* 4 TiB of 2 MiB ranges: the index costs 16 bytes a range at most. */
 #define RECORD_MAX_RANGES (1u << 21)
 #define RECORD_DEFAULT_MAX_BYTES (4ull << 30)
 

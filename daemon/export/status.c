@@ -56,15 +56,16 @@ static bool gpu_inert(const struct tierd_stats *s)
 	return !strcmp(s->gpu_mode, "cdmm");
 }
 
-/* "page_size":N,"pmd_size":N,"thp":B,"gpu":{"mode","why","rules":[{node,
+/* "page_size":N,"pmd_size":N,"range_size":N,"thp":B,"gpu":{"mode","why","rules":[{node,
  * allow, used_bytes (null until read), max_bytes (0: none), inert}]} */
 static void gpu_json(const struct tierd *d, FILE *f)
 {
 	const struct tierd_stats *s = &d->stats;
 
-	fprintf(f, "\"page_size\":%llu,\"pmd_size\":%llu,\"thp\":%s,\"gpu\":{\"mode\":",
+	fprintf(f, "\"page_size\":%llu,\"pmd_size\":%llu,\"range_size\":%llu,\"thp\":%s,"
+		"\"gpu\":{\"mode\":",
 		(unsigned long long)d->geom.base, (unsigned long long)d->geom.pmd,
-		d->geom.thp ? "true" : "false");
+		(unsigned long long)d->geom.range, d->geom.thp ? "true" : "false");
 	json_str(f, s->gpu_mode[0] ? s->gpu_mode : "none");
 	fputs(",\"why\":", f);
 	json_str(f, s->gpu_mode_why);
@@ -87,12 +88,13 @@ static void gpu_json(const struct tierd *d, FILE *f)
 static void status_gpu(const struct tierd *d, FILE *f)
 {
 	const struct tierd_stats *s = &d->stats;
-	char page[32], pmd[32];
+	char page[32], pmd[32], range[32];
 
 	fmt_bytes(page, sizeof(page), (double)d->geom.base);
 	fmt_bytes(pmd, sizeof(pmd), (double)d->geom.pmd);
-	fprintf(f, "pages:    %s base pages, %s PMD%s\n", page, pmd,
-		d->geom.thp ? " THPs" : " (no THP support)");
+	fmt_bytes(range, sizeof(range), (double)d->geom.range);
+	fprintf(f, "pages:    %s base pages, %s PMD%s, %s ranges\n", page, pmd,
+		d->geom.thp ? " THPs" : " (no THP support)", range);
 	fprintf(f, "gpu:      %s%s%s%s%s\n", s->gpu_mode[0] ? s->gpu_mode : "none",
 		s->gpu_mode_why[0] ? " (" : "", s->gpu_mode_why, s->gpu_mode_why[0] ? ")" : "",
 		gpu_inert(s) ? ": the GPU's memory is no NUMA node, gpu_nodes rules are inert" : "");

@@ -106,8 +106,8 @@ static void adapt_period(struct sampler_bpf *b, uint64_t samples, uint64_t now_n
 	b->period = next;
 }
 
-/* One drained count into the table, as a PMD entry when the page is part
- * of a PMD THP.  A page already covered by a PMD entry folds without a
+/* One drained count into the table, as a range entry when the page is part
+ * of a PMD THP.  A page already covered by a range entry folds without a
  * probe; a failed probe (the process exited) records the base page. */
 static int record(struct sampler_bpf *b, struct hot_table *t, pid_t pid, uint64_t addr,
 		  uint64_t count, uint64_t now_ns)
@@ -116,10 +116,10 @@ static int record(struct sampler_bpf *b, struct hot_table *t, pid_t pid, uint64_
 	uint64_t len = g->base;
 	int n;
 
-	if (b->thp_on && hot_entry_len(t, pid, addr) != g->pmd &&
+	if (b->thp_on && hot_entry_len(t, pid, addr) != g->range &&
 	    thp_is_huge(&b->thp, pid, addr) == 1) {
-		addr = page_geom_pmd_base(g, addr);
-		len = g->pmd;
+		addr = page_geom_range_base(g, addr);
+		len = g->range;
 	}
 	n = hot_record(t, pid, addr, len, (double)count, now_ns);
 	return n > 0 ? n : 0;

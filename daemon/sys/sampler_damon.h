@@ -21,7 +21,7 @@ struct sampler_damon_params {
 	uint32_t min_nr_regions, max_nr_regions;
 	/* The kernel's: statm's page counts are in its base pages. */
 	struct page_geom geom;
-	/* The policy's unit (the PMD range): regions and intervals are fitted
+	/* The policy's unit (the range): regions and intervals are fitted
 	 * to the targets' memory at this size (core/damon_fit.h); 0: the
 	 * configured ones, whatever the memory. */
 	uint64_t region_bytes;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Is a sampled address inside a PMD-sized transparent huge page?  The
- * samplers count pages and ranges; before a PMD range (2 MiB of 4 KiB pages,
- * 32 MiB of 16 KiB, 512 MiB of 64 KiB) goes to the policy this says whether
- * it is one folio, so that it is moved with one address instead of 512 (or
- * 2048, or 8192: the kernel looks up every address it is given, and the
- * tails would find the folio the head already moved).  Read only, no
+ * samplers count pages and ranges; before a range that is a whole PMD (2 MiB
+ * of 4 KiB pages; on 16 and 64 KiB pages the range is less than the PMD,
+ * core/page_geom.h, and is never asked about) goes to the policy this says
+ * whether it is one folio, so that it is moved with one address instead of
+ * 512 (the kernel looks up every address it is given, and the tails would
+ * find the folio the head already moved).  Read only, no
  * kernel state changes.  Two ways to know, tried in this order:
  *
  *  1. PAGEMAP_SCAN (Linux >= 6.7): an ioctl on /proc/PID/pagemap that
@@ -22,8 +23,8 @@
  *     (kpageflags marks smaller mTHPs as THP too; they fail that test).
  *
  * With neither (an older kernel without CAP_SYS_ADMIN), thp_open() fails
- * with the reason in thp_lookup.why, and callers treat every PMD range as
- * its base pages.
+ * with the reason in thp_lookup.why, and callers treat every range as its
+ * base pages.
  */
 #ifndef TIERD_SYS_THP_H
 #define TIERD_SYS_THP_H

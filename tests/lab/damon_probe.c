@@ -148,8 +148,8 @@ struct want {
 static bool found(struct hot_table *t, const struct want *w, struct hot_entry_view *v)
 {
 	/* Whole PMD ranges inside the region. */
-	uint64_t whole = ((w->hi & ~(geom.pmd - 1)) -
-			  ((w->lo + geom.pmd - 1) & ~(geom.pmd - 1))) / geom.pmd;
+	uint64_t whole = ((w->hi & ~(geom.range - 1)) -
+			  ((w->lo + geom.range - 1) & ~(geom.range - 1))) / geom.range;
 	size_t n = hot_select_hottest(t, w->pid, 0.0, now_ns(), v, TOPK);
 	size_t in = 0, edge = 0, far = 0;
 
@@ -158,7 +158,7 @@ static bool found(struct hot_table *t, const struct want *w, struct hot_entry_vi
 
 		if (a >= w->lo && e <= w->hi) {
 			in++;
-		} else if (e + geom.pmd >= w->lo && a <= w->hi + geom.pmd) {
+		} else if (e + geom.range >= w->lo && a <= w->hi + geom.range) {
 			edge++;
 		} else {
 			if (far++ < 3)

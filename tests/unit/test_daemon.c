@@ -361,14 +361,15 @@ static void test_grace_hopper(void)
 {
 	static struct manager mgr;
 	static struct tierd d;
-	char root[4096], page[64], why[4096], *text;
+	char root[4096], page[128], why[4096], *text;
 
 	start_gpu_coherent(&d, &mgr, "grace-hopper", root, sizeof(root));
 	CHECK_EQ_INT(d.conf->nr_gpu_nodes, 1);
 	CHECK_EQ_INT(topo_fast_tier(&d.topo), 1);
 	CHECK_EQ_STR(d.stats.gpu_mode, "numa");
 	text = render_status(&d, false);
-	snprintf(page, sizeof(page), "\npages:    %.1f KiB base pages, 2.0 MiB PMD (no THP support)\n",
+	snprintf(page, sizeof(page),
+		 "\npages:    %.1f KiB base pages, 2.0 MiB PMD (no THP support), 2.0 MiB ranges\n",
 		 sysconf(_SC_PAGESIZE) / 1024.0);
 	CHECK(strstr(text, page));
 	CHECK(strstr(text, "\ngpu:      numa (CoherentGPUMemoryMode \"numa\")\n"

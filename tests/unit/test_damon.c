@@ -1462,11 +1462,11 @@ static void look_known(const struct fake_feed *ff, const struct damon_feed_rec *
 }
 
 /*
- * With 64 KiB pages a table entry is a 512 MiB PMD range: the sketch's
- * 2 MiB ranges each get its heat (a mean over the range), the ones past it
- * none, as the program looks up 2 MiB ranges whatever the pages.
+ * With 64 KiB pages a table entry is a 2 MiB range, not the 512 MiB PMD,
+ * and the sketch's 2 MiB ranges are the table's: a 32 MiB region gives
+ * 16 entries, each of which fills its cell, the ones past it none.
  */
-static void test_known_fill_pmd(void)
+static void test_known_fill_64k(void)
 {
 	static uint64_t mem[8192];
 	static __u8 known[DAMON_KNOWN_CELLS_MIN];
@@ -1478,12 +1478,11 @@ static void test_known_fill_pmd(void)
 	struct hot_table t;
 
 	CHECK_EQ_INT(hot_init(&t, &hp, mem, sizeof(mem), 0), 0);
-	CHECK_EQ_INT(hot_record(&t, 100, a, 512 << 20, 4.0, 0), 1);
+	CHECK_EQ_INT(hot_record(&t, 100, a, 32 << 20, 4.0, 0), 16);
 	damon_known_fill(known, DAMON_KNOWN_CELLS_MIN, 16, &t, 0, pids, 1, 1.0);
 	CHECK_EQ_INT(damon_known_get(known, m, 0, a), 64);
-	CHECK_EQ_INT(damon_known_get(known, m, 0, a + 100 * DAMON_RANGE_SIZE), 64);
-	CHECK_EQ_INT(damon_known_get(known, m, 0, a + (512 << 20) - DAMON_RANGE_SIZE), 64);
-	CHECK_EQ_INT(damon_known_get(known, m, 0, a + (512 << 20)), 0);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a + 15 * DAMON_RANGE_SIZE), 64);
+	CHECK_EQ_INT(damon_known_get(known, m, 0, a + (32 << 20)), 0);
 }
 
 static void test_peek_arm(void)
@@ -1690,7 +1689,7 @@ static const char *expect_attrs(const char *log, uint32_t min, uint64_t sample_u
 }
 
 /* A DAMON source on a fresh fixture tree in geometry @g, its regions
- * fitted at the PMD range, started. */
+ * fitted at the range, started. */
 static struct sampler *mk_fit(const struct page_geom *g)
 {
 	char why[SAMPLER_WHY_MAX] = "";
@@ -1703,7 +1702,7 @@ static struct sampler *mk_fit(const struct page_geom *g)
 	p.runtime_dir = rundir;
 	p.procfs_root = procroot;
 	p.on_write = kernel;
-	p.region_bytes = g->pmd;
+	p.region_bytes = g->range;
 	CHECK_EQ_INT(sampler_damon_new(&p, &s), 0);
 	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
 	CHECK_EQ_STR(log_buf, start_seq);
@@ -1718,9 +1717,9 @@ static struct sampler *mk_fit(const struct page_geom *g)
  * sampled 2.048 times as seldom; a second target of 4 GiB doubles them,
  * each target starting with half.  The same targets write nothing, and
  * a footprint within the configured regions writes the configured ones.
- * With 64 KiB pages statm counts 64 KiB pages and a range is 512 MiB:
- * 1 TiB is the same 2048 ranges (read as 4 KiB pages it would be 64 GiB,
- * 128 ranges, within the configured regions).
+ * With 64 KiB pages statm counts 64 KiB pages and a range is still
+ * 2 MiB: 4 GiB is the same 2048 ranges (read as 4 KiB pages it would be
+ * 256 MiB, 128 ranges, within the configured regions).
  */
 static void test_fit_to_targets(void)
 {
@@ -1756,7 +1755,7 @@ static void test_fit_to_targets(void)
 	sampler_free(s);
 
 	s = mk_fit(&g64k);
-	put_statm(100, 1ull << 40, g64k.base);
+	put_statm(100, 4ull << 30, g64k.base);
 	CHECK_EQ_INT(set_targets(s, one, 1), 0);
 	CHECK(starts_with(expect_attrs(log_buf, 2048, 10240, 204800, 2048),
 			  "kdamonds/0/contexts/0/targets/nr_targets=1\n"));
@@ -1782,7 +1781,7 @@ int main(void)
 	RUN(test_known);
 	RUN(test_known_unit);
 	RUN(test_known_size);
-	RUN(test_known_fill_pmd);
+	RUN(test_known_fill_64k);
 	RUN(test_peek_arm);
 	RUN(test_cost);
 	RUN(test_owner_before_drain);

@@ -50,7 +50,7 @@ static void test_one_region_per_range(void)
 	check_attrs(&a, 5005, 100100, 2002, 2002);
 	damon_fit(&CONF, 2003 * 2 * MIB, 1, 2 * MIB, &a);
 	check_attrs(&a, 5008, 100160, 2003, 2003);
-	/* 64 KiB pages: 512 MiB PMD ranges. */
+	/* A larger unit: 2 TiB in 512 MiB regions. */
 	damon_fit(&CONF, 2 * 1024 * GIB, 1, 512 * MIB, &a);
 	check_attrs(&a, 10240, 204800, 4096, 4096);
 }

@@ -34,10 +34,31 @@ static void test_set(void)
 	CHECK(g.thp);
 	CHECK_EQ_U64(page_geom_pmd_pages(&g), 8192);
 	CHECK_EQ_U64(page_geom_pmd_base(&g, (3ull << 29) + 12345), 3ull << 29);
+	/* The range is 2 MiB, 32 of its pages, and not one THP. */
+	CHECK_EQ_U64(g.range, 2 << 20);
+	CHECK_EQ_INT(g.range_shift, 21);
+	CHECK_EQ_U64(page_geom_range_pages(&g), 32);
+	CHECK_EQ_U64(page_geom_range_base(&g, (3ull << 29) + (5 << 20) + 12345),
+		     (3ull << 29) + (4 << 20));
+	CHECK(!page_geom_range_thp(&g));
+	/* 4 KiB pages: the range is the PMD, and may be one THP. */
+	CHECK_EQ_INT(page_geom_set(&g, 4096, 2 << 20), 0);
+	CHECK_EQ_U64(g.range, g.pmd);
+	CHECK_EQ_U64(page_geom_range_pages(&g), 512);
+	CHECK(page_geom_range_thp(&g));
+	{
+		const struct page_geom c = PAGE_GEOM_INIT(16 << 10, 32 << 20);
+
+		CHECK_EQ_U64(c.range, 2 << 20);
+		CHECK_EQ_INT(c.range_shift, 21);
+		CHECK(!page_geom_range_thp(&c));
+	}
 	/* No THP: the span of a page-table page. */
 	CHECK_EQ_INT(page_geom_set(&g, 16 << 10, 0), 0);
 	CHECK_EQ_U64(g.pmd, 32 << 20);
+	CHECK_EQ_U64(g.range, 2 << 20);
 	CHECK(!g.thp);
+	CHECK(!page_geom_range_thp(&g));
 	CHECK_EQ_INT(page_geom_set(&g, 4096, 0), 0);
 	CHECK_EQ_U64(g.pmd, 2 << 20);
 	CHECK_EQ_INT(page_geom_set(&g, 3000, 2 << 20), -EINVAL);

@@ -160,8 +160,8 @@ static void test_many_ranges(void)
 }
 
 /*
- * 64 KiB pages: page numbers count 64 KiB pages, 8192 to a 512 MiB PMD
- * range, and the header says so for tierd-sim.
+ * 64 KiB pages: page numbers count 64 KiB pages, 32 to a 2 MiB range (the
+ * PMD is 512 MiB), and the header says so for tierd-sim.
  */
 static void test_64k_pages(void)
 {
@@ -173,16 +173,17 @@ static void test_64k_pages(void)
 	CHECK_EQ_INT(record_open(&r, path, root, &g, 0, START), 0);
 	/* A sample in the third 64 KiB page of range 0. */
 	record_observe(&r, 100, 0x7f0000020000ull + 5, 64 << 10, 1.0, START);
-	/* A 768 MiB region from 256 MiB into a range: half of two ranges. */
-	record_observe(&r, 100, 0x40000000ull + (256 << 20), 768 << 20, 2.0, START + MS);
+	/* A 3 MiB region from 1 MiB into a range: half of it, then the whole
+	 * next: ranges are 2 MiB (32 pages), not the 512 MiB PMD. */
+	record_observe(&r, 100, 0x40000000ull + (1 << 20), 3 << 20, 2.0, START + MS);
 	CHECK_EQ_INT(record_close(&r), 0);
 	CHECK_EQ_INT(sim_trace_read(path, &t, err), 0);
 	CHECK_EQ_U64(t.page_bytes, 64 << 10);
 	CHECK_EQ_INT(t.nr_recs, 3);
 	CHECK_EQ_U64(rec(&t, 0)->page, 2);
-	CHECK_EQ_U64(rec(&t, 1)->page, 8192 + 4096);
+	CHECK_EQ_U64(rec(&t, 1)->page, 32 + 16);
 	CHECK_EQ_U64(rec(&t, 1)->accesses, 1);
-	CHECK_EQ_U64(rec(&t, 2)->page, 2 * 8192);
+	CHECK_EQ_U64(rec(&t, 2)->page, 2 * 32);
 	CHECK_EQ_U64(rec(&t, 2)->accesses, 2);
 	sim_trace_free(&t);
 }

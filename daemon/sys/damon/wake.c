@@ -22,15 +22,15 @@
  * keeps out ranges whose count only jumps for one aggregation (in the lab,
  * a converged hot set's edges woke tierd now and then with the whole
  * weight as the bar). */
-/* The share of the PMD range holding @lo that region @g covers: what
+/* The share of the range holding @lo that region @g covers: what
  * hot_record() weighs the region with there. */
-static double pmd_share(const struct page_geom *geom, const struct damon_feed_rec *g, __u64 lo)
+static double range_share(const struct page_geom *geom, const struct damon_feed_rec *g, __u64 lo)
 {
-	__u64 base = page_geom_pmd_base(geom, lo);
+	__u64 base = page_geom_range_base(geom, lo);
 	__u64 from = g->start > base ? g->start : base;
-	__u64 to = g->end < base + geom->pmd ? g->end : base + geom->pmd;
+	__u64 to = g->end < base + geom->range ? g->end : base + geom->range;
 
-	return (double)(to - from) / (double)geom->pmd;
+	return (double)(to - from) / (double)geom->range;
 }
 
 static void peek_region(const struct hot_table *t, pid_t pid, const struct damon_feed_rec *g,
@@ -43,7 +43,7 @@ static void peek_region(const struct hot_table *t, pid_t pid, const struct damon
 		if (!damon_look_range(g->start, g->end, i, &lo, &bytes, &stands) ||
 		    lo >= HOT_ADDR_LIMIT)
 			break;
-		w = g->nr_accesses * acc * pmd_share(&t->params.geom, g, lo);
+		w = g->nr_accesses * acc * range_share(&t->params.geom, g, lo);
 		ret->accessed_bytes += bytes * stands;
 		if (2 * hot_weight(t, pid, lo) < w * scale)
 			ret->new_bytes += bytes * stands;
@@ -94,7 +94,7 @@ struct known_fill {
 	const pid_t *targets;
 	uint32_t ntargets;
 	__u8 *known;
-	uint64_t pmd;	/* the table's range */
+	uint64_t range;	/* the table's */
 	uint32_t mask;
 	double scale;	/* unit / acc */
 };
@@ -114,16 +114,16 @@ static int known_fill_one(const struct hot_entry_view *e, void *arg)
 	double units = e->heat * k->scale;
 	const pid_t *p;
 
-	/* The source records regions, so PMD ranges; a base page entry is
+	/* The source records regions, so ranges; a base page entry is
 	 * another source's, and too little heat reads as none anyway. */
-	if (e->len != k->pmd || units < 1)
+	if (e->len != k->range || units < 1)
 		return 0;
 	p = bsearch(&e->pid, k->targets, k->ntargets, sizeof(pid_t), pid_cmp);
 	if (!p)
 		return 0;
-	/* The sketch's ranges are its own (DAMON_RANGE_SIZE): a PMD entry
-	 * larger than one (16 KiB and 64 KiB pages) writes its heat, a mean
-	 * over the entry, into each. */
+	/* The sketch's ranges are its own (DAMON_RANGE_SIZE, 2 MiB, no
+	 * smaller than a range): an entry writes its heat into each it
+	 * covers. */
 	for (uint64_t a = e->addr; a < e->addr + e->len; a += DAMON_RANGE_SIZE)
 		damon_known_put(k->known, k->mask, (__u32)(p - k->targets), a,
 				units < DAMON_KNOWN_MAX ? (__u32)units : DAMON_KNOWN_MAX);
@@ -133,7 +133,7 @@ static int known_fill_one(const struct hot_entry_view *e, void *arg)
 void damon_known_fill(__u8 *known, uint32_t cells, uint32_t unit, const struct hot_table *t,
 		      uint64_t at_ns, const pid_t *targets, uint32_t ntargets, double acc)
 {
-	struct known_fill k = { targets, ntargets, known, t->params.geom.pmd, cells - 1,
+	struct known_fill k = { targets, ntargets, known, t->params.geom.range, cells - 1,
 				unit / acc };
 
 	memset(known, 0, cells * sizeof(*known));
