@@ -194,6 +194,7 @@ static int run_one(const struct opts *o, const struct sim_machine *m,
 		r = sim_tierd_damon_spec(spec, sizeof(spec), &s, err);
 		if (r)
 			return r;
+		s.source_peeks = true;
 	}
 	r = sim_sampler_create(spec, &s, &j->sampler, err);
 	if (r)

@@ -379,6 +379,39 @@ static int ts_drain(struct sampler *s, struct hot_table *tab, uint64_t now_ns)
 	return n;
 }
 
+/*
+ * A peek between idle ticks (manager_peek()), as the DAMON source makes one
+ * when its program sees a fresh aggregation (daemon/sys/damon/wake.c): the
+ * ranges of the view not drained yet, and of them those whose heat in the
+ * table is below half of what the drain would add.  Other sources do not
+ * peek.
+ */
+static int ts_peek(struct sampler *s, const struct hot_table *tab, uint64_t now_ns,
+		   struct sampler_peek *ret)
+{
+	struct tsim *t = (struct tsim *)s;
+	const struct sim_setup *ss = t->s;
+	double scale;
+
+	if (!ss->source_peeks)
+		return -EOPNOTSUPP;
+	if (!t->fresh || !t->seen)
+		return 0;
+	memset(ret, 0, sizeof(*ret));
+	scale = hot_weight_scale(tab, now_ns);
+	for (uint32_t r = 0; r < ss->nr_ranges; r++) {
+		uint64_t addr = SIM_BASE + (uint64_t)r * ss->range_bytes;
+
+		if (!t->seen[r])
+			continue;
+		ret->accessed_bytes += ss->range_bytes;
+		if (2 * hot_weight(tab, t->pids[ss->range_tenant[r]], addr) <
+		    (double)t->seen[r] * scale)
+			ret->new_bytes += ss->range_bytes;
+	}
+	return 1;
+}
+
 static void ts_stop(struct sampler *s)
 {
 	((struct tsim *)s)->st.running = false;
@@ -407,6 +440,7 @@ static const struct sampler_ops ts_sampler_ops = {
 	.start = ts_start,
 	.set_targets = ts_set_targets,
 	.drain = ts_drain,
+	.peek = ts_peek,
 	.stop = ts_stop,
 	.fd = ts_fd,
 	.describe = ts_describe,
@@ -719,6 +753,10 @@ static int tierd_decide(void *state, const struct sim_view *v, struct sim_move *
 	t->copy_ns = 0;
 	t->max_moves = max;
 	if (t->next_tick_ns < start)
+		t->next_tick_ns = start;
+	/* Idle, the next tick past this interval's start: the source's peek
+	 * at the fresh view may wake tierd now, as the loop does. */
+	if (t->next_tick_ns > start && manager_peek(&t->mgr, start) == 1)
 		t->next_tick_ns = start;
 	while (t->next_tick_ns < v->now_ns && ticks++ < MAX_TICKS_PER_INTERVAL) {
 		uint64_t now = t->next_tick_ns, gap;

@@ -29,6 +29,10 @@ struct sim_setup {
 	const uint16_t *range_tenant;	/* [nr_ranges] */
 	const uint64_t *budget_bytes;	/* [nr_tenants], fast tier; 0 = none */
 	uint64_t seed;
+	/* tierd's source looks between idle ticks for heat its table lacks
+	 * (sampling.damon.idle_peek: DAMON's tracepoint feed); the hardware
+	 * sampling source does not. */
+	bool source_peeks;
 };
 
 struct sim_view {

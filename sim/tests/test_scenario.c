@@ -158,11 +158,83 @@ static void test_tierd_budgets(void)
 	each_tierd(gens[0], check_budgets);
 }
 
+/*
+ * The interval in which tierd-patched first moves a range of a hot set
+ * that replaces another at interval @at, on the lab machine: 1 GiB on the
+ * slow node, 64 ranges seen hot until @at, 64 others after.  Once the first
+ * set is placed tierd's ticks back off (idle_interval_ms); with @peeks its
+ * source looks at each fresh view between them, as the DAMON source does.
+ * 0: never.
+ */
+static uint32_t first_move_of_second_set(bool peeks, uint32_t at)
+{
+	enum { NR = 512, HOT = 64, LAST = 40 };
+	static uint16_t tenant[NR];
+	static uint8_t node[NR];
+	static uint32_t seen[NR];
+	static struct sim_move moves[NR];
+	const struct sim_system *sys = sim_system_find("tierd-patched");
+	struct sim_machine m;
+	char err[SIM_ERR_LEN];
+	uint64_t fast = 0, used[SIM_MAX_NODES] = { 0 }, budget = 0;
+	struct sim_setup s;
+	uint32_t found = 0;
+	void *st = NULL;
+
+	CHECK_EQ_INT(sim_machine_load(machine_path, &m, err), 0);
+	CHECK(sys != NULL);
+	if (!sys)
+		return 0;
+	s = (struct sim_setup){ .m = &m, .range_bytes = 2 << 20, .interval_ns = 1000000000,
+				.nr_ranges = NR, .nr_tenants = 1, .range_tenant = tenant,
+				.budget_bytes = &budget, .seed = 9, .source_peeks = peeks };
+	memset(node, 1, sizeof(node)); /* the lab's slow node, index 1 */
+	used[1] = (uint64_t)NR * s.range_bytes;
+	CHECK_EQ_INT(sys->init(&st, &s), 0);
+	for (uint32_t k = 1; st && k <= LAST && !found; k++) {
+		struct sim_view v = { .interval = k, .now_ns = k * s.interval_ns, .s = &s,
+				      .node = node, .used_bytes = used,
+				      .tenant_fast_bytes = &fast, .seen = seen };
+		uint32_t n = 0;
+
+		for (uint32_t r = 0; r < NR; r++)
+			seen[r] = (k < at ? r < HOT : r >= HOT && r < 2 * HOT) ? 50 : 0;
+		CHECK_EQ_INT(sys->decide(st, &v, moves, NR, &n), 0);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t r = moves[i].range;
+
+			used[node[r]] -= s.range_bytes;
+			used[moves[i].node] += s.range_bytes;
+			fast += moves[i].node == 0 ? s.range_bytes : 0;
+			fast -= node[r] == 0 ? s.range_bytes : 0;
+			node[r] = moves[i].node;
+			if (k >= at && r >= HOT && r < 2 * HOT && moves[i].node == 0)
+				found = k;
+		}
+	}
+	if (st)
+		sys->destroy(st);
+	return found;
+}
+
+/* A source that peeks wakes idle tierd in the interval the new hot set
+ * shows in; one that does not waits for the next idle tick. */
+static void test_tierd_peek_wakes(void)
+{
+	const uint32_t at = 20;
+	uint32_t with = first_move_of_second_set(true, at);
+	uint32_t without = first_move_of_second_set(false, at);
+
+	CHECK_EQ_INT(with, at);
+	CHECK(without > at);
+}
+
 int main(int argc, char **argv)
 {
 	machine_path = argc > 1 ? argv[1] : "sim/machines/lab.yaml";
 	RUN(test_invariants_and_determinism);
 	RUN(test_tierd_promotes);
 	RUN(test_tierd_budgets);
+	RUN(test_tierd_peek_wakes);
 	return TEST_EXIT();
 }
