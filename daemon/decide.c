@@ -299,6 +299,7 @@ int decide_step(struct decide_stage *m, const struct decide_in *in, uint64_t now
 		.rule_used_bytes = in->cands->rule_used,
 		.global_rate = c->promotion.max_rate_mb_per_s ? &m->global_rate : NULL,
 		.blocked_nodes = in->blocked_nodes,
+		.footprint_bytes = in->footprint_bytes,
 	};
 	int r;
 

@@ -23,6 +23,7 @@
 #include "idle.h"
 #include "log.h"
 #include "manager.h"
+#include "procmem.h"
 #include "sampler.h"
 #include "record.h"
 #include "sample_int.h"
@@ -285,6 +286,23 @@ const struct idle_set *sample_idle(struct sample_stage *m)
 	return m && m->s && m->idle_on ? &m->idle : NULL;
 }
 
+uint64_t sample_footprint(const struct sample_stage *m)
+{
+	return m ? m->footprint : 0;
+}
+
+/* Resident memory of the given processes (manager_ops.pids), from their
+ * statm where the root has one. */
+static uint64_t fake_footprint(const struct sample_stage *m, size_t n)
+{
+	uint64_t sum = 0, rss;
+
+	for (size_t i = 0; i < n; i++)
+		if (proc_rss_bytes(m->proc_root, m->fake_pids[i], m->geom.base, &rss) == 0)
+			sum += rss;
+	return sum;
+}
+
 static int rescan(struct sample_stage *m, const struct tierd_conf *c, struct cand_procs *procs,
 		  struct tierd_stats *st, uint64_t now_ns)
 {
@@ -295,11 +313,13 @@ static int rescan(struct sample_stage *m, const struct tierd_conf *c, struct can
 	if (m->fake_pids) {
 		pids = m->fake_pids;
 		n = m->nr_fake_pids < CAND_MAX_PROCS ? m->nr_fake_pids : CAND_MAX_PROCS;
+		m->footprint = fake_footprint(m, n);
 	} else {
 		r = targets_scan(&m->targets, NULL);
 		if (r < 0)
 			return r;
 		n = m->targets.n;
+		m->footprint = m->targets.rss_bytes;
 		if (m->scan_source != 1 + m->targets.from_cgroups) {
 			m->scan_source = 1 + m->targets.from_cgroups;
 			log_info("Targets: %s", m->targets.from_cgroups ?

@@ -50,6 +50,7 @@ struct sample_stage {
 	const struct topology *topo; /* the tiers the watch weighs memory by */
 	const pid_t *fake_pids; /* manager_ops.pids: tracked instead of a scan */
 	size_t nr_fake_pids;
+	uint64_t footprint; /* the targets' resident memory at the last scan */
 	char proc_root[CONF_PATH_MAX]; /* ROOT/proc: a process's cgroup */
 };
 

@@ -67,6 +67,9 @@ int sample_step(struct sample_stage *s, const struct tierd_conf *c, const struct
 struct hot_table *sample_table(struct sample_stage *s);
 /* The memory the source last saw idle, NULL when it cannot tell. */
 const struct idle_set *sample_idle(struct sample_stage *s);
+/* The resident memory of the tracked processes at the last scan; 0 when not
+ * known. */
+uint64_t sample_footprint(const struct sample_stage *s);
 int sample_peek(struct sample_stage *s, uint64_t start_ns, uint64_t now_ns);
 void sample_peek_arm(struct sample_stage *s, bool on, uint64_t until_ns);
 int sample_peek_fd(struct sample_stage *s, uint32_t *gen);
@@ -112,6 +115,7 @@ struct decide_in {
 	const uint64_t *fast_bytes; /* per configured cgroup */
 	uint64_t blocked_nodes; /* account_blocked_mask() */
 	uint64_t bytes_per_s; /* the last measured move_pages throughput */
+	uint64_t footprint_bytes; /* sample_footprint() */
 	struct gpu_usage *gpu_usage; /* the intents' GPU promotions go in; NULL */
 };
 

@@ -149,13 +149,19 @@ static int put_numa_stat(struct tsim *t, uint32_t ten)
 	return put(t->root, rel, text);
 }
 
-/* Each tenant's process in /sim/tN; the cgroups of the config, with their
- * placement. */
+/* Each tenant's process in /sim/tN, its statm saying its ranges resident;
+ * the cgroups of the config, with their placement. */
 static int make_cgroups(struct tsim *t)
 {
 	const struct sim_setup *s = t->s;
+	uint64_t *pages = calloc(s->nr_tenants, sizeof(*pages));
 	char rel[64], text[64];
 	int r, n = 0;
+
+	if (!pages)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->nr_ranges; i++)
+		pages[s->range_tenant[i]] += s->range_bytes / s->m->base_page_bytes;
 
 	/* A cgroup2 mount, as tierd's config check looks for one. */
 	r = put(t->root, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
@@ -167,11 +173,16 @@ static int make_cgroups(struct tsim *t)
 		/* for the THP lookups to open (ts_thp_ops answers them) */
 		snprintf(rel, sizeof(rel), "proc/%d/pagemap", (int)t->pids[i]);
 		r = r ?: put(t->root, rel, "");
+		snprintf(rel, sizeof(rel), "proc/%d/statm", (int)t->pids[i]);
+		snprintf(text, sizeof(text), "%llu %llu 0 0 0 0 0\n",
+			 (unsigned long long)pages[i], (unsigned long long)pages[i]);
+		r = r ?: put(t->root, rel, text);
 		t->tenant_cg[i] = s->budget_bytes[i] && n < CONF_MAX_CGROUPS;
 		n += t->tenant_cg[i];
 		if (t->tenant_cg[i])
 			r = r ?: put_numa_stat(t, i);
 	}
+	free(pages);
 	return r;
 }
 

@@ -126,6 +126,7 @@ void policy_params_default(struct policy_params *p, const struct page_geom *g)
 	p->page_size = (uint32_t)g->base;
 	p->hot_threshold = 0;
 	p->min_hot_threshold = 1;
+	p->crowded_hot_threshold = POLICY_CROWDED_HOT;
 	p->cold_pct = 50;
 	p->cooldown_ns = 10ull * 1000000000ull;
 	p->pingpong_window_ns = 60ull * 1000000000ull;
@@ -245,6 +246,7 @@ static uint32_t adaptive_threshold(const struct policy *p, const struct plan *pl
 {
 	const struct topology *topo = pl->topo;
 	uint64_t hist[POLICY_HEAT_BINS] = { 0 };
+	uint32_t floor = p->params.min_hot_threshold;
 	uint64_t room = 0;
 
 	for (size_t i = 0; i < pl->in->nr_pages; i++) {
@@ -255,7 +257,13 @@ static uint32_t adaptive_threshold(const struct policy *p, const struct plan *pl
 	for (int i = 0; i < topo->nr_nodes; i++)
 		if (fast_node(topo, i) && topo->nodes[i].total_bytes > (uint64_t)pl->high[i])
 			room += topo->nodes[i].total_bytes - (uint64_t)pl->high[i];
-	return policy_threshold_from_hist(hist, room, p->params.min_hot_threshold);
+	/* The processes' memory all fits: any heat earns the fast tier, as
+	 * the best placement puts it all there.  Else the fast tier is for
+	 * the hottest, and a sampler's one or two hits are as likely luck in
+	 * a cold range as heat: they wait for more. */
+	if (pl->in->footprint_bytes > room && p->params.crowded_hot_threshold > floor)
+		floor = p->params.crowded_hot_threshold;
+	return policy_threshold_from_hist(hist, room, floor);
 }
 
 int policy_run(struct policy *p, const struct policy_input *in, struct policy_output *out)

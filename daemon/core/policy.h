@@ -32,6 +32,9 @@
 #define POLICY_RULE_ALLOW 16	/* allow entries per rule */
 #define POLICY_RULE_LEN 256	/* a cgroup path or a comm pattern, with its NUL */
 #define POLICY_HEAT_BINS 33	/* bin 0: heat 0; bin b: [2^(b-1), 2^b) */
+/* policy_params.crowded_hot_threshold's default: with k samples a rate is
+ * known to about 1/sqrt(k), half at 4 (HeMem takes 8 read samples). */
+#define POLICY_CROWDED_HOT 4
 
 /*
  * A GPU-coherent node and who may use it (the config's gpu_nodes entries).
@@ -55,6 +58,11 @@ struct policy_params {
 	 * otherwise the fixed heat at or above which a page is hot. */
 	uint32_t hot_threshold;
 	uint32_t min_hot_threshold;	/* the adaptive threshold's floor, >= 1 */
+	/* Its floor when the tracked processes' memory does not fit the
+	 * fast tier's room (policy_input.footprint_bytes): heat of this many
+	 * samples, so that a range a sampler hit once or twice by chance is
+	 * no reason to copy it while hotter ones may need the room. */
+	uint32_t crowded_hot_threshold;
 	/* Hysteresis: a page is cold, and may be demoted, only at or below
 	 * hot_threshold * cold_pct / 100.  Pages in between stay put. */
 	uint32_t cold_pct;
@@ -134,6 +142,8 @@ struct policy_input {
 	/* Bit i set: node index i takes no pages now (ENOMEM back-off,
 	 * account_blocked_mask()). */
 	uint64_t blocked_nodes;
+	/* The tracked processes' resident memory (0: not known). */
+	uint64_t footprint_bytes;
 	uint64_t now_ns;
 };
 

@@ -113,8 +113,10 @@ static int pid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* @cgroup: the process's cgroup v2 path when the caller knows it, else NULL. */
-static bool process_matches(const struct targets *t, pid_t pid, const char *cgroup)
+/* @cgroup: the process's cgroup v2 path when the caller knows it, else
+ * NULL.  Its resident memory in *@rss. */
+static bool process_matches(const struct targets *t, pid_t pid, const char *cgroup,
+			    uint64_t *rss)
 {
 	struct proc_info pi = { .pid = pid };
 
@@ -125,6 +127,7 @@ static bool process_matches(const struct targets *t, pid_t pid, const char *cgro
 	/* Fails for a kernel thread too: no memory map. */
 	if (proc_rss_bytes(t->p.proc_root, pid, t->p.page_size, &pi.rss_bytes) < 0)
 		return false;
+	*rss = pi.rss_bytes;
 	for (size_t i = 0; i < t->p.nrules; i++) {
 		int r = rule_matches(t, &t->p.rules[i], &pi);
 
@@ -136,12 +139,14 @@ static bool process_matches(const struct targets *t, pid_t pid, const char *cgro
 	return false;
 }
 
-static void take(struct targets *t, pid_t pid, size_t *n)
+static void take(struct targets *t, pid_t pid, uint64_t rss, size_t *n)
 {
-	if (*n == t->p.max_targets)
+	if (*n == t->p.max_targets) {
 		t->overflow++;
-	else
-		NEXT(t)[(*n)++] = pid;
+		return;
+	}
+	NEXT(t)[(*n)++] = pid;
+	t->rss_next += rss;
 }
 
 static int scan_proc(struct targets *t, size_t *n)
@@ -154,11 +159,12 @@ static int scan_proc(struct targets *t, size_t *n)
 	while ((de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
+		uint64_t rss;
 
 		if (end == de->d_name || *end || pid <= 0 || pid == t->p.self)
 			continue;
-		if (process_matches(t, (pid_t)pid, NULL))
-			take(t, (pid_t)pid, n);
+		if (process_matches(t, (pid_t)pid, NULL, &rss))
+			take(t, (pid_t)pid, rss, n);
 	}
 	closedir(d);
 	return 0;
@@ -176,6 +182,7 @@ static void scan_cgroup(struct targets *t, char *path, size_t size, int depth, s
 	size_t len = strlen(path);
 	char file[4096];
 	struct dirent *de;
+	uint64_t rss;
 	FILE *f;
 	DIR *d;
 	int pid;
@@ -185,8 +192,9 @@ static void scan_cgroup(struct targets *t, char *path, size_t size, int depth, s
 	if (!f)
 		return;
 	while (fscanf(f, "%d", &pid) == 1)
-		if (pid > 0 && pid != t->p.self && process_matches(t, pid, path[0] ? path : "/"))
-			take(t, pid, n);
+		if (pid > 0 && pid != t->p.self &&
+		    process_matches(t, pid, path[0] ? path : "/", &rss))
+			take(t, pid, rss, n);
 	fclose(f);
 	if (depth >= CGROUP_DEPTH_MAX)
 		return;
@@ -246,6 +254,7 @@ int targets_scan(struct targets *t, struct targets_diff *diff)
 	size_t n = 0, i = 0, j = 0;
 
 	t->overflow = 0;
+	t->rss_next = 0;
 	t->from_cgroups = cgroups_only(t);
 	if (t->from_cgroups) {
 		scan_cgroups(t, &n);
@@ -270,5 +279,6 @@ int targets_scan(struct targets *t, struct targets_diff *diff)
 	}
 	memcpy(t->pids, next, n * sizeof(*next));
 	t->n = n;
+	t->rss_bytes = t->rss_next;
 	return (int)n;
 }

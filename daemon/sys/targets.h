@@ -50,6 +50,8 @@ struct targets {
 	pid_t *pids;		/* sorted, [max_targets] */
 	size_t n;
 	size_t overflow;	/* matching processes left out at the last scan */
+	uint64_t rss_bytes;	/* the targets' resident memory at the last scan */
+	uint64_t rss_next;	/* the scan's sum so far */
 	bool from_cgroups;	/* the last scan read cgroup.procs, not /proc */
 };
 

@@ -99,6 +99,7 @@ static void add_pages(int n, int pid, uint64_t addr, uint32_t nr, int node, uint
 static struct policy_intent intents[16384];
 static struct policy_output out;
 static uint64_t max_bytes;	/* run()'s out.max_bytes */
+static uint64_t footprint;	/* run()'s in.footprint_bytes */
 
 static int run(const struct policy_params *params, struct policy_cgroup *cgs, size_t nr_cgs,
 	       const uint64_t *rule_used, struct bucket *global, uint64_t blocked, uint64_t now)
@@ -113,6 +114,7 @@ static int run(const struct policy_params *params, struct policy_cgroup *cgs, si
 		.rule_used_bytes = rule_used,
 		.global_rate = global,
 		.blocked_nodes = blocked,
+		.footprint_bytes = footprint,
 		.now_ns = now,
 	};
 	int r;
@@ -603,6 +605,34 @@ static void test_tick_bytes(void)
 }
 
 /*
+ * The adaptive threshold's floor: pages seen twice are hot while the
+ * processes' memory fits DRAM's room (or is not known), and wait for more
+ * samples once it does not; the pages seen 8 times move either way.
+ */
+static void test_crowded_floor(void)
+{
+	struct policy_params pp;
+	const uint64_t fits[] = { 0, 512 * MiB, 1 * GiB, 4 * GiB };
+
+	topo_pair();
+	nr_pages = 0;
+	add_pages(4, 10, 0x100000, 1, 1, 2, -1);
+	add_pages(4, 10, 0x200000, 1, 1, 8, -1);
+	policy_params_default(&pp, &test_geom);
+	for (size_t i = 0; i < sizeof(fits) / sizeof(fits[0]); i++) {
+		footprint = fits[i];
+		CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+		CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), fits[i] > GiB ? 4 : 8);
+		CHECK_EQ_INT(out.stats.hot_threshold, fits[i] > GiB ? POLICY_CROWDED_HOT : 2);
+	}
+	/* A fixed threshold is the operator's: no floor moves it. */
+	pp.hot_threshold = 1;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 8);
+	footprint = 0;
+}
+
+/*
  * Node 2 is GPU HBM, nearer to node 0 than node 1 is: demotion never picks
  * it, and only the rule's cgroup is placed there, up to the cap.
  */
@@ -930,6 +960,7 @@ int main(void)
 	RUN(test_range_caps);
 	RUN(test_rates);
 	RUN(test_tick_bytes);
+	RUN(test_crowded_floor);
 	RUN(test_gpu_rules);
 	RUN(test_cold_age_and_demote_off);
 	RUN(test_nearest_and_blocked);

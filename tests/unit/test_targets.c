@@ -94,6 +94,9 @@ static void test_scan_and_diff(void)
 	CHECK_EQ_INT(t.pids[2], 102);
 	CHECK_EQ_U64(d.nadded, 3);
 	CHECK_EQ_U64(d.nremoved, 0);
+	/* Their resident memory, the policy's footprint: 200 MiB, 40 KiB,
+	 * 300000 pages. */
+	CHECK_EQ_U64(t.rss_bytes, (51200ull + 10 + 300000) * 4096);
 
 	/* postgres exits, a new process starts in the cgroup, redis-cli grows. */
 	rm_proc(101);
@@ -109,13 +112,22 @@ static void test_scan_and_diff(void)
 	/* Nothing changed: empty diff. */
 	CHECK_EQ_INT(targets_scan(&t, &d), 4);
 	CHECK_EQ_U64(d.nadded + d.nremoved, 0);
+	CHECK_EQ_U64(t.rss_bytes, (51200ull + 300000 + 25600 + 10) * 4096);
 	targets_free(&t);
 
-	/* Bounded: the rest is counted, not tracked. */
+	/* Bounded: the rest is counted, not tracked, nor its memory. */
 	p.max_targets = 3;
 	CHECK_EQ_INT(targets_init(&t, &p), 0);
 	CHECK_EQ_INT(targets_scan(&t, NULL), 3);
 	CHECK_EQ_U64(t.overflow, 1);
+	{
+		uint64_t pages = 0;
+
+		for (size_t i = 0; i < t.n; i++)
+			pages += t.pids[i] == 100 ? 51200 : t.pids[i] == 102 ? 300000 :
+				 t.pids[i] == 103 ? 25600 : t.pids[i] == 104 ? 10 : 0;
+		CHECK_EQ_U64(t.rss_bytes, pages * 4096);
+	}
 	targets_free(&t);
 }
 
