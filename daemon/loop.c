@@ -30,6 +30,7 @@
 #define TOPO_POLL_USEC (10000 * USEC_PER_MSEC)
 
 static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+static int on_peek_timer(sd_event_source *s, uint64_t usec, void *userdata);
 static int on_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata);
 
 /* Watch the descriptor manager_peek_fd() names now: none while peeks are off
@@ -83,6 +84,41 @@ static void ready_watch(struct loop *l)
 	}
 }
 
+/* The next timed peek @at, if it comes before the tick (@tick_usec);
+ * else none until the next tick. */
+static void peek_timer_set(struct loop *l, uint64_t at, uint64_t tick_usec)
+{
+	int r = 0;
+
+	if (at >= tick_usec) {
+		if (l->peek_timer)
+			sd_event_source_set_enabled(l->peek_timer, SD_EVENT_OFF);
+		return;
+	}
+	if (!l->peek_timer)
+		r = sd_event_add_time(l->d->event, &l->peek_timer, CLOCK_MONOTONIC, at,
+				      TICK_ACCURACY_USEC, on_peek_timer, l);
+	else
+		r = sd_event_source_set_time(l->peek_timer, at);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(l->peek_timer, SD_EVENT_ONESHOT);
+	if (r < 0) {
+		log_warn("Failed to time the hotness source's peeks: %s; idle ticks come on time only",
+			 strerror(-r));
+		l->peek_timer = sd_event_source_disable_unref(l->peek_timer);
+	}
+}
+
+/* Timed peeks from now until the tick at @tick_usec, for a source that
+ * has no descriptor to watch. */
+static void peek_timer_watch(struct loop *l, uint64_t tick_usec)
+{
+	uint64_t every = manager_peek_every_ms(l->m) * USEC_PER_MSEC, now_usec;
+
+	sd_event_now(l->d->event, CLOCK_MONOTONIC, &now_usec);
+	peek_timer_set(l, every ? now_usec + every : UINT64_MAX, tick_usec);
+}
+
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct loop *l = userdata;
@@ -105,6 +141,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 		next = now_usec + l->interval_usec;
 	sd_event_source_set_time(s, next);
 	peek_watch(l);
+	peek_timer_watch(l, next);
 	ready_watch(l);
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
@@ -123,6 +160,23 @@ static int on_peek(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		sd_event_source_set_time(l->tick, now_usec);
 		sd_event_source_set_enabled(l->tick, SD_EVENT_ONESHOT);
 	}
+	return 0;
+}
+
+/* A timed peek: the tick now if it found new heat, else the next peek an
+ * interval on, while that comes before the tick. */
+static int on_peek_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct loop *l = userdata;
+	uint64_t now_usec, tick_usec = UINT64_MAX;
+
+	sd_event_now(l->d->event, CLOCK_MONOTONIC, &now_usec);
+	if (manager_peek(l->m, now_usec * 1000) > 0) {
+		sd_event_source_set_time(l->tick, now_usec);
+		return sd_event_source_set_enabled(l->tick, SD_EVENT_ONESHOT);
+	}
+	sd_event_source_get_time(l->tick, &tick_usec);
+	peek_timer_watch(l, tick_usec);
 	return 0;
 }
 
@@ -294,6 +348,7 @@ int loop_run(struct loop *l)
 void loop_close(struct loop *l)
 {
 	l->peek = sd_event_source_disable_unref(l->peek);
+	l->peek_timer = sd_event_source_disable_unref(l->peek_timer);
 	l->ready = sd_event_source_disable_unref(l->ready);
 	l->uevent = sd_event_source_disable_unref(l->uevent);
 	l->rescan = sd_event_source_disable_unref(l->rescan);

@@ -9,7 +9,8 @@
  *   3. timer           -> manager_tick() every manager_interval_ms()
  *                         (WATCHDOG=1 there)
  *   4. peek descriptor -> manager_peek() while idle: the tick now if it
- *                         says so
+ *                         says so (a timer instead for a source that
+ *                         has no descriptor)
  *   5. source's fd     -> the tick now: a drain came back without what
  *                         the source waited for, and it is there now
  *                         (the DAMON source's first regions)
@@ -33,6 +34,7 @@ struct loop {
 	struct manager *m;
 	uint64_t interval_usec;
 	struct sd_event_source *tick, *peek, *ready;
+	struct sd_event_source *peek_timer; /* manager_peek_every_ms() */
 	struct sd_event_source *uevent, *rescan; /* memory hotplug */
 	int uevent_error; /* the last one, logged once */
 	int peek_fd; /* what peek watches, -1 none */

@@ -355,7 +355,7 @@ int manager_tick(struct manager *m, uint64_t now_ns)
 	/* Armed while idle, except after a woken tick: a false alarm waits
 	 * for the next regular one. */
 	sample_peek_arm(m->sample,
-			d->conf->sampling.damon_idle_peek && m->idle_ticks && !m->last_tick_woken,
+			sample_peeks(m->sample, d->conf) && m->idle_ticks && !m->last_tick_woken,
 			now_ns + (uint64_t)manager_interval_ms(m) * 1000000);
 	/* 7. export: rates, textfile metrics, sd_notify */
 	step_begin(&c);
@@ -382,10 +382,17 @@ int manager_peek_fd(struct manager *m, uint32_t *gen)
 {
 	int fd;
 
-	if (!m->d->conf->sampling.damon_idle_peek)
+	if (!sample_peeks(m->sample, m->d->conf))
 		return -1;
 	fd = sample_peek_fd(m->sample, gen);
 	return fd >= 0 ? fd : -1;
+}
+
+uint32_t manager_peek_every_ms(struct manager *m)
+{
+	if (!m->idle_ticks || m->last_tick_woken || !sample_peeks_timed(m->sample))
+		return 0;
+	return m->d->conf->interval_ms;
 }
 
 int manager_sampler_fd(struct manager *m)
@@ -398,7 +405,7 @@ int manager_peek(struct manager *m, uint64_t now_ns)
 	struct tierd *d = m->d;
 	int r;
 
-	if (!d->conf->sampling.damon_idle_peek || !m->idle_ticks || m->wake_pending ||
+	if (!sample_peeks(m->sample, d->conf) || !m->idle_ticks || m->wake_pending ||
 	    m->last_tick_woken) {
 		/* A wake that crossed a disarm: drop it until the next tick. */
 		sample_peek_arm(m->sample, false, 0);

@@ -11,7 +11,8 @@
  * at start from the config; nothing is allocated per tick.
  *
  * The event loop (loop.c) calls manager_tick() on its timer and
- * manager_peek() when the hotness source's descriptor turns readable; the
+ * manager_peek() when the hotness source's descriptor turns readable, or
+ * every manager_peek_every_ms() for a source that has none; the
  * lab's policy driver and the benchmarks call the same functions with
  * their fakes in struct manager_ops.
  */
@@ -156,6 +157,10 @@ uint32_t manager_interval_ms(const struct manager *m);
  * none yet: the DAMON source's feed starts at its first idle pace). */
 int manager_peek_fd(struct manager *m, uint32_t *gen);
 int manager_peek(struct manager *m, uint64_t now_ns);
+/* A source whose peeks are not armed (the BPF sampler, whose counts a peek
+ * reads in one batch): peek every interval_ms while idle.  0 when not now
+ * (not idle, after a woken tick) or not such a source. */
+uint32_t manager_peek_every_ms(struct manager *m);
 
 /* The hotness source's descriptor (sampler_fd()): readable when a drain
  * came back without what the source waited for from the kernel and it is

@@ -61,6 +61,19 @@ int sample_peek_fd(struct sample_stage *m, uint32_t *gen)
 	return m->s ? sampler_peek_fd(m->s, gen) : -EOPNOTSUPP;
 }
 
+bool sample_peeks(const struct sample_stage *m, const struct tierd_conf *c)
+{
+	if (!m || !m->s || !m->s->ops->peek)
+		return false;
+	/* Armed peeks are the DAMON source's program's. */
+	return !m->s->ops->peek_arm || c->sampling.damon_idle_peek;
+}
+
+bool sample_peeks_timed(const struct sample_stage *m)
+{
+	return m && m->s && m->s->ops->peek && !m->s->ops->peek_arm;
+}
+
 int sample_fd(struct sample_stage *m)
 {
 	return m->s ? sampler_fd(m->s) : -1;

@@ -73,6 +73,12 @@ uint64_t sample_footprint(const struct sample_stage *s);
 int sample_peek(struct sample_stage *s, uint64_t start_ns, uint64_t now_ns);
 void sample_peek_arm(struct sample_stage *s, bool on, uint64_t until_ns);
 int sample_peek_fd(struct sample_stage *s, uint32_t *gen);
+/* The running source peeks between idle ticks: it can, and where its
+ * peeks are armed (the DAMON source's program) sampling.damon.idle_peek
+ * says so. */
+bool sample_peeks(const struct sample_stage *s, const struct tierd_conf *c);
+/* Its peeks are not armed (the BPF sampler's): the loop times them. */
+bool sample_peeks_timed(const struct sample_stage *s);
 /* The source's sampler_fd(), -1 when none runs or it has none. */
 int sample_fd(struct sample_stage *s);
 

@@ -194,8 +194,11 @@ static int run_one(const struct opts *o, const struct sim_machine *m,
 		r = sim_tierd_damon_spec(spec, sizeof(spec), &s, err);
 		if (r)
 			return r;
-		s.source_peeks = true;
 	}
+	/* tierd's DAMON and hardware sampling sources peek between idle
+	 * ticks. */
+	s.source_peeks = !strncmp(sys->name, "tierd", 5) &&
+			 (!strcmp(o->sampler, "damon") || !strncmp(o->sampler, "hw:", 3));
 	r = sim_sampler_create(spec, &s, &j->sampler, err);
 	if (r)
 		return r;

@@ -392,10 +392,10 @@ static int ts_drain(struct sampler *s, struct hot_table *tab, uint64_t now_ns)
 
 /*
  * A peek between idle ticks (manager_peek()), as the DAMON source makes one
- * when its program sees a fresh aggregation (daemon/sys/damon/wake.c): the
- * ranges of the view not drained yet, and of them those whose heat in the
- * table is below half of what the drain would add.  Other sources do not
- * peek.
+ * when its program sees a fresh aggregation (daemon/sys/damon/wake.c) and
+ * the BPF source every interval_ms: the ranges of the view not drained
+ * yet, and of them those whose heat in the table is below half of what the
+ * drain would add.  The exact and hint models do not peek.
  */
 static int ts_peek(struct sampler *s, const struct hot_table *tab, uint64_t now_ns,
 		   struct sampler_peek *ret)
@@ -766,7 +766,8 @@ static int tierd_decide(void *state, const struct sim_view *v, struct sim_move *
 	if (t->next_tick_ns < start)
 		t->next_tick_ns = start;
 	/* Idle, the next tick past this interval's start: the source's peek
-	 * at the fresh view may wake tierd now, as the loop does. */
+	 * at the fresh view may wake tierd now, as the loop does (once an
+	 * interval: the view is the interval's). */
 	if (t->next_tick_ns > start && manager_peek(&t->mgr, start) == 1)
 		t->next_tick_ns = start;
 	while (t->next_tick_ns < v->now_ns && ticks++ < MAX_TICKS_PER_INTERVAL) {

@@ -29,9 +29,9 @@ struct sim_setup {
 	const uint16_t *range_tenant;	/* [nr_ranges] */
 	const uint64_t *budget_bytes;	/* [nr_tenants], fast tier; 0 = none */
 	uint64_t seed;
-	/* tierd's source looks between idle ticks for heat its table lacks
-	 * (sampling.damon.idle_peek: DAMON's tracepoint feed); the hardware
-	 * sampling source does not. */
+	/* tierd's source looks between idle ticks for heat its table lacks,
+	 * as its DAMON source (the tracepoint feed's wake) and its hardware
+	 * sampling source (the BPF count map, every interval_ms) do. */
 	bool source_peeks;
 };
 

@@ -361,6 +361,7 @@ static const struct sampler_ops bpf_ops = {
 	.start = bpf_start,
 	.set_targets = sampler_bpf_set_targets,
 	.drain = sampler_bpf_drain,
+	.peek = sampler_bpf_peek,
 	.stop = bpf_stop,
 	.fd = bpf_fd,
 	.describe = bpf_describe,

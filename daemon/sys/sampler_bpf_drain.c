@@ -125,35 +125,115 @@ static int record(struct sampler_bpf *b, struct hot_table *t, pid_t pid, uint64_
 	return n > 0 ? n : 0;
 }
 
-int sampler_bpf_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
+/*
+ * Each (tgid, page) count of the kernel's map to @fn, read in batches;
+ * @take: deleted as they are read (a drain), else left (a peek).  0, or a
+ * negative errno.
+ */
+static int walk_counts(struct sampler_bpf *b, bool take,
+		       void (*fn)(struct sampler_bpf *b, pid_t pid, uint64_t addr, uint64_t count,
+				  void *arg),
+		       void *arg)
 {
-	struct sampler_bpf *b = SB(s);
-	uint64_t stats[HOT_BPF_NR_STATS];
+	int fd = bpf_map__fd(b->skel->maps.hot_counts);
 	__u32 in_batch = 0, out_batch = 0;
 	bool first = true;
-	int fd, records = 0;
 
-	if (!b->skel)
-		return -ENOTCONN;
-	if (b->thp_on)
-		thp_reset(&b->thp);
-	fd = bpf_map__fd(b->skel->maps.hot_counts);
 	for (;;) {
 		__u32 count = DRAIN_BATCH;
-		int r = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in_batch, &out_batch,
-							b->keys, b->vals, &count, NULL);
+		int r = take ? bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in_batch,
+							      &out_batch, b->keys, b->vals,
+							      &count, NULL) :
+			       bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch,
+						    b->keys, b->vals, &count, NULL);
 		int err = r < 0 ? errno : 0;
 
 		for (__u32 i = 0; i < count; i++)
-			records += record(b, t, (pid_t)b->keys[i].tgid,
-					  b->keys[i].page << b->p.geom.shift, b->vals[i], now_ns);
+			fn(b, (pid_t)b->keys[i].tgid, b->keys[i].page << b->p.geom.shift,
+			   b->vals[i], arg);
 		if (r < 0 && err == ENOENT)
-			break;	/* the whole map was walked */
+			return 0;	/* the whole map was walked */
 		if (r < 0)
 			return -err;
 		first = false;
 		in_batch = out_batch;
 	}
+}
+
+struct peek_walk {
+	const struct hot_table *t;
+	double scale;
+	struct sampler_peek *ret;
+	int seen;
+};
+
+/* One count against the table: its bytes, the range's where the table has
+ * a range entry there or the page is part of a PMD THP, else the page's. */
+static void peek_one(struct sampler_bpf *b, pid_t pid, uint64_t addr, uint64_t count, void *arg)
+{
+	struct peek_walk *w = arg;
+	const struct page_geom *g = &w->t->params.geom;
+	uint64_t len = g->base;
+
+	if (hot_entry_len(w->t, pid, addr) == g->range ||
+	    (b->thp_on && thp_is_huge(&b->thp, pid, addr) == 1))
+		len = g->range;
+	w->seen = 1;
+	w->ret->accessed_bytes += len;
+	if (2 * hot_weight(w->t, pid, addr) < (double)count * w->scale)
+		w->ret->new_bytes += len;
+}
+
+/*
+ * What the next drain would fold, without folding it: the memory of the
+ * counts not drained yet, and of it the part whose heat in the table is
+ * below half of what the drain adds (the DAMON source's rule,
+ * sys/damon/wake.c), a sampled page in a range standing for the range.  A
+ * batch read of the count map, no table change: what an idle daemon
+ * affords between its ticks.  1, or 0 when nothing was sampled since.
+ */
+int sampler_bpf_peek(struct sampler *s, const struct hot_table *t, uint64_t now_ns,
+		     struct sampler_peek *ret)
+{
+	struct sampler_bpf *b = SB(s);
+	struct peek_walk w = { .t = t, .ret = ret };
+	int r;
+
+	if (!b->skel)
+		return -ENOTCONN;
+	memset(ret, 0, sizeof(*ret));
+	w.scale = hot_weight_scale(t, now_ns);
+	r = walk_counts(b, false, peek_one, &w);
+	return r < 0 ? r : w.seen;
+}
+
+struct drain_walk {
+	struct hot_table *t;
+	uint64_t now_ns;
+	int records;
+};
+
+static void drain_one(struct sampler_bpf *b, pid_t pid, uint64_t addr, uint64_t count, void *arg)
+{
+	struct drain_walk *w = arg;
+
+	w->records += record(b, w->t, pid, addr, count, w->now_ns);
+}
+
+int sampler_bpf_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
+{
+	struct sampler_bpf *b = SB(s);
+	struct drain_walk w = { .t = t, .now_ns = now_ns };
+	uint64_t stats[HOT_BPF_NR_STATS];
+	int r;
+
+	if (!b->skel)
+		return -ENOTCONN;
+	if (b->thp_on)
+		thp_reset(&b->thp);
+	r = walk_counts(b, true, drain_one, &w);
+	if (r < 0)
+		return r;
 	if (read_stats(b, stats) == 0) {
 		uint64_t samples = stats[HOT_BPF_SAMPLES] - b->last_samples;
 
@@ -163,9 +243,9 @@ int sampler_bpf_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns)
 		adapt_period(b, samples, now_ns);
 	}
 	b->last_ns = now_ns;
-	b->st.records += records;
+	b->st.records += w.records;
 	b->st.drains++;
-	return records;
+	return w.records;
 }
 
 #endif

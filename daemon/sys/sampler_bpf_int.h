@@ -49,5 +49,7 @@ struct sampler_bpf {
 /* sampler_bpf_drain.c: the ops that run once started. */
 int sampler_bpf_set_targets(struct sampler *s, const pid_t *pids, size_t n);
 int sampler_bpf_drain(struct sampler *s, struct hot_table *t, uint64_t now_ns);
+int sampler_bpf_peek(struct sampler *s, const struct hot_table *t, uint64_t now_ns,
+		     struct sampler_peek *ret);
 
 #endif

@@ -3,8 +3,9 @@
  * The BPF sampler on this machine, attached to the software page-fault event
  * of a child process (no PMU needed): the pages the child faults in are
  * exactly the pages that come out hot, with exact counts, and only while the
- * child is a target.  Also the loader's error paths for missing and broken
- * BTF.  Needs root (BPF + perf); touches no global kernel knob.
+ * child is a target; a peek sees the counts before the drain folds them.
+ * Also the loader's error paths for missing and broken BTF.  Needs root
+ * (BPF + perf); touches no global kernel knob.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -219,6 +220,7 @@ static void test_page_faults_of_child(void)
 	struct hot_params hp = { .half_life_ns = 1000000000ull, .max_entries = 4096, .geom = TEST_GEOM_INIT };
 	struct sampler_bpf_params p;
 	struct sampler_status st;
+	struct sampler_peek pk, pk2;
 	struct hot_entry_view v[NPAGES + 1];
 	struct hot_table t;
 	struct sampler *s;
@@ -257,7 +259,19 @@ static void test_page_faults_of_child(void)
 	/* Phase 2: a target. */
 	CHECK_EQ_INT(sampler_set_targets(s, &pid, 1), 0);
 	CHECK_EQ_INT(run_phase(2), 0);
+	/* A peek reads what the drain will fold, all of it new to the table,
+	 * and leaves it there. */
+	for (int i = 0; i < NPAGES; i++)
+		expect_n += faults_for(2, i) > 0;
+	CHECK_EQ_INT(sampler_peek(s, &t, 2000, &pk), 1);
+	CHECK(pk.accessed_bytes >= (uint64_t)expect_n * PG);
+	CHECK_EQ_U64(pk.new_bytes, pk.accessed_bytes);
+	CHECK_EQ_INT(sampler_peek(s, &t, 2000, &pk2), 1);
+	CHECK_EQ_U64(pk2.accessed_bytes, pk.accessed_bytes);
+	expect_n = 0;
 	CHECK(sampler_drain(s, &t, 2000) > 0);
+	/* Drained: nothing left to peek at. */
+	CHECK_EQ_INT(sampler_peek(s, &t, 2000, &pk), 0);
 	for (int i = 0; i < NPAGES; i++) {
 		double want = faults_for(2, i);
 
