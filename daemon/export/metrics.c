@@ -68,7 +68,7 @@ static const struct family families[NR_METRICS] = {
 	[MET_SAMPLER_SAMPLES] = { "tierd_sampler_samples_total", "counter",
 				  "Access samples taken" },
 	[MET_SAMPLER_PEEKS] = { "tierd_sampler_peeks_total", "counter",
-				"Looks at the source's newest aggregation while idle: it saw heat the table had not" },
+				"Looks at what the source saw while idle: its newest aggregation, when it saw heat the table had not (DAMON); its counts, every interval (BPF)" },
 	[MET_SAMPLER_WAKES] = { "tierd_sampler_wakes_total", "counter",
 				"Idle ticks brought forward: the source saw heat the table had not" },
 	[MET_MIGRATE_BYTES] = { "tierd_migrated_bytes_total", "counter",
