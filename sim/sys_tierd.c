@@ -415,10 +415,8 @@ static int ts_peek(struct sampler *s, const struct hot_table *tab, uint64_t now_
 
 		if (!t->seen[r])
 			continue;
-		ret->accessed_bytes += ss->range_bytes;
-		if (2 * hot_weight(tab, t->pids[ss->range_tenant[r]], addr) <
-		    (double)t->seen[r] * scale)
-			ret->new_bytes += ss->range_bytes;
+		sampler_peek_add(ret, tab, t->pids[ss->range_tenant[r]], addr, ss->range_bytes,
+				 (double)t->seen[r], scale);
 	}
 	return 1;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/hot_table.h"
 #include "sampler.h"
 
 static void why_append(char *why, size_t len, const char *fmt, ...)
@@ -55,4 +56,12 @@ int sampler_pick_skipped(struct sampler *const *cands, size_t n, char *why, size
 	}
 	why_append(why, why_len, "no hotness source can run");
 	return -ENODEV;
+}
+
+void sampler_peek_add(struct sampler_peek *ret, const struct hot_table *t, pid_t pid,
+		      uint64_t addr, uint64_t bytes, double weight, double scale)
+{
+	ret->accessed_bytes += bytes;
+	if (2 * hot_weight(t, pid, addr) < weight * scale)
+		ret->new_bytes += bytes;
 }

@@ -86,6 +86,13 @@ struct sampler_peek {
 	uint64_t new_bytes;
 };
 
+/* Every source's peek rule, for @bytes at @addr of @pid that the next drain
+ * would record with @weight: accessed, and new where the table's heat
+ * there is below half of what the drain adds (@scale: hot_weight_scale()
+ * at the peek's time, taken once). */
+void sampler_peek_add(struct sampler_peek *ret, const struct hot_table *t, pid_t pid,
+		      uint64_t addr, uint64_t bytes, double weight, double scale);
+
 struct sampler;
 
 struct sampler_ops {

@@ -179,9 +179,7 @@ static void peek_one(struct sampler_bpf *b, pid_t pid, uint64_t addr, uint64_t c
 	    (b->thp_on && thp_is_huge(&b->thp, pid, addr) == 1))
 		len = g->range;
 	w->seen = 1;
-	w->ret->accessed_bytes += len;
-	if (2 * hot_weight(w->t, pid, addr) < (double)count * w->scale)
-		w->ret->new_bytes += len;
+	sampler_peek_add(w->ret, w->t, pid, addr, len, (double)count, w->scale);
 }
 
 /*

@@ -44,9 +44,7 @@ static void peek_region(const struct hot_table *t, pid_t pid, const struct damon
 		    lo >= HOT_ADDR_LIMIT)
 			break;
 		w = g->nr_accesses * acc * range_share(&t->params.geom, g, lo);
-		ret->accessed_bytes += bytes * stands;
-		if (2 * hot_weight(t, pid, lo) < w * scale)
-			ret->new_bytes += bytes * stands;
+		sampler_peek_add(ret, t, pid, lo, bytes * stands, w, scale);
 	}
 }
 
