@@ -12,7 +12,7 @@
  * is remembered as low (the passes skip it for CAND_FAST_RECHECK_NS); one whose
  * sample is all unmapped is sparse memory, little to gain, and left.  So
  * a terabyte of idle memory already on the slow tier costs the pass 16
- * page queries a range, not 512 (or 8192 of 64 KiB pages).
+ * page queries a range, not 512 (32 of 64 KiB pages).
  */
 static bool idle_worth(struct cand_select *m, pid_t pid, uint64_t addr, uint64_t now_ns)
 {

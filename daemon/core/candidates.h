@@ -113,8 +113,8 @@ struct cand_denied {
 	uint32_t until; /* cand_time(): proposed again from then; 0 = free slot */
 	uint32_t pad;
 	/* bit i: a page of the range's i-th CAND_DENIED_BITS part refused
-	 * (one base page of a range of 4 KiB pages; a range of 64 KiB pages
-	 * has 32, so the 64 bits are half a page each) */
+	 * (one base page of a range of 4 KiB pages; with fewer pages to a
+	 * range, the 32 of 64 KiB, a page marks the first of its 16 bits) */
 	uint64_t pages[CAND_DENIED_BITS / 64];
 };
 

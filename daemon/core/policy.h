@@ -116,7 +116,7 @@ struct policy_page {	/* 56 bytes, no holes: decide keeps 32 Ki of them */
  * The candidate is a range of nr_pages base pages from addr, not one folio:
  * move_pages(2) is given each of its pages (batch_entry_intent()).  Decide
  * makes one of a range of base pages whose pages its node query found
- * all on one node, instead of 512 candidates (8192 of 64 KiB pages) (a table of the DAMON source's
+ * all on one node, instead of 512 candidates (32 of 64 KiB pages) (a table of the DAMON source's
  * ranges filled decide's 32 Ki candidates with 64 ranges a tick: 3 MiB of
  * candidates and intents, and the policy sorted 32 Ki entries for them).
  */
