@@ -19,7 +19,7 @@
 struct opts {
 	const char *machine, *trace, *gen, *systems, *json, *md, *png, *sampler;
 	const char *placement;
-	uint64_t seed, range_bytes, interval_ns;
+	uint64_t seed, range_bytes, interval_ns, loop_ns;
 };
 
 static void usage(FILE *f)
@@ -28,6 +28,7 @@ static void usage(FILE *f)
 	      "                     [--sampler exact|hw:N|hint|damon] [--seed N]\n"
 	      "                     [--interval SECONDS] [--range BYTES] [--json F] [--md F]\n"
 	      "                     [--png F] [--tierd-conf TIERD.YAML] [--placement F]\n"
+	      "                     [--loop SECONDS]   (a trace again and again)\n"
 	      "       tierd-sim convert IN OUT     (OUT ending in .bin: binary, else text)\n"
 	      "       tierd-sim --help\n"
 	      "Systems:", f);
@@ -73,6 +74,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "png", required_argument, NULL, 'p' },
 		{ "tierd-conf", required_argument, NULL, 'c' },
 		{ "placement", required_argument, NULL, 'P' },
+		{ "loop", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -109,12 +111,22 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				goto bad;
 			o->interval_ns = secs * 1e9;
 			break;
+		case 'l':
+			secs = strtod(optarg, &end);
+			if (end == optarg || *end || !(secs >= 1e-6 && secs <= 1e7))
+				goto bad;
+			o->loop_ns = secs * 1e9;
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: return -EINVAL;
 		}
 	}
 	if (optind != argc || !o->machine || !o->systems || !o->trace == !o->gen) {
 		fprintf(stderr, "tierd-sim run: --machine, --system and one of --trace or --gen are required\n");
+		return -EINVAL;
+	}
+	if (o->loop_ns && !o->trace) {
+		fprintf(stderr, "tierd-sim run: --loop replays a --trace; a generator runs its seconds=\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -157,7 +169,7 @@ static int job_source(const struct opts *o, const struct sim_machine *m,
 		return sim_gen_create(o->gen, o->range_bytes, o->interval_ns,
 				      o->seed, &j->src, &j->l, err);
 	return sim_trace_source(&j->trace, m->base_page_bytes, o->range_bytes,
-				o->interval_ns, &j->src, &j->l);
+				o->interval_ns, o->loop_ns, &j->src, &j->l);
 }
 
 static void job_source_free(const struct opts *o, struct job *j)

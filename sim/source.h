@@ -45,9 +45,13 @@ int sim_gen_create(const char *spec, uint64_t range_bytes, uint64_t interval_ns,
 		   char *err);
 void sim_gen_destroy(struct sim_source *src);
 
-/* Bin @t into intervals; @t must outlive the source. */
+/*
+ * Bin @t into intervals; @t must outlive the source.  @loop_ns 0 replays
+ * the trace once; otherwise the trace is replayed end to end, again and
+ * again, for @loop_ns of simulated time.
+ */
 int sim_trace_source(const struct sim_trace *t, uint64_t base_page_bytes,
-		     uint64_t range_bytes, uint64_t interval_ns,
+		     uint64_t range_bytes, uint64_t interval_ns, uint64_t loop_ns,
 		     struct sim_source *src, struct sim_layout *l);
 void sim_trace_source_destroy(struct sim_source *src);
 

@@ -188,7 +188,7 @@ static void test_trace_source(void)
 	sim_trace_tenant(&t, "/b");
 	for (size_t i = 0; i < 4; i++)
 		CHECK_EQ_INT(sim_trace_add(&t, &recs[i]), 0);
-	CHECK_EQ_INT(sim_trace_source(&t, 4096, 2 * MIB, 1000000, &src, &l), 0);
+	CHECK_EQ_INT(sim_trace_source(&t, 4096, 2 * MIB, 1000000, 0, &src, &l), 0);
 	CHECK_EQ_INT(l.nr_ranges, 3);
 	CHECK_EQ_INT(l.range_tenant[2], 1);
 	CHECK_EQ_INT(src.fill(src.state, 0, acc, &end), 0);
@@ -197,6 +197,42 @@ static void test_trace_source(void)
 	CHECK_EQ_INT(src.fill(src.state, 1, acc, &end), 0);
 	CHECK(!end && acc[0] == 0 && acc[2] == 9);
 	CHECK_EQ_INT(src.fill(src.state, 2, acc, &end), 0);
+	CHECK(end);
+	sim_trace_source_destroy(&src);
+	sim_layout_free(&l);
+	sim_trace_free(&t);
+}
+
+/*
+ * The same trace looped for 5 ms: a pass lasts 2000 us (its last record's
+ * time), so intervals 2 and 4 replay interval 0, 3 replays interval 1,
+ * and 5 is past the loop.
+ */
+static void test_trace_loop(void)
+{
+	struct sim_trace t = { 0 };
+	struct sim_rec recs[] = {
+		{ .time_us = 0, .page = 0, .accesses = 3, .tenant = 0 },
+		{ .time_us = 1500, .page = 600, .accesses = 9, .tenant = 0 },
+		{ .time_us = 2000, .page = 600, .accesses = 0, .tenant = 0 },
+	};
+	struct sim_source src;
+	struct sim_layout l;
+	uint32_t acc[2];
+	bool end;
+
+	sim_trace_tenant(&t, "/a");
+	for (size_t i = 0; i < 3; i++)
+		CHECK_EQ_INT(sim_trace_add(&t, &recs[i]), 0);
+	CHECK_EQ_INT(sim_trace_source(&t, 4096, 2 * MIB, 1000000, 5000000, &src, &l), 0);
+	for (uint64_t i = 0; i < 5; i++) {
+		memset(acc, 0, sizeof(acc));
+		CHECK_EQ_INT(src.fill(src.state, i, acc, &end), 0);
+		CHECK(!end);
+		CHECK_EQ_INT(acc[0], i % 2 ? 0 : 3);
+		CHECK_EQ_INT(acc[1], i % 2 ? 9 : 0);
+	}
+	CHECK_EQ_INT(src.fill(src.state, 5, acc, &end), 0);
 	CHECK(end);
 	sim_trace_source_destroy(&src);
 	sim_layout_free(&l);
@@ -213,5 +249,6 @@ int main(void)
 	RUN(test_deterministic);
 	RUN(test_bad_spec);
 	RUN(test_trace_source);
+	RUN(test_trace_loop);
 	return TEST_EXIT();
 }

@@ -53,7 +53,7 @@ static char *run_report(const struct sim_machine *m, const struct sim_trace *t,
 		want_intervals = MAX_INTERVALS;
 
 	CHECK_EQ_INT(sim_trace_source(t, m->base_page_bytes, s.range_bytes,
-				      s.interval_ns, &run.src, &l), 0);
+				      s.interval_ns, 0, &run.src, &l), 0);
 	CHECK_EQ_U64(l.nr_ranges, want_ranges);
 	s.nr_ranges = l.nr_ranges;
 	s.nr_tenants = l.nr_tenants;
