@@ -211,6 +211,7 @@ static int run_one(const struct opts *o, const struct sim_machine *m,
 	 * ticks. */
 	s.source_peeks = !strncmp(sys->name, "tierd", 5) &&
 			 (!strcmp(o->sampler, "damon") || !strncmp(o->sampler, "hw:", 3));
+	s.view_newest = !strcmp(o->sampler, "damon");
 	r = sim_sampler_create(spec, &s, &j->sampler, err);
 	if (r)
 		return r;

@@ -17,8 +17,10 @@
  *   /sim/tN; a tenant with a budget is a cgroup of the config with that
  *   fast_tier_max_bytes (the first CONF_MAX_CGROUPS of them), and its
  *   memory.numa_stat is rewritten from the placement before every tick;
- * - the sampler: each range the sampler model saw, recorded into the hot
- *   table as one entry of range_bytes (tierd's range: 2 MiB on every
+ * - the sampler: what the sampler model saw since the last drain (the
+ *   counts of every interval added up, as the BPF count map adds them;
+ *   DAMON's newest aggregation, as the DAMON source reads one), each range
+ *   recorded into the hot table as one entry of range_bytes (tierd's range: 2 MiB on every
  *   machine model's pages, core/page_geom.h) weighted with what was seen (DAMON: the
  *   region's nr_accesses, as the DAMON source records a region; exact and
  *   hw: the accesses or samples);
@@ -87,8 +89,8 @@ struct tsim {
 	uint64_t clock_ns;	/* the migrator's clock */
 	uint64_t next_tick_ns;
 	uint64_t ticks;		/* manager_tick() calls so far */
-	/* The sampler model's view, for the next drain. */
-	const uint32_t *seen;
+	/* The sampler model's view since the last drain, for the next. */
+	uint32_t *view;		/* [nr_ranges] */
 	bool fresh;
 	struct sampler_status st;
 };
@@ -371,17 +373,18 @@ static int ts_drain(struct sampler *s, struct hot_table *tab, uint64_t now_ns)
 	const struct sim_setup *ss = t->s;
 	int n = 0;
 
-	if (!t->fresh || !t->seen)
+	if (!t->fresh)
 		return 0;
 	t->fresh = false;
 	for (uint32_t r = 0; r < ss->nr_ranges; r++) {
 		int k;
 
-		if (!t->seen[r])
+		if (!t->view[r])
 			continue;
 		k = hot_record(tab, t->pids[ss->range_tenant[r]],
 			       SIM_BASE + (uint64_t)r * ss->range_bytes, ss->range_bytes,
-			       (double)t->seen[r], now_ns);
+			       (double)t->view[r], now_ns);
+		t->view[r] = 0;
 		n += k > 0 ? k : 0;
 		t->st.samples++;
 	}
@@ -406,17 +409,17 @@ static int ts_peek(struct sampler *s, const struct hot_table *tab, uint64_t now_
 
 	if (!ss->source_peeks)
 		return -EOPNOTSUPP;
-	if (!t->fresh || !t->seen)
+	if (!t->fresh)
 		return 0;
 	memset(ret, 0, sizeof(*ret));
 	scale = hot_weight_scale(tab, now_ns);
 	for (uint32_t r = 0; r < ss->nr_ranges; r++) {
 		uint64_t addr = SIM_BASE + (uint64_t)r * ss->range_bytes;
 
-		if (!t->seen[r])
+		if (!t->view[r])
 			continue;
 		sampler_peek_add(ret, tab, t->pids[ss->range_tenant[r]], addr, ss->range_bytes,
-				 (double)t->seen[r], scale);
+				 (double)t->view[r], scale);
 	}
 	return 1;
 }
@@ -637,6 +640,7 @@ static void tierd_destroy(void *state)
 	if (t->dir[0] && nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
 		fprintf(stderr, "tierd-sim: could not remove %s\n", t->dir);
 	free(t->moves);
+	free(t->view);
 	free(t->tenant_fast);
 	free(t->tenant_node);
 	free(t->tenant_cg);
@@ -669,8 +673,9 @@ static int tierd_init_kernel(void **ret, const struct sim_setup *s, enum sim_ker
 	t->tenant_node = calloc((size_t)s->nr_tenants * m->nr_nodes, sizeof(*t->tenant_node));
 	t->tenant_cg = calloc(s->nr_tenants, sizeof(*t->tenant_cg));
 	t->moves = calloc(s->nr_ranges, sizeof(*t->moves));
+	t->view = calloc(s->nr_ranges, sizeof(*t->view));
 	if (!t->pids || !t->node || !t->tenant_fast || !t->tenant_node || !t->tenant_cg ||
-	    !t->moves) {
+	    !t->moves || !t->view) {
 		tierd_destroy(t);
 		return -ENOMEM;
 	}
@@ -737,6 +742,32 @@ static int patched_init(void **ret, const struct sim_setup *s)
 }
 
 /*
+ * The interval's view into what the next drain takes: counts add up
+ * (saturating), a DAMON aggregation replaces the one before it; an interval
+ * in which no aggregation ended shows nothing and leaves it.
+ */
+static void view_add(struct tsim *t, const uint32_t *seen)
+{
+	const struct sim_setup *s = t->s;
+	uint32_t r;
+
+	if (!seen)
+		return;
+	for (r = 0; r < s->nr_ranges && !seen[r]; r++)
+		;
+	if (r == s->nr_ranges)
+		return;
+	if (s->view_newest) {
+		memcpy(t->view, seen, s->nr_ranges * sizeof(*t->view));
+	} else {
+		for (; r < s->nr_ranges; r++)
+			t->view[r] = seen[r] > UINT32_MAX - t->view[r] ? UINT32_MAX :
+				     t->view[r] + seen[r];
+	}
+	t->fresh = true;
+}
+
+/*
  * The ticks that fall in the interval ending at v->now_ns, each at its own
  * now_ns: the config's interval, stretched by the idle pace, or at once
  * (after the previous tick's copy time) while a backlog lasts.  The
@@ -756,8 +787,7 @@ static int tierd_decide(void *state, const struct sim_view *v, struct sim_move *
 	memset(t->tenant_node, 0, (size_t)s->nr_tenants * s->m->nr_nodes * sizeof(*t->tenant_node));
 	for (uint32_t r = 0; r < s->nr_ranges; r++)
 		t->tenant_node[s->range_tenant[r] * s->m->nr_nodes + t->node[r]] += s->range_bytes;
-	t->seen = v->seen;
-	t->fresh = true;
+	view_add(t, v->seen);
 	t->nr_moves = 0;
 	t->copy_ns = 0;
 	t->max_moves = max;

@@ -33,6 +33,9 @@ struct sim_setup {
 	 * as its DAMON source (the tracepoint feed's wake) and its hardware
 	 * sampling source (the BPF count map, every interval_ms) do. */
 	bool source_peeks;
+	/* The sampler's view is DAMON's newest aggregation, which a drain
+	 * takes whole, not counts that add up until the drain. */
+	bool view_newest;
 };
 
 struct sim_view {

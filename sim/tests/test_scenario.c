@@ -158,6 +158,77 @@ static void test_tierd_budgets(void)
 	each_tierd(gens[0], check_budgets);
 }
 
+/* tierd-patched on the lab machine, one tenant, every range on the slow
+ * node, shown one interval after another. */
+struct rig {
+	const struct sim_system *sys;
+	struct sim_machine m;
+	struct sim_setup s;
+	uint16_t *tenant;
+	uint8_t *node;
+	uint32_t *seen;		/* the next interval's view, set by the test */
+	struct sim_move *moves;
+	uint64_t fast, used[SIM_MAX_NODES], budget;
+	void *st;
+};
+
+static bool rig_start(struct rig *g, uint32_t nr, uint64_t interval_ns, bool peeks,
+		      bool newest)
+{
+	char err[SIM_ERR_LEN];
+
+	memset(g, 0, sizeof(*g));
+	g->sys = sim_system_find("tierd-patched");
+	g->tenant = calloc(nr, sizeof(*g->tenant));
+	g->node = malloc(nr);
+	g->seen = calloc(nr, sizeof(*g->seen));
+	g->moves = calloc(nr, sizeof(*g->moves));
+	CHECK_EQ_INT(sim_machine_load(machine_path, &g->m, err), 0);
+	CHECK(g->sys && g->tenant && g->node && g->seen && g->moves);
+	if (!g->sys || !g->tenant || !g->node || !g->seen || !g->moves)
+		return false;
+	g->s = (struct sim_setup){ .m = &g->m, .range_bytes = 2 << 20,
+				   .interval_ns = interval_ns, .nr_ranges = nr,
+				   .nr_tenants = 1, .range_tenant = g->tenant,
+				   .budget_bytes = &g->budget, .seed = 9,
+				   .source_peeks = peeks, .view_newest = newest };
+	memset(g->node, 1, nr); /* the lab's slow node, index 1 */
+	g->used[1] = (uint64_t)nr * g->s.range_bytes;
+	CHECK_EQ_INT(g->sys->init(&g->st, &g->s), 0);
+	return g->st != NULL;
+}
+
+/* Interval @k with g->seen; its moves applied, in g->moves. */
+static uint32_t rig_interval(struct rig *g, uint32_t k)
+{
+	struct sim_view v = { .interval = k, .now_ns = (k + 1) * g->s.interval_ns,
+			      .s = &g->s, .node = g->node, .used_bytes = g->used,
+			      .tenant_fast_bytes = &g->fast, .seen = g->seen };
+	uint32_t n = 0;
+
+	CHECK_EQ_INT(g->sys->decide(g->st, &v, g->moves, g->s.nr_ranges, &n), 0);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = g->moves[i].range;
+
+		g->used[g->node[r]] -= g->s.range_bytes;
+		g->used[g->moves[i].node] += g->s.range_bytes;
+		g->fast += g->moves[i].node == 0 ? g->s.range_bytes : 0;
+		g->fast -= g->node[r] == 0 ? g->s.range_bytes : 0;
+		g->node[r] = g->moves[i].node;
+	}
+	return n;
+}
+
+static void rig_stop(struct rig *g)
+{
+	if (g->st)
+		g->sys->destroy(g->st);
+	free(g->tenant);
+	free(g->node);
+	free(g->seen);
+	free(g->moves);
+}
+
 /*
  * The interval in which tierd-patched first moves a range of a hot set
  * that replaces another at interval @at, on the lab machine: 1 GiB on the
@@ -169,51 +240,27 @@ static void test_tierd_budgets(void)
 static uint32_t first_move_of_second_set(bool peeks, uint32_t at)
 {
 	enum { NR = 512, HOT = 64, LAST = 40 };
-	static uint16_t tenant[NR];
-	static uint8_t node[NR];
-	static uint32_t seen[NR];
-	static struct sim_move moves[NR];
-	const struct sim_system *sys = sim_system_find("tierd-patched");
-	struct sim_machine m;
-	char err[SIM_ERR_LEN];
-	uint64_t fast = 0, used[SIM_MAX_NODES] = { 0 }, budget = 0;
-	struct sim_setup s;
+	struct rig g;
 	uint32_t found = 0;
-	void *st = NULL;
 
-	CHECK_EQ_INT(sim_machine_load(machine_path, &m, err), 0);
-	CHECK(sys != NULL);
-	if (!sys)
+	if (!rig_start(&g, NR, 1000000000, peeks, false)) {
+		rig_stop(&g);
 		return 0;
-	s = (struct sim_setup){ .m = &m, .range_bytes = 2 << 20, .interval_ns = 1000000000,
-				.nr_ranges = NR, .nr_tenants = 1, .range_tenant = tenant,
-				.budget_bytes = &budget, .seed = 9, .source_peeks = peeks };
-	memset(node, 1, sizeof(node)); /* the lab's slow node, index 1 */
-	used[1] = (uint64_t)NR * s.range_bytes;
-	CHECK_EQ_INT(sys->init(&st, &s), 0);
-	for (uint32_t k = 1; st && k <= LAST && !found; k++) {
-		struct sim_view v = { .interval = k, .now_ns = k * s.interval_ns, .s = &s,
-				      .node = node, .used_bytes = used,
-				      .tenant_fast_bytes = &fast, .seen = seen };
-		uint32_t n = 0;
+	}
+	for (uint32_t k = 1; k <= LAST && !found; k++) {
+		uint32_t n;
 
 		for (uint32_t r = 0; r < NR; r++)
-			seen[r] = (k < at ? r < HOT : r >= HOT && r < 2 * HOT) ? 50 : 0;
-		CHECK_EQ_INT(sys->decide(st, &v, moves, NR, &n), 0);
+			g.seen[r] = (k < at ? r < HOT : r >= HOT && r < 2 * HOT) ? 50 : 0;
+		n = rig_interval(&g, k - 1);
 		for (uint32_t i = 0; i < n; i++) {
-			uint32_t r = moves[i].range;
+			uint32_t r = g.moves[i].range;
 
-			used[node[r]] -= s.range_bytes;
-			used[moves[i].node] += s.range_bytes;
-			fast += moves[i].node == 0 ? s.range_bytes : 0;
-			fast -= node[r] == 0 ? s.range_bytes : 0;
-			node[r] = moves[i].node;
-			if (k >= at && r >= HOT && r < 2 * HOT && moves[i].node == 0)
+			if (k >= at && r >= HOT && r < 2 * HOT && g.moves[i].node == 0)
 				found = k;
 		}
 	}
-	if (st)
-		sys->destroy(st);
+	rig_stop(&g);
 	return found;
 }
 
@@ -229,6 +276,51 @@ static void test_tierd_peek_wakes(void)
 	CHECK(without > at);
 }
 
+/*
+ * Ticks every 500 ms over 100 ms intervals, no peeks: set A (ranges 0-1)
+ * is seen in intervals 1-3, set B (2-3) in interval 4 only, neither in
+ * the interval of a tick.  Which sets the tick at 500 ms (interval 5)
+ * moves: bit 0 A, bit 1 B.  Two sets of two: the lab's copies of four
+ * ranges fit one interval.
+ */
+static unsigned int sets_moved(bool newest)
+{
+	enum { NR = 64, SET = 2 };
+	struct rig g;
+	unsigned int moved = 0;
+
+	if (!rig_start(&g, NR, 100000000, false, newest)) {
+		rig_stop(&g);
+		return 0;
+	}
+	for (uint32_t k = 0; k < 10; k++) {
+		uint32_t n;
+
+		for (uint32_t r = 0; r < NR; r++)
+			g.seen[r] = (k >= 1 && k <= 3 && r < SET) ||
+				    (k == 4 && r >= SET && r < 2 * SET) ? 50 : 0;
+		n = rig_interval(&g, k);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t r = g.moves[i].range;
+
+			CHECK(k == 5);
+			if (g.moves[i].node == 0 && r < 2 * SET)
+				moved |= r < SET ? 1 : 2;
+		}
+	}
+	rig_stop(&g);
+	return moved;
+}
+
+/* A tick drains what the sampler saw since the last drain: counts add up
+ * over the intervals between ticks; DAMON's newest aggregation replaces
+ * the one before it. */
+static void test_tierd_drains_between_ticks(void)
+{
+	CHECK_EQ_INT(sets_moved(false), 3);
+	CHECK_EQ_INT(sets_moved(true), 2);
+}
+
 int main(int argc, char **argv)
 {
 	machine_path = argc > 1 ? argv[1] : "sim/machines/lab.yaml";
@@ -236,5 +328,6 @@ int main(int argc, char **argv)
 	RUN(test_tierd_promotes);
 	RUN(test_tierd_budgets);
 	RUN(test_tierd_peek_wakes);
+	RUN(test_tierd_drains_between_ticks);
 	return TEST_EXIT();
 }
