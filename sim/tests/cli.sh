@@ -94,6 +94,14 @@ grep -v '^#' "$d/back.csv" >"$d/got"
 cmp "$d/want" "$d/got" || fail "convert round trip"
 "$sim" run --machine "$machines/lab.yaml" --trace "$d/t.bin" --system oracle >"$d/out" ||
 	fail "run over a binary trace"
+# A 2 s trace looped for 10 s: ten 1 s intervals, where once it has three.
+"$sim" run --machine "$machines/lab.yaml" --trace "$d/t.bin" --system none --loop 10 \
+	--placement "$d/loop" >/dev/null || fail "--loop run"
+[ "$(wc -l <"$d/loop")" = 10 ] || fail "--loop: $(wc -l <"$d/loop") intervals"
+out=$("$sim" run --machine "$machines/lab.yaml" --gen zipf --system none --loop 10 2>&1) &&
+	fail "--loop with a generator accepted"
+[ "$out" = "tierd-sim run: --loop replays a --trace; a generator runs its seconds=" ] ||
+	fail "--loop with a generator: $out"
 
 printf '0,/a,0,5\n0,/a,zero,1\n' >"$d/bad.csv"
 out=$("$sim" run --machine "$machines/lab.yaml" --trace "$d/bad.csv" --system none 2>&1) && fail "bad trace accepted"
