@@ -352,10 +352,9 @@ int manager_tick(struct manager *m, uint64_t now_ns)
 		m->idle_ticks++;
 	else
 		m->idle_ticks = 0;
-	/* Armed while idle, except after a woken tick: a false alarm waits
-	 * for the next regular one. */
-	sample_peek_arm(m->sample,
-			sample_peeks(m->sample, d->conf) && m->idle_ticks && !m->last_tick_woken,
+	/* Armed while idle; a false alarm raises the next wake's bar. */
+	sample_peek_settle(m->sample, m->last_tick_woken, m->idle_ticks);
+	sample_peek_arm(m->sample, sample_peeks(m->sample, d->conf) && m->idle_ticks,
 			now_ns + (uint64_t)manager_interval_ms(m) * 1000000);
 	/* 7. export: rates, textfile metrics, sd_notify */
 	step_begin(&c);
@@ -390,7 +389,7 @@ int manager_peek_fd(struct manager *m, uint32_t *gen)
 
 uint32_t manager_peek_every_ms(struct manager *m)
 {
-	if (!m->idle_ticks || m->last_tick_woken || !sample_peeks_timed(m->sample))
+	if (!m->idle_ticks || !sample_peeks_timed(m->sample))
 		return 0;
 	return m->d->conf->interval_ms;
 }
@@ -405,8 +404,7 @@ int manager_peek(struct manager *m, uint64_t now_ns)
 	struct tierd *d = m->d;
 	int r;
 
-	if (!sample_peeks(m->sample, d->conf) || !m->idle_ticks || m->wake_pending ||
-	    m->last_tick_woken) {
+	if (!sample_peeks(m->sample, d->conf) || !m->idle_ticks || m->wake_pending) {
 		/* A wake that crossed a disarm: drop it until the next tick. */
 		sample_peek_arm(m->sample, false, 0);
 		return 0;

@@ -148,9 +148,9 @@ uint32_t manager_interval_ms(const struct manager *m);
  * readable and the loop calls manager_peek(), which asks the sample stage
  * to look for itself (sampler_peek() against the table).  Returns 1 when
  * the next tick should come now, else 0.  Not while ticks come at
- * interval_ms anyway, and a woken tick arms nothing: one wake-up between
- * two regular ticks at the most, and none while the hot set stays where
- * it is.
+ * interval_ms anyway.  A woken tick that finds nothing to move was woken by
+ * noise (cold memory the sampler hit): the next wake needs twice the new
+ * heat that one saw (sample_peek_settle()), until a tick moves memory.
  */
 /* The descriptor to watch, *@gen changing when it is a new one; -1 when
  * there is none (sampling.damon.idle_peek: false, or the source offers
@@ -159,7 +159,7 @@ int manager_peek_fd(struct manager *m, uint32_t *gen);
 int manager_peek(struct manager *m, uint64_t now_ns);
 /* A source whose peeks are not armed (the BPF sampler, whose counts a peek
  * reads in one batch): peek every interval_ms while idle.  0 when not now
- * (not idle, after a woken tick) or not such a source. */
+ * (not idle) or not such a source. */
 uint32_t manager_peek_every_ms(struct manager *m);
 
 /* The hotness source's descriptor (sampler_fd()): readable when a drain

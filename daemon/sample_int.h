@@ -51,6 +51,8 @@ struct sample_stage {
 	const pid_t *fake_pids; /* manager_ops.pids: tracked instead of a scan */
 	size_t nr_fake_pids;
 	uint64_t footprint; /* the targets' resident memory at the last scan */
+	uint64_t wake_bar; /* new heat a peek's wake needs, past a false alarm; 0 none */
+	uint64_t woke_new; /* the new heat of the last wake */
 	char proc_root[CONF_PATH_MAX]; /* ROOT/proc: a process's cgroup */
 };
 

@@ -73,6 +73,9 @@ uint64_t sample_footprint(const struct sample_stage *s);
 int sample_peek(struct sample_stage *s, uint64_t start_ns, uint64_t now_ns);
 void sample_peek_arm(struct sample_stage *s, bool on, uint64_t until_ns);
 int sample_peek_fd(struct sample_stage *s, uint32_t *gen);
+/* After a tick: one that moved something (@idle false) lowers the wake's
+ * bar again; a woken one that found nothing (@woken, @idle) raises it. */
+void sample_peek_settle(struct sample_stage *s, bool woken, bool idle);
 /* The running source peeks between idle ticks: it can, and where its
  * peeks are armed (the DAMON source's program) sampling.damon.idle_peek
  * says so. */

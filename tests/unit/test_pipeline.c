@@ -88,7 +88,7 @@ static void test_promote(void)
 
 /* Peeks between idle ticks: only while idle, only for new heat in enough
  * memory and a large enough share of what was accessed, once per tick, and
- * after a woken tick that moved nothing, not again before a regular one. */
+ * after a woken tick that moved nothing, only for twice that one's. */
 static void test_peek_wakes(void)
 {
 	static struct tierd d;
@@ -159,21 +159,41 @@ static void test_peek_wakes(void)
 	CHECK_EQ_INT(manager_peek(&mgr, 2 * SEC + 7 * SEC / 10), 0);
 	CHECK_EQ_INT(sf.peeks, 5);
 
-	/* A false alarm: the woken tick finds nothing to move and arms
-	 * nothing; the next regular tick arms again. */
+	/* A false alarm: the woken tick finds nothing to move; armed again,
+	 * the next wake needs twice the new heat that one saw (8 MiB). */
 	CHECK_EQ_INT(manager_tick(&mgr, 3 * SEC), 0);
 	CHECK(sf.armed);
+	CHECK_EQ_U64(sf.arm_min_bytes, 8 * MIB);
 	CHECK_EQ_INT(manager_peek(&mgr, 3 * SEC + SEC / 10), 1);
 	CHECK_EQ_INT(manager_tick(&mgr, 3 * SEC + SEC / 10), 0);
 	CHECK_EQ_INT(mgr.idle_ticks, 2);
-	CHECK(!sf.armed);
-	CHECK_EQ_INT(manager_peek(&mgr, 3 * SEC + 2 * SEC / 10), 0);
-	CHECK_EQ_INT(sf.peeks, 6);
-	CHECK_EQ_INT(manager_tick(&mgr, 5 * SEC), 0);
 	CHECK(sf.armed);
-	CHECK_EQ_INT(manager_peek(&mgr, 5 * SEC + SEC / 10), 1);
+	CHECK_EQ_U64(sf.arm_min_bytes, 16 * MIB);
+	CHECK_EQ_INT(manager_peek(&mgr, 3 * SEC + 2 * SEC / 10), 0);
+	sf.peek = (struct sampler_peek){ .accessed_bytes = 64 * MIB, .new_bytes = 15 * MIB };
+	CHECK_EQ_INT(manager_peek(&mgr, 3 * SEC + 3 * SEC / 10), 0);
+	CHECK_EQ_INT(sf.peeks, 8);
+	sf.peek = (struct sampler_peek){ .accessed_bytes = 64 * MIB, .new_bytes = 16 * MIB };
+	CHECK_EQ_INT(manager_peek(&mgr, 3 * SEC + 4 * SEC / 10), 1);
+	/* Nothing again: 32 MiB.  The next regular tick keeps the bar ... */
+	CHECK_EQ_INT(manager_tick(&mgr, 3 * SEC + 4 * SEC / 10), 0);
+	CHECK_EQ_U64(sf.arm_min_bytes, 32 * MIB);
+	CHECK_EQ_INT(manager_tick(&mgr, 5 * SEC), 0);
+	CHECK_EQ_U64(sf.arm_min_bytes, 32 * MIB);
 	CHECK_EQ_U64(d.stats.sampler_wakes_total, 3);
 	CHECK_EQ_INT(map.moves, 2);
+	/* ... and one that moves memory puts it back: a third range, mapped
+	 * on node 1, turns hot. */
+	for (int i = NPAGES; i < NPAGES + 512; i++)
+		map.node[i] = 1;
+	map.npages = NPAGES + 512;
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE + 4 * MIB, 2 * MIB, 40.0), 0);
+	CHECK_EQ_INT(manager_tick(&mgr, 6 * SEC), 0);
+	CHECK_EQ_INT(map.moves, 3);
+	CHECK_EQ_INT(manager_tick(&mgr, 7 * SEC), 0);
+	CHECK(sf.armed);
+	CHECK_EQ_U64(sf.arm_min_bytes, 8 * MIB);
+	CHECK_EQ_INT(manager_peek(&mgr, 7 * SEC + SEC / 10), 1);
 
 	/* sampling.damon.idle_peek: false: nothing armed, no descriptor, the
 	 * source is not asked; true again: it is. */
@@ -183,12 +203,13 @@ static void test_peek_wakes(void)
 	CHECK(!sf.armed);
 	CHECK_EQ_INT(manager_peek_fd(&mgr, &gen), -1);
 	CHECK_EQ_INT(manager_peek(&mgr, 13 * SEC + SEC / 10), 0);
-	CHECK_EQ_INT(sf.peeks, 7);
+	CHECK_EQ_INT(sf.peeks, 10);
 	d.conf->sampling.damon_idle_peek = true;
 	CHECK_EQ_INT(manager_tick(&mgr, 17 * SEC), 0);
 	CHECK(sf.armed);
+	sf.peek = (struct sampler_peek){ .accessed_bytes = 64 * MIB, .new_bytes = 64 * MIB };
 	CHECK_EQ_INT(manager_peek(&mgr, 17 * SEC + SEC / 10), 1);
-	CHECK_EQ_INT(sf.peeks, 8);
+	CHECK_EQ_INT(sf.peeks, 11);
 	stop(&d);
 }
 
