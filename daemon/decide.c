@@ -300,6 +300,7 @@ int decide_step(struct decide_stage *m, const struct decide_in *in, uint64_t now
 		.global_rate = c->promotion.max_rate_mb_per_s ? &m->global_rate : NULL,
 		.blocked_nodes = in->blocked_nodes,
 		.footprint_bytes = in->footprint_bytes,
+		.crowded_hot = in->crowded_hot,
 	};
 	int r;
 

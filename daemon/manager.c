@@ -157,6 +157,7 @@ static int step_decide(struct manager *m, uint64_t now_ns)
 		.blocked_nodes = account_blocked_mask(a, &d->topo, now_ns),
 		.bytes_per_s = a->last_bytes_per_s,
 		.footprint_bytes = sample_footprint(m->sample),
+		.crowded_hot = sample_crowded_hot(m->sample),
 		.gpu_usage = gather_gpu_usage(m->gather),
 	};
 	struct decide_out *out = &m->decided;

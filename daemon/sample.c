@@ -291,6 +291,11 @@ uint64_t sample_footprint(const struct sample_stage *m)
 	return m ? m->footprint : 0;
 }
 
+uint32_t sample_crowded_hot(const struct sample_stage *m)
+{
+	return m && m->s ? m->s->crowded_hot : 0;
+}
+
 /* Resident memory of the given processes (manager_ops.pids), from their
  * statm where the root has one. */
 static uint64_t fake_footprint(const struct sample_stage *m, size_t n)

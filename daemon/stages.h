@@ -70,6 +70,9 @@ const struct idle_set *sample_idle(struct sample_stage *s);
 /* The resident memory of the tracked processes at the last scan; 0 when not
  * known. */
 uint64_t sample_footprint(const struct sample_stage *s);
+/* The running source's crowded floor (struct sampler); 0 when none runs or
+ * it names none. */
+uint32_t sample_crowded_hot(const struct sample_stage *s);
 int sample_peek(struct sample_stage *s, uint64_t start_ns, uint64_t now_ns);
 void sample_peek_arm(struct sample_stage *s, bool on, uint64_t until_ns);
 int sample_peek_fd(struct sample_stage *s, uint32_t *gen);
@@ -125,6 +128,7 @@ struct decide_in {
 	uint64_t blocked_nodes; /* account_blocked_mask() */
 	uint64_t bytes_per_s; /* the last measured move_pages throughput */
 	uint64_t footprint_bytes; /* sample_footprint() */
+	uint32_t crowded_hot; /* sample_crowded_hot() */
 	struct gpu_usage *gpu_usage; /* the intents' GPU promotions go in; NULL */
 };
 

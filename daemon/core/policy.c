@@ -246,7 +246,7 @@ static uint32_t adaptive_threshold(const struct policy *p, const struct plan *pl
 {
 	const struct topology *topo = pl->topo;
 	uint64_t hist[POLICY_HEAT_BINS] = { 0 };
-	uint32_t floor = p->params.min_hot_threshold;
+	uint32_t floor = p->params.min_hot_threshold, crowded;
 	uint64_t room = 0;
 
 	for (size_t i = 0; i < pl->in->nr_pages; i++) {
@@ -261,8 +261,9 @@ static uint32_t adaptive_threshold(const struct policy *p, const struct plan *pl
 	 * the best placement puts it all there.  Else the fast tier is for
 	 * the hottest, and a sampler's one or two hits are as likely luck in
 	 * a cold range as heat: they wait for more. */
-	if (pl->in->footprint_bytes > room && p->params.crowded_hot_threshold > floor)
-		floor = p->params.crowded_hot_threshold;
+	crowded = pl->in->crowded_hot ? pl->in->crowded_hot : p->params.crowded_hot_threshold;
+	if (pl->in->footprint_bytes > room && crowded > floor)
+		floor = crowded;
 	return policy_threshold_from_hist(hist, room, floor);
 }
 

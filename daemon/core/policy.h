@@ -32,8 +32,9 @@
 #define POLICY_RULE_ALLOW 16	/* allow entries per rule */
 #define POLICY_RULE_LEN 256	/* a cgroup path or a comm pattern, with its NUL */
 #define POLICY_HEAT_BINS 33	/* bin 0: heat 0; bin b: [2^(b-1), 2^b) */
-/* policy_params.crowded_hot_threshold's default: with k samples a rate is
- * known to about 1/sqrt(k), half at 4 (HeMem takes 8 read samples). */
+/* policy_params.crowded_hot_threshold's default, where the source names
+ * none (policy_input.crowded_hot): with k samples a rate is known to about
+ * 1/sqrt(k), half at 4 (HeMem takes 8 read samples). */
 #define POLICY_CROWDED_HOT 4
 
 /*
@@ -144,6 +145,9 @@ struct policy_input {
 	uint64_t blocked_nodes;
 	/* The tracked processes' resident memory (0: not known). */
 	uint64_t footprint_bytes;
+	/* The running source's floor for a crowded fast tier, in its units
+	 * of heat (struct sampler's crowded_hot); 0: the params' own. */
+	uint32_t crowded_hot;
 	uint64_t now_ns;
 };
 

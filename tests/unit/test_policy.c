@@ -100,6 +100,7 @@ static struct policy_intent intents[16384];
 static struct policy_output out;
 static uint64_t max_bytes;	/* run()'s out.max_bytes */
 static uint64_t footprint;	/* run()'s in.footprint_bytes */
+static uint32_t crowded_hot;	/* run()'s in.crowded_hot */
 
 static int run(const struct policy_params *params, struct policy_cgroup *cgs, size_t nr_cgs,
 	       const uint64_t *rule_used, struct bucket *global, uint64_t blocked, uint64_t now)
@@ -115,6 +116,7 @@ static int run(const struct policy_params *params, struct policy_cgroup *cgs, si
 		.global_rate = global,
 		.blocked_nodes = blocked,
 		.footprint_bytes = footprint,
+		.crowded_hot = crowded_hot,
 		.now_ns = now,
 	};
 	int r;
@@ -607,7 +609,9 @@ static void test_tick_bytes(void)
 /*
  * The adaptive threshold's floor: pages seen twice are hot while the
  * processes' memory fits DRAM's room (or is not known), and wait for more
- * samples once it does not; the pages seen 8 times move either way.
+ * samples once it does not; the pages seen 8 times move either way.  A
+ * source's own floor (6 here) replaces the default; pages
+ * seen 5 times pass the default and not the source's.
  */
 static void test_crowded_floor(void)
 {
@@ -625,6 +629,17 @@ static void test_crowded_floor(void)
 		CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), fits[i] > GiB ? 4 : 8);
 		CHECK_EQ_INT(out.stats.hot_threshold, fits[i] > GiB ? POLICY_CROWDED_HOT : 2);
 	}
+	nr_pages = 0;
+	add_pages(4, 10, 0x100000, 1, 1, 5, -1);
+	add_pages(4, 10, 0x200000, 1, 1, 8, -1);
+	footprint = 4 * GiB;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 8);
+	crowded_hot = 6;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 4);
+	CHECK_EQ_INT(out.stats.hot_threshold, 6);
+	crowded_hot = 0;
 	/* A fixed threshold is the operator's: no floor moves it. */
 	pp.hot_threshold = 1;
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
