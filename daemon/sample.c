@@ -240,6 +240,7 @@ static int watch_setup(struct sample_stage *m, struct tierd_stats *st)
 	r = sample_watch_init(&m->watch, bound, CAND_MAX_PROCS, m->geom.base);
 	if (r < 0)
 		return r;
+	m->watch.proc_root = m->proc_root; /* ROOT/proc, as every reader here */
 	m->watch_ok = true;
 	st->watch_bound = bound;
 	return 0;
