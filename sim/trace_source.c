@@ -76,11 +76,13 @@ int sim_trace_source(const struct sim_trace *t, uint64_t base_page_bytes,
 	for (size_t i = 0; i < t->nr_recs; i++)
 		if (t->recs[i].page > max_page[t->recs[i].tenant])
 			max_page[t->recs[i].tenant] = t->recs[i].page;
-	if (t->nr_recs)
-		s->last_interval = t->recs[t->nr_recs - 1].time_us / s->interval_us;
-	/* A pass takes at least a microsecond: the loop always advances. */
-	if (t->nr_recs)
-		s->pass_us = t->recs[t->nr_recs - 1].time_us ?: 1;
+	if (t->nr_recs) {
+		uint64_t end_us = t->recs[t->nr_recs - 1].time_us;
+
+		s->last_interval = end_us / s->interval_us;
+		/* A pass takes at least a microsecond: the loop advances. */
+		s->pass_us = end_us ? end_us : 1;
+	}
 	for (uint32_t i = 0; i < t->nr_tenants; i++) {
 		s->first[i] = n;
 		n += max_page[i] / s->pages_per_range + 1;

@@ -259,8 +259,8 @@ static uint32_t adaptive_threshold(const struct policy *p, const struct plan *pl
 			room += topo->nodes[i].total_bytes - (uint64_t)pl->high[i];
 	/* The processes' memory all fits: any heat earns the fast tier, as
 	 * the best placement puts it all there.  Else the fast tier is for
-	 * the hottest, and a sampler's one or two hits are as likely luck in
-	 * a cold range as heat: they wait for more. */
+	 * the hottest, and a sampler's few hits are as likely luck in a cold
+	 * range as heat: they wait for the source's floor. */
 	crowded = pl->in->crowded_hot ? pl->in->crowded_hot : p->params.crowded_hot_threshold;
 	if (pl->in->footprint_bytes > room && crowded > floor)
 		floor = crowded;

@@ -119,7 +119,6 @@ struct sampler_ops {
 	void (*free)(struct sampler *s);
 };
 
-/* Embedded first in every implementation's state. */
 /*
  * An event sampler's (one access in N, core/sample_period.h) crowded floor:
  * with hardware sampling at one access in 1000, a footprint 2.7 times the
@@ -129,6 +128,7 @@ struct sampler_ops {
  */
 #define SAMPLER_EVENT_CROWDED_HOT 6
 
+/* Embedded first in every implementation's state. */
 struct sampler {
 	const struct sampler_ops *ops;
 	/* The heat a range needs, in this source's units, to take fast-tier
