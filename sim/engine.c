@@ -338,6 +338,7 @@ static int step(struct engine *e, void *st, uint64_t i, bool last,
 		.s = e->s, .node = e->node, .used_bytes = e->used,
 		.tenant_fast_bytes = e->tenant_fast, .seen = e->seen,
 		.truth = e->acc, .next = last ? NULL : e->next,
+		.rate = run->sampler ? run->sampler->rate : NULL,
 	};
 	uint32_t n = 0;
 	int r;

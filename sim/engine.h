@@ -32,10 +32,20 @@ struct sim_source {
 	int (*fill)(void *state, uint64_t i, uint32_t *acc, bool *ret_end);
 };
 
+/*
+ * The rate of a sampler whose user sets it, as tierd's BPF source sets its
+ * events' period from their CPU cost at every drain.
+ */
+struct sim_rate {
+	uint64_t period;	/* accesses per sample */
+	uint64_t cost_ns;	/* CPU cost since the user last took it */
+};
+
 /* What a sampler model reports of the true accesses. */
 struct sim_sampler {
 	const char *name;
 	void *state;
+	struct sim_rate *rate;	/* NULL: the run fixed the sampler's rate */
 	/* @seen[r] from @acc[r]; adds its CPU cost to *cost_ns. */
 	void (*sample)(void *state, const uint32_t *acc, uint32_t n,
 		       uint32_t *seen, uint64_t *cost_ns);

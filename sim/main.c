@@ -25,7 +25,7 @@ struct opts {
 static void usage(FILE *f)
 {
 	fputs("Usage: tierd-sim run --machine M.yaml (--trace T | --gen SPEC) --system S[,S...]\n"
-	      "                     [--sampler exact|hw:N|hint|damon] [--seed N]\n"
+	      "                     [--sampler exact|hw[:N]|hint|damon] [--seed N]\n"
 	      "                     [--interval SECONDS] [--range BYTES] [--json F] [--md F]\n"
 	      "                     [--png F] [--tierd-conf TIERD.YAML] [--placement F]\n"
 	      "                     [--loop SECONDS]   (a trace again and again)\n"
@@ -210,7 +210,7 @@ static int run_one(const struct opts *o, const struct sim_machine *m,
 	/* tierd's DAMON and hardware sampling sources peek between idle
 	 * ticks. */
 	s.source_peeks = !strncmp(sys->name, "tierd", 5) &&
-			 (!strcmp(o->sampler, "damon") || !strncmp(o->sampler, "hw:", 3));
+			 (!strcmp(o->sampler, "damon") || !strncmp(o->sampler, "hw", 2));
 	s.view_newest = !strcmp(o->sampler, "damon");
 	r = sim_sampler_create(spec, &s, &j->sampler, err);
 	if (r)

@@ -2,10 +2,13 @@
 /*
  * The exact, hardware and hint-fault sampler models (sampler.h).
  *
- * hw:N[:COST_NS] keeps one access in N: a range with a accesses yields
- * a / N samples, rounded at random in proportion, each costing COST_NS of
- * CPU (default 1500 ns: a PMU interrupt and a BPF program per sample, an
- * assumption until the lab's BPF sampler is timed on real hardware).
+ * hw[:N|auto[:COST_NS]] keeps one access in N: a range with a accesses
+ * yields a / N samples, rounded at random in proportion, each costing
+ * COST_NS of CPU (default 1500 ns: a PMU interrupt and a BPF program per
+ * sample, an assumption until the lab's BPF sampler is timed on real
+ * hardware).  hw and hw:auto leave N to the system (struct sim_rate),
+ * starting at HW_PERIOD_INIT: tierd sets it from the cost within its
+ * sampling.cpu_budget_pct, as its BPF source sets its events' period.
  *
  * hint[:SCAN_MB[:PERIOD_MS]] follows task_numa_work() in
  * kernel/sched/fair.c (6.12): each scan period it makes the next
@@ -26,12 +29,14 @@
 #include "source.h"
 
 #define HW_SAMPLE_NS 1500
+#define HW_PERIOD_INIT 10007	/* sampler_bpf_params_default()'s period_init */
 #define HINT_FAULT_NS 1000
 #define HINT_SCAN_MB 256	/* sysctl_numa_balancing_scan_size */
 #define HINT_PERIOD_MS 1000	/* sysctl_numa_balancing_scan_period_min */
 
 struct hw {
-	uint64_t n, cost_ns, rng;
+	struct sim_rate rate;
+	uint64_t cost_ns, rng;
 };
 
 struct hint {
@@ -48,15 +53,16 @@ static void hw_sample(void *st, const uint32_t *acc, uint32_t n,
 		      uint32_t *seen, uint64_t *cost_ns)
 {
 	struct hw *h = st;
-	uint64_t samples = 0;
+	uint64_t samples = 0, p = h->rate.period ? h->rate.period : 1;
 
 	for (uint32_t r = 0; r < n; r++) {
-		uint32_t q = acc[r] / h->n, rem = acc[r] % h->n;
+		uint32_t q = (uint32_t)(acc[r] / p), rem = (uint32_t)(acc[r] % p);
 
-		seen[r] = q + (rem && sim_rand(&h->rng) % h->n < rem);
+		seen[r] = q + (rem && sim_rand(&h->rng) % p < rem);
 		samples += seen[r];
 	}
 	*cost_ns += samples * h->cost_ns;
+	h->rate.cost_ns += samples * h->cost_ns;
 }
 
 static void hint_sample(void *st, const uint32_t *acc, uint32_t n,
@@ -91,6 +97,16 @@ static int parse_args(const char *args, uint64_t *v, int max)
 	return args && *args ? -EINVAL : 0;
 }
 
+/* hw's N|auto[:COST_NS] into @v: N 0 for auto (or none given). */
+static int hw_args(const char *args, uint64_t *v)
+{
+	if (!args)
+		return 0;
+	if (!strncmp(args, "auto", 4) && (!args[4] || args[4] == ':'))
+		return args[4] ? parse_args(args + 5, v + 1, 1) : 0;
+	return parse_args(args, v, 2);
+}
+
 int sim_sampler_create(const char *spec, const struct sim_setup *s,
 		       struct sim_sampler *out, char *err)
 {
@@ -107,14 +123,16 @@ int sim_sampler_create(const char *spec, const struct sim_setup *s,
 	}
 	if (len == 5 && !strncmp(spec, "damon", 5))
 		return sim_damon_create(args, s, out, err);
-	if (len == 2 && !strncmp(spec, "hw", 2) && args && !parse_args(args, v, 2)) {
+	if (len == 2 && !strncmp(spec, "hw", 2) && !hw_args(args, v)) {
 		struct hw *h = calloc(1, sizeof(*h));
 
 		if (!h)
 			return -ENOMEM;
-		*h = (struct hw){ .n = v[0], .cost_ns = v[1] ? v[1] : HW_SAMPLE_NS,
+		*h = (struct hw){ .rate.period = v[0] ? v[0] : HW_PERIOD_INIT,
+				  .cost_ns = v[1] ? v[1] : HW_SAMPLE_NS,
 				  .rng = s->seed ^ 0x68775f73616d706cull };
 		*out = (struct sim_sampler){ .name = "hw", .state = h,
+					     .rate = v[0] ? NULL : &h->rate,
 					     .sample = hw_sample, .destroy = free };
 		return 0;
 	}
@@ -131,7 +149,7 @@ int sim_sampler_create(const char *spec, const struct sim_setup *s,
 		return 0;
 	}
 	snprintf(err, SIM_ERR_LEN,
-		 "--sampler %.100s: expected exact, hw:N[:COST_NS], hint[:SCAN_MB[:PERIOD_MS]] or damon[:...]",
+		 "--sampler %.100s: expected exact, hw[:N|auto[:COST_NS]], hint[:SCAN_MB[:PERIOD_MS]] or damon[:...]",
 		 spec);
 	return -EINVAL;
 }

@@ -4,7 +4,8 @@
  *
  *   exact     every access (what no real sampler sees; the upper bound)
  *   hw:N      hardware sampling, one access in N (PEBS, IBS), each sample
- *             costing SIM_HW_SAMPLE_NS of CPU
+ *             costing CPU (sampler.c); hw, hw:auto: N the system's to set
+ *             (struct sim_rate), as tierd sets it within its CPU budget
  *   hint      NUMA hint faults: a window of the address space is made
  *             inaccessible per scan, and the first access to each range in
  *             it faults once

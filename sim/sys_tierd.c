@@ -23,7 +23,8 @@
  *   recorded into the hot table as one entry of range_bytes (tierd's range: 2 MiB on every
  *   machine model's pages, core/page_geom.h) weighted with what was seen (DAMON: the
  *   region's nr_accesses, as the DAMON source records a region; exact and
- *   hw: the accesses or samples);
+ *   hw: the accesses or samples); hw's period, where the run leaves it to
+ *   tierd (sim_view.rate), set at each drain as the BPF source sets it;
  * - THPs: where the machine's PMD THP is the range, each range is one
  *   (PAGEMAP_SCAN answered from the model, ts_thp_ops), as the engine
  *   bills it;
@@ -54,7 +55,9 @@
 #include "manager.h"
 #include "migrate.h"
 #include "page_geom_read.h"
+#include "sample_period.h"
 #include "sys/sampler.h"
+#include "sys/sampler_bpf.h"
 #include "sys/thp.h"
 
 #define SIM_BASE 0x100000000000ull
@@ -92,6 +95,9 @@ struct tsim {
 	/* The sampler model's view since the last drain, for the next. */
 	uint32_t *view;		/* [nr_ranges] */
 	bool fresh;
+	/* The hardware sampler's rate where tierd sets it, and when it did. */
+	struct sim_rate *rate;
+	uint64_t rate_ns;
 	struct sampler_status st;
 };
 
@@ -367,6 +373,35 @@ static int ts_set_targets(struct sampler *s, const pid_t *p, size_t n)
 	return 0;
 }
 
+/*
+ * As the BPF source's adapt_period() (daemon/sys/sampler_bpf_drain.c) at
+ * every drain that takes samples: the period from the cost since the last,
+ * by core's sample_period_next() within the source's bounds and the
+ * config's sampling.cpu_budget_pct.  The model's cost stands for the
+ * program's measured run time.  (The model samples an interval at once: a
+ * drain with no interval since the last has no cost to judge.)
+ */
+static void ts_adapt(struct tsim *t, uint64_t now_ns)
+{
+	uint64_t interval = t->rate_ns && now_ns > t->rate_ns ? now_ns - t->rate_ns : 0;
+	struct sampler_bpf_params bp;
+	struct sample_period_params sp;
+
+	if (!t->rate)
+		return;
+	sampler_bpf_params_default(&bp, &t->d.geom);
+	sp = (struct sample_period_params){ .budget_pct = t->d.conf->sampling.cpu_budget_pct,
+					    .min_period = bp.period_min,
+					    .max_period = bp.period_max };
+	t->st.cost_pct = sample_cost_pct(t->rate->cost_ns, interval, 1);
+	t->st.cpu_seconds += (double)t->rate->cost_ns / 1e9;
+	if (interval)
+		t->rate->period = sample_period_next(&sp, t->rate->period, t->rate->cost_ns,
+						     interval, 1);
+	t->rate->cost_ns = 0;
+	t->rate_ns = now_ns;
+}
+
 static int ts_drain(struct sampler *s, struct hot_table *tab, uint64_t now_ns)
 {
 	struct tsim *t = (struct tsim *)s;
@@ -375,6 +410,7 @@ static int ts_drain(struct sampler *s, struct hot_table *tab, uint64_t now_ns)
 
 	if (!t->fresh)
 		return 0;
+	ts_adapt(t, now_ns);
 	t->fresh = false;
 	for (uint32_t r = 0; r < ss->nr_ranges; r++) {
 		int k;
@@ -436,7 +472,10 @@ static int ts_fd(struct sampler *s)
 
 static void ts_describe(struct sampler *s, struct sampler_status *ret)
 {
-	*ret = ((struct tsim *)s)->st;
+	struct tsim *t = (struct tsim *)s;
+
+	*ret = t->st;
+	ret->period = t->rate ? t->rate->period : 0;
 	ret->name = "sim";
 	snprintf(ret->why, sizeof(ret->why), "the simulator's sampler model");
 	ret->cost_source = "none";
@@ -790,6 +829,7 @@ static int tierd_decide(void *state, const struct sim_view *v, struct sim_move *
 	for (uint32_t r = 0; r < s->nr_ranges; r++)
 		t->tenant_node[s->range_tenant[r] * s->m->nr_nodes + t->node[r]] += s->range_bytes;
 	view_add(t, v->seen);
+	t->rate = v->rate;
 	t->nr_moves = 0;
 	t->copy_ns = 0;
 	t->max_moves = max;

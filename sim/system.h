@@ -20,6 +20,8 @@
 
 #include "machine.h"
 
+struct sim_rate;
+
 struct sim_setup {
 	const struct sim_machine *m;
 	uint64_t range_bytes;	/* the unit of placement, 2 MiB by default */
@@ -46,6 +48,7 @@ struct sim_view {
 	const uint64_t *used_bytes;	/* [m->nr_nodes] */
 	const uint64_t *tenant_fast_bytes;	/* [nr_tenants] */
 	const uint32_t *seen;		/* [nr_ranges], the sampler's view */
+	struct sim_rate *rate;		/* the sampler's, where the system sets it */
 	const uint32_t *truth;		/* [nr_ranges], oracle only */
 	const uint32_t *next;		/* next interval's, oracle only; may be NULL */
 };

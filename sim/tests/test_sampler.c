@@ -21,7 +21,8 @@ static struct sim_setup setup(uint32_t n)
 				   .seed = 5 };
 }
 
-/* 1 in 10: 30 -> 3, 20 -> 2, exactly; 5 samples at 1500 ns each. */
+/* 1 in 10: 30 -> 3, 20 -> 2, exactly; 5 samples at 1500 ns each.  With
+ * auto the period is the system's to set. */
 static void test_hw(void)
 {
 	struct sim_setup s = setup(3);
@@ -34,7 +35,29 @@ static void test_hw(void)
 	smp.sample(smp.state, acc, 3, seen, &cost);
 	CHECK(seen[0] == 3 && seen[1] == 0 && seen[2] == 2);
 	CHECK_EQ_U64(cost, 5 * 1500);
+	CHECK(smp.rate == NULL);	/* the run fixed it */
 	sim_sampler_destroy(&smp);
+	/* auto: the system's to set; the cost since it last took it. */
+	CHECK_EQ_INT(sim_sampler_create("hw:auto:800", &s, &smp, err), 0);
+	CHECK(smp.rate != NULL);
+	if (smp.rate) {
+		smp.rate->period = 10;
+		cost = 0;
+		smp.sample(smp.state, acc, 3, seen, &cost);
+		smp.sample(smp.state, acc, 3, seen, &cost);
+		CHECK_EQ_U64(cost, 10 * 800);
+		CHECK_EQ_U64(smp.rate->cost_ns, 10 * 800);
+		smp.rate->period = 5;
+		smp.rate->cost_ns = 0;
+		smp.sample(smp.state, acc, 3, seen, &cost);
+		CHECK(seen[0] == 6 && seen[2] == 4);
+		CHECK_EQ_U64(smp.rate->cost_ns, 10 * 800);
+	}
+	sim_sampler_destroy(&smp);
+	CHECK_EQ_INT(sim_sampler_create("hw", &s, &smp, err), 0);
+	CHECK(smp.rate != NULL && smp.rate->period > 1);
+	sim_sampler_destroy(&smp);
+	CHECK_EQ_INT(sim_sampler_create("hw:auto:x", &s, &smp, err), -EINVAL);
 	CHECK_EQ_INT(sim_sampler_create("hw:0", &s, &smp, err), -EINVAL);
 	CHECK_EQ_INT(sim_sampler_create("bpf", &s, &smp, err), -EINVAL);
 }

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "sampler.h"
 #include "source.h"
+#include "system.h"
 #include "test.h"
 
 static const char *machine_path;
@@ -28,7 +30,7 @@ static const char *const gens[] = {
 	"shift:footprint=2G,hot=0.4,shift=5,seconds=20",
 	"scan:footprint=2G,hot=0.2,seconds=20,scan_at=5,scan_s=5",
 };
-static const char *const samplers[] = { "exact", "hw:100", "hint", "damon" };
+static const char *const samplers[] = { "exact", "hw:100", "hw", "hint", "damon" };
 
 /* One run's JSON report, or NULL. */
 static char *run_json(const struct sim_machine *m, const char *gen,
@@ -169,6 +171,7 @@ struct rig {
 	uint32_t *seen;		/* the next interval's view, set by the test */
 	struct sim_move *moves;
 	uint64_t fast, used[SIM_MAX_NODES], budget;
+	struct sim_rate *rate;	/* the sampler's, where tierd sets it */
 	void *st;
 };
 
@@ -203,7 +206,8 @@ static uint32_t rig_interval(struct rig *g, uint32_t k)
 {
 	struct sim_view v = { .interval = k, .now_ns = (k + 1) * g->s.interval_ns,
 			      .s = &g->s, .node = g->node, .used_bytes = g->used,
-			      .tenant_fast_bytes = &g->fast, .seen = g->seen };
+			      .tenant_fast_bytes = &g->fast, .seen = g->seen,
+			      .rate = g->rate };
 	uint32_t n = 0;
 
 	CHECK_EQ_INT(g->sys->decide(g->st, &v, g->moves, g->s.nr_ranges, &n), 0);
@@ -321,6 +325,49 @@ static void test_tierd_drains_between_ticks(void)
 	CHECK_EQ_INT(sets_moved(true), 2);
 }
 
+/*
+ * tierd sets the hardware sampler's period from its cost, within its
+ * config's sampling.cpu_budget_pct, as its BPF source sets its events':
+ * 1e9 accesses a second at 1500 ns a sample cost 15 % of a CPU at the
+ * start period; some drains later the share lies between a quarter of
+ * the budget and the budget (core/sample_period.h).
+ */
+static void test_tierd_sets_sampling_rate(void)
+{
+	enum { NR = 64 };
+	const double budget_pct = 1.5, per_s = 1e9, sample_ns = 1500;
+	struct sim_rate rate = { .period = 10007 };
+	char conf[] = "/tmp/tierd-sim-test.XXXXXX";
+	double share = 100.0;
+	struct rig g;
+	int fd = mkstemp(conf);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "tiers:\n  - name: dram\n    nodes: [0]\n  - name: slow\n    nodes: [1]\n"
+		   "sampling:\n  cpu_budget_pct: %g\n", budget_pct);
+	fclose(f);
+	sim_tierd_conf = conf;
+	if (rig_start(&g, NR, 1000000000, false, false)) {
+		g.rate = &rate;
+		for (uint32_t k = 0; k < 20; k++) {
+			/* The interval's cost, added up until tierd drains. */
+			share = 100.0 * per_s / (double)rate.period * sample_ns / 1e9;
+			rate.cost_ns += (uint64_t)(share / 100.0 * 1e9);
+			for (uint32_t r = 0; r < NR; r++)
+				g.seen[r] = r < 4 ? 5 : 0;
+			rig_interval(&g, k);
+		}
+	}
+	rig_stop(&g);
+	sim_tierd_conf = NULL;
+	unlink(conf);
+	CHECK(share <= budget_pct);
+	CHECK(share >= budget_pct / 4);
+}
+
 int main(int argc, char **argv)
 {
 	machine_path = argc > 1 ? argv[1] : "sim/machines/lab.yaml";
@@ -329,5 +376,6 @@ int main(int argc, char **argv)
 	RUN(test_tierd_budgets);
 	RUN(test_tierd_peek_wakes);
 	RUN(test_tierd_drains_between_ticks);
+	RUN(test_tierd_sets_sampling_rate);
 	return TEST_EXIT();
 }
