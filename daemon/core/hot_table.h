@@ -152,6 +152,17 @@ double hot_heat(const struct hot_table *t, pid_t pid, uint64_t addr, uint64_t no
 double hot_weight(const struct hot_table *t, pid_t pid, uint64_t addr);
 double hot_weight_scale(const struct hot_table *t, uint64_t now_ns);
 
+/* The entries in one heat bin (hot_heat_hist()). */
+struct hot_heat_bin {
+	uint64_t bytes, entries;
+	double heat;		/* theirs, summed */
+};
+
+/* The entries by heat at @now_ns into @bins[@nbins]: bin 0 below 1, bin b
+ * in [2^(b-1), 2^b) (policy.h's bins), the last open.  O(entries). */
+void hot_heat_hist(const struct hot_table *t, uint64_t now_ns, struct hot_heat_bin *bins,
+		   int nbins);
+
 /*
  * The @max hottest (or coldest) entries with heat >= @min_heat (or any heat
  * for coldest), of @pid or of every pid when @pid is 0, into @out sorted

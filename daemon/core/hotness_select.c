@@ -247,6 +247,31 @@ int hot_foreach(const struct hot_table *t, uint64_t now_ns,
 	return 0;
 }
 
+void hot_heat_hist(const struct hot_table *t, uint64_t now_ns, struct hot_heat_bin *bins,
+		   int nbins)
+{
+	double inv = 1.0 / hot_scale(t, now_ns);
+
+	memset(bins, 0, (size_t)nbins * sizeof(*bins));
+	for_each_occupied_slot(t, i) {
+		const struct hot_entry *e = &t->slots[i];
+		double heat = (double)e->v * inv;
+		uint64_t len;
+		int b = 0;
+
+		if (!e->key)
+			continue;
+		if (heat >= 1.0)
+			b = heat >= 2147483648.0 ? 32 : 32 - __builtin_clz((uint32_t)heat);
+		if (b >= nbins)
+			b = nbins - 1;
+		len = e->key & KEY_HUGE ? t->params.geom.range : t->params.geom.base;
+		bins[b].bytes += len;
+		bins[b].entries++;
+		bins[b].heat += heat;
+	}
+}
+
 void hot_get_stats(const struct hot_table *t, struct hot_stats *ret_st)
 {
 	*ret_st = t->st;

@@ -742,6 +742,37 @@ static void test_foreach(void)
 }
 
 /*
+ * The entries by heat, half-life 1 s: base pages at 0.5, 1, 3 and 6 and
+ * 0.1, a range at 40 (bin 6, [32, 64)).  One second on, every heat halves
+ * and the last bin takes what is above it.
+ */
+static void test_heat_hist(void)
+{
+	struct hot_table t;
+	struct hot_heat_bin b[8];
+
+	mk(&t, SEC, 64);
+	hot_record(&t, 1, 0, PG, 0.5, 0);
+	hot_record(&t, 1, PG, PG, 1.0, 0);
+	hot_record(&t, 1, 2 * PG, PG, 3.0, 0);
+	hot_record(&t, 1, 3 * PG, PG, 6.0, 0);
+	hot_record(&t, 1, 4 * PG, PG, 0.1, 0);
+	hot_record(&t, 1, 8 * HUGE, HUGE, 40.0, 0);
+	hot_heat_hist(&t, 0, b, 8);
+	CHECK(b[0].bytes == 2 * PG && b[0].entries == 2);
+	CHECK(near_stored(b[0].heat, 0.6, 2));
+	CHECK(b[1].bytes == PG && b[2].bytes == PG && b[3].bytes == PG);
+	CHECK(b[4].bytes == 0 && b[5].bytes == 0 && b[7].bytes == 0);
+	CHECK(b[6].bytes == HUGE && b[6].entries == 1);
+	CHECK(near_stored(b[6].heat, 40.0, 1));
+	/* 0.25, 0.5, 1.5, 3, 20 and 0.05. */
+	hot_heat_hist(&t, SEC, b, 4);
+	CHECK(b[0].bytes == 3 * PG && b[0].entries == 3);
+	CHECK(b[1].bytes == PG && b[2].bytes == PG && b[3].bytes == HUGE);
+	CHECK(near_stored(b[3].heat, 20.0, 1));
+}
+
+/*
  * mem_zeroed: hot_init() leaves the memory as it is (the daemon hands it
  * fresh anonymous pages, so that start-up does not touch all of them), and a
  * table over zeroed memory behaves as one hot_init() cleared itself.
@@ -797,6 +828,7 @@ int main(void)
 	RUN(test_drop_pid);
 	RUN(test_rebase_keeps_order);
 	RUN(test_foreach);
+	RUN(test_heat_hist);
 	RUN(test_pid_slots);
 	RUN(test_pid_slots_small_table);
 	RUN(test_time_ticks_and_rebase);
