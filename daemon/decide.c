@@ -301,6 +301,7 @@ int decide_step(struct decide_stage *m, const struct decide_in *in, uint64_t now
 		.blocked_nodes = in->blocked_nodes,
 		.footprint_bytes = in->footprint_bytes,
 		.crowded_hot = in->crowded_hot,
+		.table_hist = in->table_hist,
 	};
 	int r;
 

@@ -151,6 +151,7 @@ static int step_decide(struct manager *m, uint64_t now_ns)
 {
 	struct tierd *d = m->d;
 	struct account *a = move_account(m->move);
+	bool hist = sample_table_hist(m->sample, now_ns, m->table_hist);
 	struct decide_in in = {
 		.conf = d->conf, .topo = &d->topo, .cands = &m->gathered,
 		.fast_bytes = m->fast_bytes,
@@ -158,6 +159,7 @@ static int step_decide(struct manager *m, uint64_t now_ns)
 		.bytes_per_s = a->last_bytes_per_s,
 		.footprint_bytes = sample_footprint(m->sample),
 		.crowded_hot = sample_crowded_hot(m->sample),
+		.table_hist = hist ? m->table_hist : NULL,
 		.gpu_usage = gather_gpu_usage(m->gather),
 	};
 	struct decide_out *out = &m->decided;

@@ -77,6 +77,7 @@ struct manager {
 	struct cand_ranges *ranges; /* account -> gather (range memory) */
 	uint64_t fast_bytes[CONF_MAX_CGROUPS]; /* gather -> decide */
 	struct cand_out gathered; /* gather -> decide; .cand: max_cand */
+	struct hot_heat_bin table_hist[POLICY_HEAT_BINS]; /* sample -> decide */
 	struct decide_out decided; /* decide -> batch; .intents */
 	const struct batch_plan *plan; /* batch -> migrate; NULL: nothing */
 	struct acct_call *calls; /* migrate -> account, one per batch */

@@ -297,6 +297,15 @@ uint32_t sample_crowded_hot(const struct sample_stage *m)
 	return m && m->s ? m->s->crowded_hot : 0;
 }
 
+bool sample_table_hist(const struct sample_stage *m, uint64_t now_ns,
+		       struct hot_heat_bin *hist)
+{
+	if (sample_crowded_hot(m) != POLICY_CROWDED_BACKGROUND)
+		return false;
+	hot_heat_hist(&m->hot, now_ns, hist, POLICY_HEAT_BINS);
+	return true;
+}
+
 /* Resident memory of the given processes (manager_ops.pids), from their
  * statm where the root has one. */
 static uint64_t fake_footprint(const struct sample_stage *m, size_t n)

@@ -73,6 +73,11 @@ uint64_t sample_footprint(const struct sample_stage *s);
 /* The running source's crowded floor (struct sampler); 0 when none runs or
  * it names none. */
 uint32_t sample_crowded_hot(const struct sample_stage *s);
+/* The table's entries by heat at @now_ns into @hist[POLICY_HEAT_BINS]
+ * (hot_heat_hist()) where the running source's floor follows them
+ * (POLICY_CROWDED_BACKGROUND): true; else false, @hist untouched. */
+bool sample_table_hist(const struct sample_stage *s, uint64_t now_ns,
+		       struct hot_heat_bin *hist);
 int sample_peek(struct sample_stage *s, uint64_t start_ns, uint64_t now_ns);
 void sample_peek_arm(struct sample_stage *s, bool on, uint64_t until_ns);
 int sample_peek_fd(struct sample_stage *s, uint32_t *gen);
@@ -129,6 +134,7 @@ struct decide_in {
 	uint64_t bytes_per_s; /* the last measured move_pages throughput */
 	uint64_t footprint_bytes; /* sample_footprint() */
 	uint32_t crowded_hot; /* sample_crowded_hot() */
+	const struct hot_heat_bin *table_hist; /* sample_table_hist(), or NULL */
 	struct gpu_usage *gpu_usage; /* the intents' GPU promotions go in; NULL */
 };
 

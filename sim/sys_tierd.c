@@ -701,7 +701,7 @@ static int tierd_init_kernel(void **ret, const struct sim_setup *s, enum sim_ker
 		return -ENOMEM;
 	t->base.ops = &ts_sampler_ops;
 	/* As the source it stands for: DAMON's, or the BPF event sampler's. */
-	t->base.crowded_hot = s->view_newest ? 0 : SAMPLER_EVENT_CROWDED_HOT;
+	t->base.crowded_hot = s->view_newest ? 0 : POLICY_CROWDED_BACKGROUND;
 	t->s = s;
 	t->kernel = kernel;
 	t->fast = sim_machine_fast_node(m);

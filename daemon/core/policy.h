@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "bucket.h"
+#include "hot_table.h"
 #include "page_geom.h"
 #include "topology.h"
 
@@ -36,6 +37,15 @@
  * none (policy_input.crowded_hot): with k samples a rate is known to about
  * 1/sqrt(k), half at 4 (HeMem takes 8 read samples). */
 #define POLICY_CROWDED_HOT 4
+/* policy_input.crowded_hot of a source whose heat counts sampled events
+ * (one access in N): the floor is what the memory that cannot fit
+ * reaches by chance too rarely to matter, from policy_input.table_hist
+ * (policy_noise.c). */
+#define POLICY_CROWDED_BACKGROUND UINT32_MAX
+/* The share of the room that chance may fill (policy_noise.c). */
+#define POLICY_NOISE_SHARE 0.005
+#define POLICY_NOISE_MIN_FLOOR 2
+#define POLICY_NOISE_MAX_FLOOR 64
 
 /*
  * A GPU-coherent node and who may use it (the config's gpu_nodes entries).
@@ -148,6 +158,10 @@ struct policy_input {
 	/* The running source's floor for a crowded fast tier, in its units
 	 * of heat (struct sampler's crowded_hot); 0: the params' own. */
 	uint32_t crowded_hot;
+	/* With POLICY_CROWDED_BACKGROUND: the hotness table's entries by
+	 * heat, POLICY_HEAT_BINS bins (hot_heat_hist()); NULL: the params'
+	 * floor. */
+	const struct hot_heat_bin *table_hist;
 	uint64_t now_ns;
 };
 

@@ -55,6 +55,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "policy.h"
+
 struct hot_table;
 struct idle_set;
 
@@ -119,21 +121,16 @@ struct sampler_ops {
 	void (*free)(struct sampler *s);
 };
 
-/*
- * An event sampler's (one access in N, core/sample_period.h) crowded floor:
- * with hardware sampling at one access in 1000, a footprint 2.7 times the
- * fast tier (256 GiB over 96 GiB of HBM) has cold ranges that draw four
- * samples by chance often enough to fill the tier's free room with them
- * (tierd-sim: twice the oracle's bytes moved); six such draws are rare.
- */
-#define SAMPLER_EVENT_CROWDED_HOT 6
-
 /* Embedded first in every implementation's state. */
 struct sampler {
 	const struct sampler_ops *ops;
 	/* The heat a range needs, in this source's units, to take fast-tier
 	 * room while the tracked memory does not fit that room
-	 * (policy_input.crowded_hot); 0: the policy's default. */
+	 * (policy_input.crowded_hot); 0: the policy's default.  An event
+	 * sampler (one access in N, core/sample_period.h) counts samples,
+	 * whose chance hits depend on its period and the workload: its
+	 * floor is POLICY_CROWDED_BACKGROUND, the heat the memory's own
+	 * background reaches by chance. */
 	uint32_t crowded_hot;
 };
 

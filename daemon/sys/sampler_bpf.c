@@ -375,7 +375,7 @@ int sampler_bpf_new(const struct sampler_bpf_params *p, struct sampler **ret)
 	if (!b)
 		return -ENOMEM;
 	b->base.ops = &bpf_ops;
-	b->base.crowded_hot = SAMPLER_EVENT_CROWDED_HOT;
+	b->base.crowded_hot = POLICY_CROWDED_BACKGROUND;
 	b->p = *p;
 	b->btf_path = p->btf_path ? p->btf_path : "/sys/kernel/btf/vmlinux";
 	b->sysfs_root = p->sysfs_root ? p->sysfs_root : "/sys";

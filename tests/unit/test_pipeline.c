@@ -587,6 +587,37 @@ static void test_range_times(void)
 	CHECK(cand_ns(UINT32_MAX) < UINT64_MAX - unit);
 }
 
+/*
+ * A source whose crowded floor follows the background gets the table's
+ * bytes by heat handed to the policy each tick, and how long the table
+ * has sampled; a source with a floor of its own does not.
+ */
+static void test_background_hist(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct manager_ops fk;
+	char root[4096];
+	uint64_t sum = 0;
+
+	for (int background = 0; background <= 1; background++) {
+		setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
+		sf.base.crowded_hot = background ? POLICY_CROWDED_BACKGROUND : 0;
+		CHECK_EQ_INT(start(&d, &fk), 0);
+		memset(mgr.table_hist, 0, sizeof(mgr.table_hist));
+		CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+		CHECK_EQ_INT(manager_tick(&mgr, 1 * SEC), 0);
+		sum = 0;
+		for (int b = 0; b < POLICY_HEAT_BINS; b++)
+			sum += mgr.table_hist[b].bytes;
+		CHECK_EQ_U64(sum, background ? 2 * MIB : 0);
+		/* One entry in [16, 32) */
+		CHECK(!background || mgr.table_hist[5].entries == 1);
+		stop(&d);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int r = pipe_env_init(argc, argv, "test_pipeline");
@@ -596,6 +627,7 @@ int main(int argc, char **argv)
 	RUN(test_range_times);
 	RUN(test_promote);
 	RUN(test_peek_wakes);
+	RUN(test_background_hist);
 	RUN(test_idle_pace);
 	RUN(test_partial_move_requeried);
 	RUN(test_recheck_sampled);

@@ -101,6 +101,7 @@ static struct policy_output out;
 static uint64_t max_bytes;	/* run()'s out.max_bytes */
 static uint64_t footprint;	/* run()'s in.footprint_bytes */
 static uint32_t crowded_hot;	/* run()'s in.crowded_hot */
+static const struct hot_heat_bin *table_hist;	/* run()'s in.table_hist */
 
 static int run(const struct policy_params *params, struct policy_cgroup *cgs, size_t nr_cgs,
 	       const uint64_t *rule_used, struct bucket *global, uint64_t blocked, uint64_t now)
@@ -117,6 +118,7 @@ static int run(const struct policy_params *params, struct policy_cgroup *cgs, si
 		.blocked_nodes = blocked,
 		.footprint_bytes = footprint,
 		.crowded_hot = crowded_hot,
+		.table_hist = table_hist,
 		.now_ns = now,
 	};
 	int r;
@@ -648,6 +650,63 @@ static void test_crowded_floor(void)
 }
 
 /*
+ * A source whose floor follows the background: 4 GiB over a fast tier of
+ * under 1 GiB, candidates at heat 2 and 8.  With nothing in the table,
+ * heat 2 is well above chance and both sets move; the warmer the memory
+ * that cannot fit (the coldest 3 GiB and more, in 2 MiB entries), the
+ * higher the floor, until only the heat-8 pages move.  Heat gathered in
+ * the hottest entries is not the cold memory's: the floor stays low.
+ */
+static void test_background_floor(void)
+{
+	struct policy_params pp;
+	struct hot_heat_bin th[POLICY_HEAT_BINS];
+	uint32_t last = 0;
+
+	topo_pair();
+	nr_pages = 0;
+	add_pages(4, 10, 0x100000, 1, 1, 2, -1);
+	add_pages(4, 10, 0x200000, 1, 1, 8, -1);
+	policy_params_default(&pp, &test_geom);
+	footprint = 4 * GiB;
+	crowded_hot = POLICY_CROWDED_BACKGROUND;
+	memset(th, 0, sizeof(th));
+	table_hist = th;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 8);
+	/* All of it in the table, at a mean heat of 0.1 ... 1.6 an entry. */
+	for (int i = 1; i <= 16; i++) {
+		th[i < 10 ? 0 : 1] = (struct hot_heat_bin){ .bytes = footprint,
+							   .entries = footprint / (2 * MiB),
+							   .heat = 0.1 * i * 2048 };
+		th[i < 10 ? 1 : 0] = (struct hot_heat_bin){ 0 };
+		CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+		CHECK(out.stats.hot_threshold >= last);
+		last = out.stats.hot_threshold;
+	}
+	CHECK(last > 2 && last <= 8);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 4);
+	/* As much heat in 16 entries, the rest of the footprint unseen. */
+	th[1] = (struct hot_heat_bin){ 0 };
+	th[8] = (struct hot_heat_bin){ .bytes = 32 * MiB, .entries = 16, .heat = 1.6 * 2048 };
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 8);
+	/* All of it fits: no floor. */
+	th[8] = (struct hot_heat_bin){ 0 };
+	th[1] = (struct hot_heat_bin){ .bytes = 512 * MiB, .entries = 256, .heat = 1.6 * 256 };
+	footprint = 512 * MiB;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 8);
+	/* No table: the params' floor. */
+	footprint = 4 * GiB;
+	table_hist = NULL;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.stats.hot_threshold, pp.crowded_hot_threshold);
+	crowded_hot = 0;
+	footprint = 0;
+}
+
+/*
  * Node 2 is GPU HBM, nearer to node 0 than node 1 is: demotion never picks
  * it, and only the rule's cgroup is placed there, up to the cap.
  */
@@ -976,6 +1035,7 @@ int main(void)
 	RUN(test_rates);
 	RUN(test_tick_bytes);
 	RUN(test_crowded_floor);
+	RUN(test_background_floor);
 	RUN(test_gpu_rules);
 	RUN(test_cold_age_and_demote_off);
 	RUN(test_nearest_and_blocked);

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The crowded floor of a source whose heat counts samples
+ * (POLICY_CROWDED_BACKGROUND): the heat that the memory which cannot fit
+ * the fast tier reaches by chance.
+ *
+ * Of a footprint of F bytes, a fast tier with room for R holds at best the
+ * hottest R; the coldest F - R bytes have no business there, and whatever
+ * heat they show is what chance gives memory of their rate.  Take each
+ * entry's samples there as Poisson arrivals: its heat, the samples decayed
+ * with the table's half-life, is then close to a Poisson count (less
+ * spread, for the decay: the safe side), whose mean lambda is the mean
+ * heat of those bytes, at the table's mean entry size.  The table's
+ * histogram (policy_input.table_hist) gives it: memory the table does not
+ * hold at heat 0 first, then the bins from the coldest up, until F - R
+ * bytes are counted.  The floor is the least t at which the F - R bytes
+ * would, by chance, bring under POLICY_NOISE_SHARE of the room at heat t
+ * or more:
+ *
+ *   (F - R) P(X >= t | lambda) <= POLICY_NOISE_SHARE R
+ *
+ * The coldest of the cold run low, and with them lambda and the floor;
+ * the further the cold memory's heat is from uniform, the more.  Never
+ * under POLICY_NOISE_MIN_FLOOR: the estimate is of one moment, and every
+ * sample the cold memory draws lifts an entry to heat 1 for a while; over
+ * the time a promoted range stays, many do.
+ *
+ * Hardware sampling at one access in 1000 of a footprint 2.7 times an HBM
+ * node gives 6 or 7 (lambda ~1); at the period a 2 % CPU budget allows
+ * over 1 TiB, where a hot range draws a sample or two a half-life and the
+ * coldest half of the footprint draws none, 2 (docs/sim-results.md).
+ */
+#include "policy_int.h"
+
+/* e^@x for x in [0, POLICY_NOISE_MAX_LAMBDA], without libm (as
+ * hotness_decay.c's exp2): its Taylor series, every term positive. */
+static double exp_series(double x)
+{
+	double term = 1.0, sum = 1.0;
+
+	for (int n = 1; n < 80; n++) {
+		term *= x / n;
+		sum += term;
+	}
+	return sum;
+}
+
+#define POLICY_NOISE_MAX_LAMBDA 16.0
+
+/* The mean heat of the coldest @want bytes of the footprint, per entry. */
+static double coldest_mean(const struct policy_input *in, uint64_t want)
+{
+	const struct hot_heat_bin *th = in->table_hist;
+	uint64_t bytes = 0, entries = 0, got;
+	double heat = 0.0, lambda;
+
+	for (int b = 0; b < POLICY_HEAT_BINS; b++) {
+		bytes += th[b].bytes;
+		entries += th[b].entries;
+	}
+	if (!entries || !want)
+		return 0.0;
+	got = in->footprint_bytes > bytes ? in->footprint_bytes - bytes : 0;
+	for (int b = 0; b < POLICY_HEAT_BINS && got < want; b++) {
+		uint64_t take = th[b].bytes < want - got ? th[b].bytes : want - got;
+
+		if (take)
+			heat += th[b].heat * (double)take / (double)th[b].bytes;
+		got += take;
+	}
+	lambda = heat * ((double)bytes / (double)entries) / (double)want;
+	return lambda < POLICY_NOISE_MAX_LAMBDA ? lambda : POLICY_NOISE_MAX_LAMBDA;
+}
+
+/* The least t >= 1 with P(X >= t | @lambda) <= @limit, X Poisson. */
+static uint32_t poisson_floor(double lambda, double limit)
+{
+	double p_t = 1.0 / exp_series(lambda);	/* P(X = 0) */
+	double tail = 1.0 - p_t;		/* P(X >= 1) */
+	uint32_t t;
+
+	for (t = 1; t < POLICY_NOISE_MAX_FLOOR && tail > limit; t++) {
+		p_t *= lambda / t;	/* P(X = t) */
+		tail -= p_t;		/* P(X >= t + 1) */
+	}
+	return t;
+}
+
+uint32_t pol_noise_floor(const struct policy_input *in, uint64_t room)
+{
+	uint64_t cold = in->footprint_bytes - room;
+	double limit = POLICY_NOISE_SHARE * (double)room / (double)cold;
+	uint32_t t = poisson_floor(coldest_mean(in, cold), limit);
+	return t > POLICY_NOISE_MIN_FLOOR ? t : POLICY_NOISE_MIN_FLOOR;
+}
