@@ -195,10 +195,10 @@ static int step_batch(struct manager *m, uint64_t now_ns)
 		return r;
 	}
 	/* -v only: what a tick decided, to see where the time goes. */
-	log_debug("decide at %.3f s: %zu candidates (%zu pages queried or THPs), hot threshold %u, %zu intents, %llu pages in %zu batches",
+	log_debug("decide at %.3f s: %zu candidates (%zu pages queried or THPs), hot threshold %u (crowded floor %u), %zu intents, %llu pages in %zu batches",
 		  (double)(now_ns - m->d->start_ns) / 1e9, m->gathered.nr_cand, m->gathered.slots,
-		  dec->stats.hot_threshold, dec->nr_intents, (unsigned long long)m->plan->pages,
-		  m->plan->nr_batches);
+		  dec->stats.hot_threshold, dec->stats.crowded_floor, dec->nr_intents,
+		  (unsigned long long)m->plan->pages, m->plan->nr_batches);
 	return 0;
 }
 

@@ -265,8 +265,11 @@ static uint32_t adaptive_threshold(const struct policy *p, const struct plan *pl
 	if (pl->in->footprint_bytes > room && crowded == POLICY_CROWDED_BACKGROUND)
 		crowded = pl->in->table_hist ? pol_noise_floor(pl->in, room) :
 					       p->params.crowded_hot_threshold;
-	if (pl->in->footprint_bytes > room && crowded > floor)
-		floor = crowded;
+	if (pl->in->footprint_bytes > room) {
+		pl->out->stats.crowded_floor = crowded;
+		if (crowded > floor)
+			floor = crowded;
+	}
 	return policy_threshold_from_hist(hist, room, floor);
 }
 

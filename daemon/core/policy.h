@@ -214,6 +214,11 @@ enum policy_hold {
 struct policy_stats {
 	uint32_t hot_threshold;
 	uint32_t cold_threshold;
+	/* The floor the adaptive threshold kept while the tracked memory did
+	 * not fit the fast tier (the source's crowded_hot, or the one
+	 * POLICY_CROWDED_BACKGROUND gave); 0: it fit, or the threshold is
+	 * fixed. */
+	uint32_t crowded_floor;
 	uint64_t intents[POLICY_R_NR];		/* count per reason */
 	uint64_t promote_bytes;
 	uint64_t demote_bytes;

@@ -81,6 +81,9 @@ static const struct family families[NR_METRICS] = {
 				   "CPU time (user + system) of each pipeline step's ticks" },
 	[MET_DECISION_HOT_THRESHOLD] = { "tierd_decision_hot_threshold", "gauge",
 					 "Heat a page needed to be promoted in the last decision" },
+	[MET_DECISION_CROWDED_FLOOR] = { "tierd_decision_crowded_floor", "gauge",
+					 "Heat the last decision required at least, the tracked memory "
+					 "not fitting the fast tier; 0 when it fit" },
 	[MET_DECISION_HELD] = { "tierd_decision_held_candidates", "gauge",
 				"Candidates the last decision held back, by reason" },
 	[MET_DECISION_UNMET] = { "tierd_decision_unmet_bytes", "gauge",

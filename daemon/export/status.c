@@ -204,9 +204,10 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 		k += n + (k[n] == ',');
 	}
 	fprintf(f,
-		"],\"decision\":{\"hot_threshold\":%u,\"cold_threshold\":%u,\"candidate_pages\":%llu,"
+		"],\"decision\":{\"hot_threshold\":%u,\"cold_threshold\":%u,\"crowded_floor\":%u,"
+		"\"candidate_pages\":%llu,"
 		"\"promote_bytes\":%llu,\"demote_bytes\":%llu,\"unmet_bytes\":%llu,\"held\":{",
-		s->decision.hot_threshold, s->decision.cold_threshold,
+		s->decision.hot_threshold, s->decision.cold_threshold, s->decision.crowded_floor,
 		(unsigned long long)s->decision_candidate_pages,
 		(unsigned long long)s->decision.promote_bytes,
 		(unsigned long long)s->decision.demote_bytes,
@@ -230,9 +231,11 @@ static void status_decision(const struct tierd_stats *s, FILE *f)
 
 	fmt_bytes(up, sizeof(up), st->promote_bytes);
 	fmt_bytes(down, sizeof(down), st->demote_bytes);
-	fprintf(f, "decision: %llu candidate pages, hot at heat >= %u, cold <= %u; planned %s up, %s down\n",
-		(unsigned long long)s->decision_candidate_pages, st->hot_threshold,
-		st->cold_threshold, up, down);
+	fprintf(f, "decision: %llu candidate pages, hot at heat >= %u",
+		(unsigned long long)s->decision_candidate_pages, st->hot_threshold);
+	if (st->crowded_floor)
+		fprintf(f, " (crowded: at least %u)", st->crowded_floor);
+	fprintf(f, ", cold <= %u; planned %s up, %s down\n", st->cold_threshold, up, down);
 	fputs("held:    ", f);
 	for (int h = 0; h < POLICY_H_NR; h++) {
 		if (!st->held[h])

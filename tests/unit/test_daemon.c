@@ -187,12 +187,22 @@ static void test_lifecycle(void)
 	CHECK(strstr(text, "\ncopy threads: 2 (mode auto, at most 2 of this machine's 2 CPUs)\n"));
 	free(text);
 	text = render_status(&d, true);
-	CHECK(strstr(text, "\"decision\":{\"hot_threshold\":4,\"cold_threshold\":2,\"candidate_pages\":1324,"
+	CHECK(strstr(text, "\"decision\":{\"hot_threshold\":4,\"cold_threshold\":2,\"crowded_floor\":0,"
+			   "\"candidate_pages\":1324,"
 			   "\"promote_bytes\":0,\"demote_bytes\":0,\"unmet_bytes\":1228800,\"held\":{\"cooldown\":7,"));
 	CHECK(strstr(text, "\"refill\":300}}"));
 	CHECK(strstr(text, "\"copy_threads\":2,\"copy_threads_mode\":\"auto\",\"copy_threads_max\":2,"
 			   "\"copy_threads_cpus\":2,"));
 	free(text);
+	/* A crowded fast tier's floor shows beside the threshold. */
+	d.stats.decision.crowded_floor = 3;
+	text = render_status(&d, false);
+	CHECK(strstr(text, "hot at heat >= 4 (crowded: at least 3), cold <= 2;"));
+	free(text);
+	text = render_status(&d, true);
+	CHECK(strstr(text, "\"cold_threshold\":2,\"crowded_floor\":3,"));
+	free(text);
+	d.stats.decision.crowded_floor = 0;
 	d.stats.copy_threads = d.stats.copy_threads_max = 0;
 	text = render_status(&d, false);
 	CHECK(strstr(text, "\ncopy threads: 0 (mode auto)\n"));
@@ -203,6 +213,7 @@ static void test_lifecycle(void)
 	CHECK(strstr(text, "tierd_decision_held_candidates{reason=\"no-room\"} 0\n"));
 	CHECK(strstr(text, "tierd_decision_unmet_bytes 1228800\n"));
 	CHECK(strstr(text, "tierd_decision_hot_threshold 4\n"));
+	CHECK(strstr(text, "tierd_decision_crowded_floor 0\n"));
 	CHECK(strstr(text,
 		     "# TYPE tierd_tier_promoted_bytes_total counter\n"
 		     "tierd_tier_promoted_bytes_total{tier=\"tier0\"} 2097152\n"

@@ -589,8 +589,11 @@ static void test_range_times(void)
 
 /*
  * A source whose crowded floor follows the background gets the table's
- * bytes by heat handed to the policy each tick, and how long the table
- * has sampled; a source with a floor of its own does not.
+ * entries by heat handed to the policy each tick; a source with a floor of
+ * its own does not.  The process's 1 TiB resident (its statm) does not fit
+ * the fast tier: the one hot range is all the table holds, the rest is
+ * cold and unsampled, and the floor from the background is the least one;
+ * the other source's is the policy's default.
  */
 static void test_background_hist(void)
 {
@@ -598,11 +601,16 @@ static void test_background_hist(void)
 	static struct sampler_fake sf;
 	static struct page_map map;
 	struct manager_ops fk;
-	char root[4096];
-	uint64_t sum = 0;
+	char root[4096], rel[64], statm[64];
+	uint64_t sum;
 
 	for (int background = 0; background <= 1; background++) {
 		setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
+		writable_root(&d, FIXTURE_FREE_KB);
+		snprintf(rel, sizeof(rel), "proc/%d/statm", PID);
+		snprintf(statm, sizeof(statm), "%llu %llu 0 0 0 0 0\n", (1ull << 40) / PG,
+			 (1ull << 40) / PG);
+		CHECK_EQ_INT(fs_tree_put(tree, rel, statm), 0);
 		sf.base.crowded_hot = background ? POLICY_CROWDED_BACKGROUND : 0;
 		CHECK_EQ_INT(start(&d, &fk), 0);
 		memset(mgr.table_hist, 0, sizeof(mgr.table_hist));
@@ -614,7 +622,10 @@ static void test_background_hist(void)
 		CHECK_EQ_U64(sum, background ? 2 * MIB : 0);
 		/* One entry in [16, 32) */
 		CHECK(!background || mgr.table_hist[5].entries == 1);
+		CHECK_EQ_INT(d.stats.decision.crowded_floor,
+			     background ? POLICY_NOISE_MIN_FLOOR : POLICY_CROWDED_HOT);
 		stop(&d);
+		fs_tree_remove(tree);
 	}
 }
 

@@ -630,6 +630,7 @@ static void test_crowded_floor(void)
 		CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 		CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), fits[i] > GiB ? 4 : 8);
 		CHECK_EQ_INT(out.stats.hot_threshold, fits[i] > GiB ? POLICY_CROWDED_HOT : 2);
+		CHECK_EQ_INT(out.stats.crowded_floor, fits[i] > GiB ? POLICY_CROWDED_HOT : 0);
 	}
 	nr_pages = 0;
 	add_pages(4, 10, 0x100000, 1, 1, 5, -1);
@@ -685,12 +686,14 @@ static void test_background_floor(void)
 		last = out.stats.hot_threshold;
 	}
 	CHECK(last > 2 && last <= 8);
+	CHECK_EQ_INT(out.stats.crowded_floor, last);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 4);
 	/* As much heat in 16 entries, the rest of the footprint unseen. */
 	th[1] = (struct hot_heat_bin){ 0 };
 	th[8] = (struct hot_heat_bin){ .bytes = 32 * MiB, .entries = 16, .heat = 1.6 * 2048 };
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 8);
+	CHECK_EQ_INT(out.stats.crowded_floor, POLICY_NOISE_MIN_FLOOR);
 	/* All of it fits: no floor. */
 	th[8] = (struct hot_heat_bin){ 0 };
 	th[1] = (struct hot_heat_bin){ .bytes = 512 * MiB, .entries = 256, .heat = 1.6 * 256 };
