@@ -30,10 +30,13 @@
  * sample the cold memory draws lifts an entry to heat 1 for a while; over
  * the time a promoted range stays, many do.
  *
- * Hardware sampling at one access in 1000 of a footprint 2.7 times an HBM
- * node gives 6 or 7 (lambda ~1); at the period a 2 % CPU budget allows
- * over 1 TiB, where a hot range draws a sample or two a half-life and the
- * coldest half of the footprint draws none, 2 (docs/sim-results.md).
+ * Memory the table does not hold counts as heat 0, also in the first
+ * seconds, before the sampler has reached the cold memory: the floor is
+ * 2 then.  Hardware sampling at one access in 1000 of a footprint 2.7
+ * times an HBM node gives 5, then 6 (lambda ~1); at the period a 2 % CPU
+ * budget allows over 1 TiB, where a hot range draws a sample or two a
+ * half-life and the coldest half of the footprint draws none, 2
+ * (docs/sim-results.md).
  */
 #include "policy_int.h"
 
