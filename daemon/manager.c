@@ -151,7 +151,7 @@ static int step_decide(struct manager *m, uint64_t now_ns)
 {
 	struct tierd *d = m->d;
 	struct account *a = move_account(m->move);
-	bool hist = sample_table_hist(m->sample, now_ns, m->table_hist);
+	bool hist = sample_table_hist(m->sample, &d->topo, now_ns, m->table_hist);
 	struct decide_in in = {
 		.conf = d->conf, .topo = &d->topo, .cands = &m->gathered,
 		.fast_bytes = m->fast_bytes,

@@ -297,10 +297,18 @@ uint32_t sample_crowded_hot(const struct sample_stage *m)
 	return m && m->s ? m->s->crowded_hot : 0;
 }
 
-bool sample_table_hist(const struct sample_stage *m, uint64_t now_ns,
-		       struct hot_heat_bin *hist)
+bool sample_table_hist(const struct sample_stage *m, const struct topology *topo,
+		       uint64_t now_ns, struct hot_heat_bin *hist)
 {
+	uint64_t fast = 0;
+
 	if (sample_crowded_hot(m) != POLICY_CROWDED_BACKGROUND)
+		return false;
+	/* The policy asks only when the footprint outgrows the fast tier's
+	 * room, which its whole size bounds: no pass over the table else. */
+	for (int i = 0; i < topo->nr_nodes; i++)
+		fast += topo_index_fast(topo, i) ? topo->nodes[i].total_bytes : 0;
+	if (m->footprint <= fast)
 		return false;
 	hot_heat_hist(&m->hot, now_ns, hist, POLICY_HEAT_BINS);
 	return true;

@@ -75,9 +75,10 @@ uint64_t sample_footprint(const struct sample_stage *s);
 uint32_t sample_crowded_hot(const struct sample_stage *s);
 /* The table's entries by heat at @now_ns into @hist[POLICY_HEAT_BINS]
  * (hot_heat_hist()) where the running source's floor follows them
- * (POLICY_CROWDED_BACKGROUND): true; else false, @hist untouched. */
-bool sample_table_hist(const struct sample_stage *s, uint64_t now_ns,
-		       struct hot_heat_bin *hist);
+ * (POLICY_CROWDED_BACKGROUND) and the footprint outgrows @topo's fast
+ * tier: true; else false, @hist untouched. */
+bool sample_table_hist(const struct sample_stage *s, const struct topology *topo,
+		       uint64_t now_ns, struct hot_heat_bin *hist);
 int sample_peek(struct sample_stage *s, uint64_t start_ns, uint64_t now_ns);
 void sample_peek_arm(struct sample_stage *s, bool on, uint64_t until_ns);
 int sample_peek_fd(struct sample_stage *s, uint32_t *gen);
