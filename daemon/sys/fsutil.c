@@ -35,6 +35,29 @@ int fs_read(const char *root, const char *path, char *buf, size_t size,
 	return fs_read_at(AT_FDCWD, full, buf, size, ret_len);
 }
 
+int fs_each_line(const char *root, const char *path, int (*fn)(char *line, void *ctx),
+		 void *ctx)
+{
+	char full[4096], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int r = fs_path(full, sizeof(full), root, path);
+
+	if (r < 0)
+		return r;
+	f = fopen(full, "re");
+	if (!f)
+		return -errno;
+	errno = 0;
+	while (r == 0 && getline(&line, &cap, f) >= 0)
+		r = fn(line, ctx);
+	if (r == 0 && ferror(f))
+		r = errno ? -errno : -EIO;
+	free(line);
+	fclose(f);
+	return r;
+}
+
 int fs_read_line(const char *root, const char *path, char *buf, size_t size)
 {
 	int ret = fs_read(root, path, buf, size, NULL);

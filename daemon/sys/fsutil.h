@@ -40,6 +40,13 @@ int fs_read_at(int dirfd, const char *path, char *buf, size_t size,
 int fs_read_pid_stat(const char *root, const char *pid, char *buf, size_t size,
 		     const char **ret_fields);
 
+/* Call @fn with each line of @root/@path (a file of any length: a
+ * process's maps), its newline kept, until @fn returns nonzero: that, 0 at
+ * the end, or a read error.  For a process that exits while it is read,
+ * its procfs file reads -ESRCH. */
+int fs_each_line(const char *root, const char *path, int (*fn)(char *line, void *ctx),
+		 void *ctx);
+
 /* Read a file holding one unsigned decimal number (trailing newline allowed). */
 int fs_read_u64(const char *root, const char *path, uint64_t *ret);
 

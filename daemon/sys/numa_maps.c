@@ -54,34 +54,27 @@ int numa_maps_node_bytes(const char *proc_root, pid_t pid, int node, uint64_t *r
 	return numa_maps_nodes_bytes(proc_root, pid, 1ull << node, ret);
 }
 
+struct sum_ctx {
+	uint64_t mask, sum;
+};
+
+static int sum_line(char *line, void *ctx)
+{
+	struct sum_ctx *c = ctx;
+
+	return parse_line(line, c->mask, &c->sum);
+}
+
 int numa_maps_nodes_bytes(const char *proc_root, pid_t pid, uint64_t mask, uint64_t *ret)
 {
-	char rel[32], path[4096], *line = NULL;
-	size_t cap = 0;
-	uint64_t sum = 0;
-	FILE *f;
-	int r = 0;
+	struct sum_ctx c = { .mask = mask };
+	char rel[32];
+	int r;
 
 	*ret = 0;
 	snprintf(rel, sizeof(rel), "%d/numa_maps", (int)pid);
-	r = fs_path(path, sizeof(path), proc_root, rel);
-	if (r < 0)
-		return r;
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	errno = 0;
-	while (getline(&line, &cap, f) >= 0) {
-		r = parse_line(line, mask, &sum);
-		if (r < 0)
-			break;
-	}
-	/* A process that exits while it is read: its file reads ESRCH. */
-	if (r == 0 && ferror(f))
-		r = errno ? -errno : -EIO;
-	free(line);
-	fclose(f);
+	r = fs_each_line(proc_root, rel, sum_line, &c);
 	if (r == 0)
-		*ret = sum;
-	return r;
+		*ret = c.sum;
+	return r == -ENOENT ? -ESRCH : r;
 }
