@@ -30,3 +30,37 @@ int proc_node_bytes(const char *proc_root, pid_t pid, uint64_t node_mask, uint64
 {
 	return numa_maps_nodes_bytes(proc_root, pid, node_mask, ret);
 }
+
+struct maps_ctx {
+	pid_t pid;
+	struct idle_set *s;
+};
+
+/* "7f2a40000000-7f2a48000000 rw-p 00000000 00:00 0    [heap]" */
+static int maps_line(char *line, void *ctx)
+{
+	const struct maps_ctx *c = ctx;
+	unsigned long long start, end;
+	char perm[5];
+	int name = 0, r;
+
+	if (sscanf(line, "%llx-%llx %4s %*s %*s %*s %n", &start, &end, perm, &name) != 3 ||
+	    !name || strlen(perm) != 4 || end <= start)
+		return -EPROTO;
+	if (perm[0] != 'r' || perm[2] == 'x' || !strncmp(line + name, "[vdso]", 6) ||
+	    !strncmp(line + name, "[vvar", 5) || !strncmp(line + name, "[vsyscall]", 10))
+		return 0;
+	r = idle_add(c->s, c->pid, start, end, 0);
+	return r == -EINVAL ? -EPROTO : r;
+}
+
+int proc_data_maps(const char *proc_root, pid_t pid, struct idle_set *s)
+{
+	struct maps_ctx c = { .pid = pid, .s = s };
+	char rel[32];
+	int r;
+
+	snprintf(rel, sizeof(rel), "%d/maps", (int)pid);
+	r = fs_each_line(proc_root, rel, maps_line, &c);
+	return r == -ENOENT ? -ESRCH : r;
+}

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "idle.h"
+
 /* Resident bytes of @pid: statm's second field times @page_size.  0,
  * -ESRCH when the process is gone, -EINVAL for a kernel thread (no memory
  * map), or another negative errno. */
@@ -23,5 +25,16 @@ int proc_rss_bytes(const char *proc_root, pid_t pid, uint64_t page_size, uint64_
  * kernelpagesize_kB.  0, -ESRCH when the process is gone, or another
  * negative errno. */
 int proc_node_bytes(const char *proc_root, pid_t pid, uint64_t node_mask, uint64_t *ret);
+
+/*
+ * @pid's mappings that hold its data, from /proc/PID/maps, added to @s as
+ * ranges (since_ns 0) for the fill pass (core/candidates.h): readable and
+ * not executable (program and library text is shared, small, and the
+ * promotion path may refuse it), not the kernel's [vdso], [vvar] and
+ * [vsyscall].  0; -ESRCH when the process is gone; -EPROTO for a line
+ * that does not parse; -ENOSPC when @s is full (the mappings before
+ * stay); another negative errno.
+ */
+int proc_data_maps(const char *proc_root, pid_t pid, struct idle_set *s);
 
 #endif

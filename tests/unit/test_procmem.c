@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "idle.h"
 #include "procmem.h"
 #include "test.h"
 
@@ -37,6 +38,35 @@ static void test_node_bytes(void)
 	CHECK_EQ_INT(proc_node_bytes(proc, 99999, 1ull << 1, &b), -ESRCH);
 }
 
+/* The mappings that hold data: not text, guards, [vvar], [vdso],
+ * [vsyscall]; named files and anonymous memory alike. */
+static void test_data_maps(void)
+{
+	struct idle_range mem[8];
+	struct idle_set s;
+
+	idle_init(&s, mem, 8);
+	CHECK_EQ_INT(proc_data_maps(proc, 300, &s), 0);
+	CHECK_EQ_INT(s.n, 5);
+	CHECK_EQ_U64(s.r[0].start, 0x55d1c2e4c000ull); /* [heap] */
+	CHECK_EQ_U64(s.r[0].end, 0x55d1c2e6d000ull);
+	CHECK_EQ_U64(s.r[1].start, 0x7f2a40000000ull); /* anonymous, no name */
+	CHECK_EQ_U64(s.r[1].end, 0x7f2a48000000ull);
+	CHECK_EQ_U64(s.r[2].start, 0x7f2a50000000ull); /* shared, a file's */
+	CHECK_EQ_U64(s.r[3].start, 0x7f2a5e7f0000ull); /* libc's read-only data */
+	CHECK_EQ_U64(s.r[4].start, 0x7ffd1a3b4000ull); /* [stack] */
+	CHECK_EQ_INT(s.r[4].pid, 300);
+	/* Full: what fit stays. */
+	idle_init(&s, mem, 2);
+	CHECK_EQ_INT(proc_data_maps(proc, 300, &s), -ENOSPC);
+	CHECK_EQ_INT(s.n, 2);
+	/* No maps (a fixture without one, as a process gone). */
+	idle_init(&s, mem, 8);
+	CHECK_EQ_INT(proc_data_maps(proc, 99999, &s), -ESRCH);
+	CHECK_EQ_INT(proc_data_maps(proc, 302, &s), -EPROTO);
+	CHECK_EQ_INT(s.n, 1);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -46,5 +76,6 @@ int main(int argc, char **argv)
 	snprintf(proc, sizeof(proc), "%s", argv[1]);
 	RUN(test_rss);
 	RUN(test_node_bytes);
+	RUN(test_data_maps);
 	return TEST_EXIT();
 }
