@@ -133,6 +133,7 @@ void policy_params_default(struct policy_params *p, const struct page_geom *g)
 	p->pingpong_hold_ns = 300ull * 1000000000ull;
 	p->demote = true;
 	p->demote_for_room = true;
+	p->fill = true;
 	p->cold_age_ns = 0;
 	p->min_room_bytes = g->range;	/* a range; tierd sets promotion.batch_pages */
 }
@@ -242,21 +243,39 @@ static void plan_nodes(const struct policy *p, struct plan *pl)
 	}
 }
 
+/* The fast tier's non-GPU nodes' memory above their high targets. */
+static uint64_t fast_room(const struct topology *topo)
+{
+	uint64_t room = 0;
+
+	for (int i = 0; i < topo->nr_nodes; i++) {
+		int64_t low, high;
+
+		if (!fast_node(topo, i))
+			continue;
+		policy_node_targets(topo, i, &low, &high);
+		if (topo->nodes[i].total_bytes > (uint64_t)high)
+			room += topo->nodes[i].total_bytes - (uint64_t)high;
+	}
+	return room;
+}
+
+bool policy_footprint_fits(const struct topology *topo, uint64_t footprint_bytes)
+{
+	return footprint_bytes && footprint_bytes <= fast_room(topo);
+}
+
 static uint32_t adaptive_threshold(const struct policy *p, const struct plan *pl)
 {
-	const struct topology *topo = pl->topo;
 	uint64_t hist[POLICY_HEAT_BINS] = { 0 };
 	uint32_t floor = p->params.min_hot_threshold, crowded;
-	uint64_t room = 0;
+	uint64_t room = fast_room(pl->topo);
 
 	for (size_t i = 0; i < pl->in->nr_pages; i++) {
 		const struct policy_page *pg = &pl->in->pages[i];
 
 		hist[heat_bin(pg->heat)] += page_bytes(p, pg);
 	}
-	for (int i = 0; i < topo->nr_nodes; i++)
-		if (fast_node(topo, i) && topo->nodes[i].total_bytes > (uint64_t)pl->high[i])
-			room += topo->nodes[i].total_bytes - (uint64_t)pl->high[i];
 	/* The processes' memory all fits: any heat earns the fast tier, as
 	 * the best placement puts it all there.  Else the fast tier is for
 	 * the hottest, and a sampler's few hits are as likely luck in a cold
@@ -317,6 +336,8 @@ int policy_run(struct policy *p, const struct policy_input *in, struct policy_ou
 	if (p->params.demote)
 		pol_demote_cold(p, &pl, pl.need, POLICY_R_WMARK);
 	pol_promote(p, &pl);
+	if (p->params.fill && policy_footprint_fits(topo, in->footprint_bytes))
+		pol_fill(p, &pl);
 	if (p->params.demote && p->params.demote_for_room) {
 		pol_open_closed(p, &pl);
 		pol_demote_cold(p, &pl, pl.unmet, POLICY_R_ROOM);

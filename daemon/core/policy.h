@@ -88,6 +88,9 @@ struct policy_params {
 	/* Demote cold fast-tier pages to make room for hot pages that did
 	 * not fit (the promotions follow on a later tick). */
 	bool demote_for_room;
+	/* Promote the fill pass's candidates (POLICY_F_FILL) while the
+	 * footprint fits the fast tier. */
+	bool fill;
 	/* A cold page must also be unaccessed this long (0: heat alone). */
 	uint64_t cold_age_ns;
 	/* Promotion's hysteresis: a node takes promotions in a tick only if
@@ -132,6 +135,16 @@ struct policy_page {	/* 56 bytes, no holes: decide keeps 32 Ki of them */
  * candidates and intents, and the policy sorted 32 Ki entries for them).
  */
 #define POLICY_F_PAGES 0x1
+/*
+ * A range the hotness source never named, of a process whose memory the
+ * fast tier has room for (policy_footprint_fits()): candidate selection's
+ * fill pass (cand_idle.c) finds it on a lower tier.  The best placement
+ * then has every page on the fast tier, and a sampler that sees one
+ * access in 10^5 names a lukewarm range once in hours: the policy
+ * promotes such ranges at heat 0, after every hotter candidate, into the
+ * room they leave, and never demotes for them (POLICY_R_FILL).
+ */
+#define POLICY_F_FILL 0x2
 
 /* A cgroup's fast-tier use and budgets for this tick. */
 struct policy_cgroup {
@@ -176,6 +189,7 @@ enum policy_reason {
 	POLICY_R_CAP,		/* its cgroup is over its fast-tier cap */
 	POLICY_R_WMARK,		/* its node is below its low watermark */
 	POLICY_R_ROOM,		/* cold, making room for hotter pages */
+	POLICY_R_FILL,		/* never seen, and all the memory fits (POLICY_F_FILL) */
 	POLICY_R_NR,
 };
 
@@ -221,6 +235,7 @@ struct policy_stats {
 	uint32_t crowded_floor;
 	uint64_t intents[POLICY_R_NR];		/* count per reason */
 	uint64_t promote_bytes;
+	uint64_t fill_bytes;	/* of promote_bytes, POLICY_R_FILL's */
 	uint64_t demote_bytes;
 	uint64_t held[POLICY_H_NR];		/* candidates per hold reason */
 	/* Hot bytes that found no room, per target-tier node index; what
@@ -279,6 +294,14 @@ int policy_run(struct policy *p, const struct policy_input *in, struct policy_ou
  */
 void policy_node_targets(const struct topology *topo, int i, int64_t *ret_low,
 			 int64_t *ret_high);
+
+/*
+ * Does a footprint of @footprint_bytes (the tracked processes' resident
+ * memory; 0: not known, and no) fit the fast tier's room: its non-GPU
+ * nodes' memory above their high targets?  Then the adaptive threshold
+ * takes any heat, and the fill pass runs (POLICY_F_FILL).
+ */
+bool policy_footprint_fits(const struct topology *topo, uint64_t footprint_bytes);
 
 bool policy_may_demote(const struct policy_params *params, const struct policy_input *in,
 		       uint64_t promote_bytes);

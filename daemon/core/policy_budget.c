@@ -125,7 +125,9 @@ bool pol_emit_bytes(struct policy *p, struct plan *pl, uint32_t i, int from, int
 	out->stats.intents[reason]++;
 	if (kind == POLICY_PROMOTE)
 		out->stats.promote_bytes += bytes;
-	else
+	if (reason == POLICY_R_FILL)
+		out->stats.fill_bytes += bytes;
+	if (kind == POLICY_DEMOTE)
 		out->stats.demote_bytes += bytes;
 	return true;
 }

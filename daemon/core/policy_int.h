@@ -94,6 +94,7 @@ void pol_demote_for_cap(struct policy *p, struct plan *pl);
 void pol_demote_cold(struct policy *p, struct plan *pl, int64_t *want,
 		     enum policy_reason reason);
 void pol_promote(struct policy *p, struct plan *pl);
+void pol_fill(struct policy *p, struct plan *pl);
 /* The crowded floor of a source whose heat counts samples, from
  * @in->table_hist, for a fast tier of @room bytes (policy_noise.c). */
 uint32_t pol_noise_floor(const struct policy_input *in, uint64_t room);

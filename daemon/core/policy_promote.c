@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Promotion, hottest first: a GPU rule's node, else the nearest upper-tier
- * node with room under the cgroup's cap (step 3 of policy.c's tick).
+ * node with room under the cgroup's cap (step 3 of policy.c's tick); then,
+ * where all the memory fits, the fill pass's ranges in the room left.
  */
 #include "policy_int.h"
 
-/* Promote candidate @i if it is hot somewhere it should not stay. */
-static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
+/* Promote candidate @i if it is hot somewhere it should not stay (@why_r:
+ * POLICY_R_HOT), or, for POLICY_R_FILL, anywhere below the fast tier. */
+static void promote_one(struct policy *p, struct plan *pl, uint32_t i, enum policy_reason why_r)
 {
 	const struct topology *topo = pl->topo;
 	const struct policy_page *pg = &pl->in->pages[i];
@@ -50,13 +52,16 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i)
 		to = pol_pick_node(p, pl, from, true, bytes, true);
 	}
 	if (to < 0) {
-		pl->unmet[near] += bytes;
-		pl->out->stats.unmet_bytes += bytes;
+		/* Only heat makes room: a fill waits for it. */
+		if (why_r != POLICY_R_FILL) {
+			pl->unmet[near] += bytes;
+			pl->out->stats.unmet_bytes += bytes;
+		}
 		hold(pl, pl->open[near] || !has_room(pl, near, bytes) ? POLICY_H_NO_ROOM
 								       : POLICY_H_REFILL);
 		return;
 	}
-	pol_emit_bytes(p, pl, i, from, to, POLICY_PROMOTE, POLICY_R_HOT, bytes);
+	pol_emit_bytes(p, pl, i, from, to, POLICY_PROMOTE, why_r, bytes);
 }
 
 /*
@@ -87,7 +92,26 @@ void pol_promote(struct policy *p, struct plan *pl)
 		for (start = end - 1; start > 0 && pages[p->order[start - 1]].heat == heat;)
 			start--;
 		for (size_t k = start; k < end; k++)
-			promote_one(p, pl, p->order[k]);
+			promote_one(p, pl, p->order[k], POLICY_R_HOT);
 		end = start;
+	}
+}
+
+/*
+ * The fill pass's ranges (POLICY_F_FILL), coldest first as sorted: heat 0,
+ * in (pid, address) order.  Called only while the footprint fits the fast
+ * tier's room, after every hotter candidate took what it wanted.
+ */
+void pol_fill(struct policy *p, struct plan *pl)
+{
+	const struct policy_page *pages = pl->in->pages;
+
+	for (size_t k = 0; k < pl->in->nr_pages; k++) {
+		const struct policy_page *pg = &pages[p->order[k]];
+
+		if (pg->heat >= pl->hot)
+			break;	/* sorted: the rest were weighed as hot */
+		if (pg->flags & POLICY_F_FILL)
+			promote_one(p, pl, p->order[k], POLICY_R_FILL);
 	}
 }

@@ -15,6 +15,7 @@ static const char *const reason_names[POLICY_R_NR] = {
 	[POLICY_R_CAP] = "cgroup-cap",
 	[POLICY_R_WMARK] = "watermark",
 	[POLICY_R_ROOM] = "room",
+	[POLICY_R_FILL] = "fill",
 };
 
 static const char *const hold_names[POLICY_H_NR] = {

@@ -713,6 +713,62 @@ static void test_background_floor(void)
  * Node 2 is GPU HBM, nearer to node 0 than node 1 is: demotion never picks
  * it, and only the rule's cgroup is placed there, up to the cap.
  */
+/* The last @n candidates added are the fill pass's. */
+static void mark_fill(int n)
+{
+	for (size_t i = nr_pages - (size_t)n; i < nr_pages; i++)
+		pages[i].flags |= POLICY_F_FILL;
+}
+
+/*
+ * The fill pass's candidates (heat 0) move while the footprint fits the
+ * fast tier, after the hot, into the room they leave, and never make room:
+ * a fast node with room for three ranges takes the two hot ones and one
+ * fill, keeps its cold pages, and nothing is unmet.  Heat 0 without the
+ * flag, or a fill range already fast, stays.  A footprint that does not
+ * fit, or promotion.fill off: no fill.
+ */
+static void test_fill(void)
+{
+	struct policy_params pp;
+
+	topo_pair();
+	policy_params_default(&pp, &test_geom);
+	nr_pages = 0;
+	add_pages(4, 10, 0x40000000, THP, 1, 0, -1);
+	mark_fill(4);
+	add_pages(2, 10, 0x80000000, THP, 1, 8, -1);
+	add_pages(2, 10, 0xc0000000, THP, 1, 0, -1);
+	add_pages(1, 10, 0x100000000, THP, 0, 0, -1);
+	mark_fill(1);
+	add_pages(4, 10, 0x140000000, THP, 0, 0, -1);
+	footprint = 512 * MiB;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 2);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, 0), 4);
+	CHECK_EQ_INT(out.nr_intents, 6);
+	for (size_t i = 0; i < out.nr_intents; i++)
+		if (intents[i].reason == POLICY_R_FILL)
+			CHECK(intents[i].addr >= 0x40000000 && intents[i].addr < 0x80000000);
+	/* Room for three: the hot first, one fill, no room made for more. */
+	topo.nodes[0].free_bytes = 3 * THP * PG;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 2);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, 0), 1);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_ROOM, -1), 0);
+	CHECK_EQ_U64(out.stats.unmet_bytes, 0);
+	topo.nodes[0].free_bytes = 512 * MiB;
+	footprint = 2 * GiB;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, -1), 0);
+	footprint = 512 * MiB;
+	pp.fill = false;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, -1), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 2);
+	footprint = 0;
+}
+
 static void test_gpu_rules(void)
 {
 	struct policy_params pp;
@@ -1022,6 +1078,7 @@ static void test_rule_match(void)
 
 	CHECK_EQ_INT(policy_new(&pp, 1, 1, &p), -EINVAL);
 	CHECK_EQ_STR(policy_reason_name(POLICY_R_ROOM), "room");
+	CHECK_EQ_STR(policy_reason_name(POLICY_R_FILL), "fill");
 	CHECK_EQ_STR(policy_hold_name(POLICY_H_PINGPONG), "pingpong");
 }
 
@@ -1039,6 +1096,7 @@ int main(void)
 	RUN(test_tick_bytes);
 	RUN(test_crowded_floor);
 	RUN(test_background_floor);
+	RUN(test_fill);
 	RUN(test_gpu_rules);
 	RUN(test_cold_age_and_demote_off);
 	RUN(test_nearest_and_blocked);
