@@ -1,22 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Candidate selection's idle pass (candidates.c has the whole): memory the
- * hotness source saw no access in, as cold candidates.
+ * Candidate selection's passes over sets of memory ranges (candidates.c
+ * has the whole): memory the hotness source saw no access in, as cold
+ * candidates (the idle pass), and, while all the processes' memory fits
+ * the fast tier, their memory on a lower tier that the table does not
+ * hold, as fill candidates (the fill pass).
  */
 #include "cand_int.h"
 
 /*
- * Does the range at @addr of @pid hold pages tierd could demote?
- * CAND_SAMPLE_PAGES of its pages, evenly spaced: true when one is on a node
- * above the lowest tier.  A range whose sample is all on the lowest tier
- * is remembered as low (the passes skip it for CAND_FAST_RECHECK_NS); one whose
+ * What a sample query of @pid's range at @addr says is worth staging:
+ * CAND_SAMPLE_PAGES of its pages, evenly spaced.  The idle pass wants one
+ * above the lowest tier (something to demote), the fill pass one below
+ * where promotion leaves pages (something to promote).  A range whose
+ * sample is all on the lowest tier (idle) or all settled (fill) is
+ * remembered so (the passes skip it for CAND_FAST_RECHECK_NS); one whose
  * sample is all unmapped is sparse memory, little to gain, and left.  So
  * a terabyte of idle memory already on the slow tier costs the pass 16
  * page queries a range, not 512 (32 of 64 KiB pages).
  */
-static bool idle_worth(struct cand_select *m, pid_t pid, uint64_t addr, uint64_t now_ns)
+static bool range_worth(struct cand_select *m, pid_t pid, uint64_t addr, bool fill,
+			uint64_t now_ns)
 {
-	int status[CAND_SAMPLE_PAGES];
+	int status[CAND_SAMPLE_PAGES], fast_tier = topo_fast_tier(m->topo);
 	size_t mapped = 0;
 
 	if (cand_sample_query(m->io, &m->geom, pid, addr, 0, status) < 0)
@@ -27,12 +33,83 @@ static bool idle_worth(struct cand_select *m, pid_t pid, uint64_t addr, uint64_t
 		if (idx < 0)
 			continue;
 		mapped++;
-		if (m->topo->nodes[idx].tier != m->topo->nr_tiers - 1)
+		if (fill ? !cand_settled_node(m->topo, idx, fast_tier) :
+			   m->topo->nodes[idx].tier != m->topo->nr_tiers - 1)
 			return true;
 	}
-	if (mapped == CAND_SAMPLE_PAGES)
-		cand_range(m->ranges, pid, addr)->low_seen = cand_time(now_ns);
+	if (mapped == CAND_SAMPLE_PAGES) {
+		struct cand_range *r = cand_range(m->ranges, pid, addr);
+
+		if (fill)
+			r->fast_seen = cand_time(now_ns);
+		else
+			r->low_seen = cand_time(now_ns);
+	}
 	return false;
+}
+
+/*
+ * One pass @w over the ranges of @s, whole 2 MiB ranges of each (a range's
+ * edges are pages, and the rest of an edge range may be in use), each
+ * staged as one entry of the table would be: the pages of a range on one
+ * node are one candidate (cand_flush_staged()), of heat 0.  A range the
+ * table holds an entry for is left, whatever the source says now: the
+ * table saw it accessed while tierd ran, and the passes over the table
+ * weigh it by its heat; so the hot set is never taken for idle.  (The DAMON
+ * source, the only one that reports idle ranges, keeps 2 MiB entries: one
+ * lookup covers the range.)  A range known to be where the pass would move
+ * it from nowhere (the lowest tier for idle, settled for fill) is skipped,
+ * and any other is first sampled (range_worth()).
+ *
+ * Bounded per tick: IDLE_VISITS ranges looked at, IDLE_QUERY_PAGES pages
+ * queried.  Where it stops, (pid, address), the next tick goes on, in
+ * whatever the set holds then (idle_find()); at its end the next pass
+ * starts again from the first range.
+ */
+static void walk(struct cand_select *m, struct cand_walk *w, const struct idle_set *s,
+		 bool fill, size_t limit, uint64_t now_ns)
+{
+	for (uint32_t i = idle_find(s, w->pid, w->addr); i < s->n; i++) {
+		const struct idle_range *r = &s->r[i];
+		uint64_t range = m->geom.range;
+		uint64_t a = page_geom_range_base(&m->geom, r->start + range - 1);
+
+		if (!cand_proc_find(m->procs, r->pid))
+			continue;
+		if (fill ? cand_cgroup_full(m->procs, m->in->cg_full, r->pid) :
+			   now_ns < r->since_ns || now_ns - r->since_ns < m->in->idle_min_ns)
+			continue;
+		if (r->pid == w->pid && a < w->addr)
+			a = w->addr;
+		for (; a < r->end && r->end - a >= range; a += range) {
+			struct hot_entry_view v = { .pid = r->pid, .addr = a, .len = range,
+						    .last_ns = r->since_ns };
+			bool stop = w->visited++ >= IDLE_VISITS || w->queried >= IDLE_QUERY_PAGES ||
+				    cand_slots_taken(m, limit, now_ns);
+
+			if (!stop && (hot_entry_len(m->hot, r->pid, a) ||
+				      (fill ? cand_known_fast(m->ranges, &v, now_ns) :
+					      cand_known_low(m->ranges, &v, now_ns))))
+				continue;
+			if (!stop) {
+				w->queried += CAND_SAMPLE_PAGES;
+				if (!range_worth(m, r->pid, a, fill, now_ns))
+					continue;
+				stop = !cand_stage_entry(m, &v, !fill, now_ns);
+			}
+			if (stop) {	/* this range first next time */
+				w->pid = r->pid;
+				w->addr = a;
+				return;
+			}
+			m->staged[m->nr_staged - 1].fill = fill;
+			w->found++;
+			w->queried += m->staged[m->nr_staged - 1].count;
+		}
+	}
+	w->pid = 0;
+	w->addr = 0;
+	w->end = true;
 }
 
 /*
@@ -45,73 +122,50 @@ static bool idle_worth(struct cand_select *m, pid_t pid, uint64_t addr, uint64_t
  * the coldest, then, after the table's entries, in the slots they left;
  * the second call goes on from where the first stopped.
  *
- * Only whole 2 MiB ranges inside an idle range are taken (a region's
- * edges are pages, and the rest of an edge range may be in use), each as
- * one entry of the table would be: the pages of a range on one node are
- * one candidate (cand_flush_staged()).  A range the table holds an entry for
- * is left, whatever the source says now: the table saw it accessed while
- * tierd ran, and the coldest pass weighs it by its heat; so the hot set
- * is never taken for idle.  (The DAMON source, the only one that reports
- * idle ranges, keeps 2 MiB entries: one lookup covers the range.)  A
- * range known to be on the lowest tier is skipped, and any other is first
- * sampled (idle_worth()).
- *
- * Bounded per tick: IDLE_VISITS ranges looked at, IDLE_QUERY_PAGES pages
- * queried.  Where it stops, (pid, address), the next tick goes on, in
- * whatever the source reports then (idle_find()); at the end of the set
- * the next pass starts again from the first range.  A worked example: a
- * 1 GiB data set untouched for an hour, on a node under its watermark, is
- * 512 ranges; a tick samples each at 16 pages and queries the whole of
- * those on the fast node, 512 pages each, until the reserve's slots are
- * taken (a quarter of a tick's candidates, 8 Ki at the most: 16 ranges,
- * 32 MiB), then, with a table of a small hot set, in the rest of the
- * tick's slots up to its 64 Ki pages queried: some 120 ranges (240 MiB)
- * in all, one candidate each.  The policy demotes them, all at heat 0,
- * until the node is back at its high target; a node further short goes
- * on at the next tick, from there.  With the data set on the
- * slow tier already, a tick samples 4 Ki ranges (8 GiB) within its 64 Ki
- * pages, and skips them for CAND_FAST_RECHECK_NS after.
+ * A worked example: a 1 GiB data set untouched for an hour, on a node
+ * under its watermark, is 512 ranges; a tick samples each at 16 pages and
+ * queries the whole of those on the fast node, 512 pages each, until the
+ * reserve's slots are taken (a quarter of a tick's candidates, 8 Ki at the
+ * most: 16 ranges, 32 MiB), then, with a table of a small hot set, in the
+ * rest of the tick's slots up to its 64 Ki pages queried: some 120 ranges
+ * (240 MiB) in all, one candidate each.  The policy demotes them, all at
+ * heat 0, until the node is back at its high target; a node further short
+ * goes on at the next tick, from there.  With the data set on the slow
+ * tier already, a tick samples 4 Ki ranges (8 GiB) within its 64 Ki pages,
+ * and skips them for CAND_FAST_RECHECK_NS after.
  */
 void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 {
 	const struct idle_set *s = m->in->idle;
 
-	if (!s || !s->n || m->idle_end)
+	if (s && s->n && !m->idle.end)
+		walk(m, &m->idle, s, false, limit, now_ns);
+}
+
+/*
+ * The fill pass: in->fill holds the tracked processes' mappings (the
+ * gather step reads /proc/PID/maps, sys/proc_maps.h), given only while
+ * their memory all fits the fast tier's room (policy_footprint_fits()).
+ * A sampler that sees one access in 10^5 names a range touched a few
+ * times a second once in hours; the best placement has it on the fast
+ * tier all the same.  So the memory the table does not hold, found on a
+ * lower tier, is staged as fill candidates (POLICY_F_FILL), after the
+ * table's entries, and the policy promotes them in the room the hot
+ * leave.  What a tick staged and the policy did not move (the tick's
+ * bytes, a rate limit) the next pass finds again; a pass that found
+ * nothing to stage waits for the next read of the mappings, so that
+ * memory all on the fast tier is not sampled again every tick.
+ */
+void cand_fill_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
+{
+	const struct idle_set *s = m->in->fill;
+
+	if (!s || !s->n || m->fill.end || m->fill.done == s->reports)
 		return;
-	for (uint32_t i = idle_find(s, m->idle_pid, m->idle_addr); i < s->n; i++) {
-		const struct idle_range *r = &s->r[i];
-		uint64_t range = m->geom.range;
-		uint64_t a = page_geom_range_base(&m->geom, r->start + range - 1);
-
-		if (now_ns < r->since_ns || now_ns - r->since_ns < m->in->idle_min_ns ||
-		    !cand_proc_find(m->procs, r->pid))
-			continue;
-		if (r->pid == m->idle_pid && a < m->idle_addr)
-			a = m->idle_addr;
-		for (; a < r->end && r->end - a >= range; a += range) {
-			struct hot_entry_view v = { .pid = r->pid, .addr = a, .len = range,
-						    .last_ns = r->since_ns };
-			bool stop = m->idle_visited++ >= IDLE_VISITS ||
-				    m->idle_queried >= IDLE_QUERY_PAGES ||
-				    cand_slots_taken(m, limit, now_ns);
-
-			if (!stop && (hot_entry_len(m->hot, r->pid, a) || cand_known_low(m->ranges, &v, now_ns)))
-				continue;
-			if (!stop) {
-				m->idle_queried += CAND_SAMPLE_PAGES;
-				if (!idle_worth(m, r->pid, a, now_ns))
-					continue;
-				stop = !cand_stage_entry(m, &v, true, now_ns);
-			}
-			if (stop) {	/* this range first next time */
-				m->idle_pid = r->pid;
-				m->idle_addr = a;
-				return;
-			}
-			m->idle_queried += m->staged[m->nr_staged - 1].count;
-		}
+	walk(m, &m->fill, s, true, limit, now_ns);
+	if (m->fill.end) {
+		if (!m->fill.found)
+			m->fill.done = s->reports;
+		m->fill.found = 0;
 	}
-	m->idle_pid = 0;
-	m->idle_addr = 0;
-	m->idle_end = true;
 }

@@ -18,8 +18,23 @@
 			  * or a range's when more */
 #define COLD_WINDOWS 2 /* MAX_VIEWS selections the coldest pass makes a tick */
 #define HOT_WINDOWS 2 /* and the head past its first MAX_VIEWS */
-#define IDLE_QUERY_PAGES (64u << 10) /* base pages the idle pass queries a tick */
-#define IDLE_VISITS (64u << 10) /* idle 2 MiB ranges it looks at a tick: 128 GiB */
+#define IDLE_QUERY_PAGES (64u << 10) /* base pages the idle (fill) pass queries a tick */
+#define IDLE_VISITS (64u << 10) /* 2 MiB ranges it looks at a tick: 128 GiB */
+
+/*
+ * A pass over a set of memory ranges (core/idle.h): where it goes on from,
+ * and what it did this tick.
+ */
+struct cand_walk {
+	pid_t pid; /* where it goes on from (0: the first range) */
+	uint64_t addr;
+	/* This tick: ranges looked at, pages queried, and whether it went
+	 * through the whole set (a later call adds nothing). */
+	size_t visited, queried;
+	bool end;
+	size_t found; /* ranges staged since the pass began */
+	uint64_t done; /* the fill pass: the report a pass found nothing in */
+};
 
 /* An entry of the table chosen as candidates, waiting for its node query. */
 struct staged {
@@ -27,6 +42,7 @@ struct staged {
 	uint32_t first, count; /* its pages in addrs[] */
 	uint32_t nr_pages; /* base pages per queried page: a range's for a THP, else 1 */
 	bool cold; /* staged by a cold pass */
+	bool fill; /* staged by the fill pass (POLICY_F_FILL) */
 };
 
 struct cand_select {
@@ -45,12 +61,7 @@ struct cand_select {
 	struct staged *staged; /* entries whose query is pending, QUERY_ENTRIES */
 	size_t nr_staged, staged_pages; /* their number, and their pages in addrs[] */
 	struct hot_cursor cold_cursor; /* where the coldest pass goes on from */
-	pid_t idle_pid; /* where the idle pass goes on from (0: the first range) */
-	uint64_t idle_addr;
-	/* This tick's idle pass: ranges looked at, pages queried, and whether
-	 * it went through the whole set (a later call adds nothing). */
-	size_t idle_visited, idle_queried;
-	bool idle_end;
+	struct cand_walk idle, fill; /* the passes over range sets (cand_idle.c) */
 	struct hot_entry_view *views;
 	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
 	void **addrs; /* the staged entries' pages, query_pages */
@@ -80,5 +91,9 @@ bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns);
 /* cand_idle.c: memory the source saw idle, as cold candidates until @limit
  * slots are taken; a second call in a tick goes on where the first stopped. */
 void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns);
+/* cand_idle.c: the processes' memory the table does not hold, on a lower
+ * tier, as fill candidates (POLICY_F_FILL) until @limit slots are taken;
+ * once through each of the set's reports. */
+void cand_fill_walk(struct cand_select *m, size_t limit, uint64_t now_ns);
 
 #endif

@@ -8,7 +8,8 @@
  *     memory, a cgroup over its cap), up to a quarter of them from the
  *     coldest (demotion; see select_candidates()): first memory the
  *     source saw no access in at all (cand_idle.c), then the table's
- *     coldest entries;
+ *     coldest entries; while all the memory fits the fast tier, what
+ *     the source never named on a lower tier (the fill pass, cand_idle.c);
  *  2. a range entry (2 MiB: 512 pages of 4 KiB, 32 of 64 KiB) is one
  *     candidate when it is a PMD THP, else its base pages are queried,
  *     and are one candidate when they are all on one node
@@ -26,8 +27,8 @@
  * selection, 1 + HOT_WINDOWS selections for the hottest (head_walk(),
  * which rechecks at most HEAD_RECHECKS ranges by sample) and
  * COLD_WINDOWS for the coldest, COLD_QUERY_PAGES pages the coldest pass
- * queries and as many the idle pass, IDLE_VISITS idle 2 MiB ranges looked
- * at, and max_cand slots in all.
+ * queries, IDLE_QUERY_PAGES and IDLE_VISITS 2 MiB ranges each of the idle
+ * and fill passes, and max_cand slots in all.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -169,7 +170,8 @@ void cand_flush_staged(struct cand_select *m, uint64_t now_ns)
 				.heat = heat,
 				.last_access_ns = v->last_ns,
 				.cgroup = (int16_t)proc->cgroup,
-				.flags = whole ? POLICY_F_PAGES : 0,
+				.flags = (whole ? POLICY_F_PAGES : 0) |
+					 (s->fill ? POLICY_F_FILL : 0),
 				.rule = proc->rule,
 				.last_promote_ns = rg ? cand_ns(rg->last_promote) : 0,
 				.last_demote_ns = rg ? cand_ns(rg->last_demote) : 0,
@@ -187,7 +189,7 @@ void cand_flush_staged(struct cand_select *m, uint64_t now_ns)
 			r->fast_seen = all_fast ? cand_time(now_ns) : 0;
 			r->low_seen = all_low ? cand_time(now_ns) : 0;
 		}
-		if (s->cold && mapped && all_low)
+		if ((s->cold && mapped && all_low) || (s->fill && mapped && all_fast))
 			continue;
 		m->n += added;
 		m->slots += mapped;
@@ -387,9 +389,8 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 	m->n = 0;
 	m->slots = 0;
 	m->cold_queried = 0;
-	m->idle_visited = 0;
-	m->idle_queried = 0;
-	m->idle_end = false;
+	m->idle.visited = m->idle.queried = m->fill.visited = m->fill.queried = 0;
+	m->idle.end = m->fill.end = false;
 	nv = hot_select_hottest(m->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
 	reserve = demote ? m->max_cand / 4 : 0;
 	/* Idle memory first: nothing is colder.  What it leaves of the
@@ -427,6 +428,9 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 		floor = head_walk(m, m->max_cand - left, now_ns);
 	if (reserve && i > 0)
 		cold_walk(m, floor, now_ns);
+	/* All the memory fits: what the source never named (cand_idle.c). */
+	if (m->in->fill && !demote && !m->cand_full)
+		cand_fill_walk(m, m->max_cand, now_ns);
 	/* Slots the table's entries left: more idle memory.  A node far
 	 * short of free memory would otherwise get a reserve's worth a tick
 	 * and, once above its low target, stop short of its high one. */

@@ -248,6 +248,10 @@ struct cand_in {
 	 * first in the quarter kept for the coldest (candidates.c). */
 	const struct idle_set *idle;
 	uint64_t idle_min_ns;
+	/* The tracked processes' mappings, given while all their memory fits
+	 * the fast tier's room (NULL: not now): the fill pass, after the
+	 * table's entries (cand_idle.c). */
+	const struct idle_set *fill;
 	/* The rate buckets' sizes (0: no limit), globally and per cgroup
 	 * index: a range is one candidate only where it fits them. */
 	uint64_t global_burst;
