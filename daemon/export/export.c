@@ -121,6 +121,7 @@ void tierd_metrics(struct tierd *d, struct metrics *m)
 		metrics_add(m, MET_DECISION_HELD, s->decision.held[h], "reason",
 			    policy_hold_name(h), NULL);
 	metrics_add(m, MET_DECISION_UNMET, s->decision.unmet_bytes, NULL);
+	metrics_add(m, MET_DECISION_FILL, s->decision.fill_bytes, NULL);
 	metrics_add(m, MET_MOVE_PAGES_ADDRESSES, s->move_pages_addresses_total, NULL);
 	metrics_add(m, MET_MOVE_PAGES_THPS, s->move_pages_thps_total, NULL);
 	metrics_add(m, MET_PAGE_SIZE, (double)d->geom.base, NULL);

@@ -88,6 +88,9 @@ static const struct family families[NR_METRICS] = {
 				"Candidates the last decision held back, by reason" },
 	[MET_DECISION_UNMET] = { "tierd_decision_unmet_bytes", "gauge",
 				 "Hot bytes the last decision found no room for on a faster tier" },
+	[MET_DECISION_FILL] = { "tierd_decision_fill_bytes", "gauge",
+				"Bytes the last decision promoted that the sampler never named, "
+				"the tracked memory fitting the fast tier (promotion.fill)" },
 	[MET_MOVE_PAGES_ADDRESSES] = { "tierd_move_pages_addresses_total", "counter",
 				       "Addresses passed to move_pages(2) calls: one per base page, one per PMD THP" },
 	[MET_MOVE_PAGES_THPS] = { "tierd_move_pages_thps_total", "counter",

@@ -205,11 +205,12 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 	}
 	fprintf(f,
 		"],\"decision\":{\"hot_threshold\":%u,\"cold_threshold\":%u,\"crowded_floor\":%u,"
-		"\"candidate_pages\":%llu,"
-		"\"promote_bytes\":%llu,\"demote_bytes\":%llu,\"unmet_bytes\":%llu,\"held\":{",
+		"\"candidate_pages\":%llu,\"promote_bytes\":%llu,\"fill_bytes\":%llu,"
+		"\"demote_bytes\":%llu,\"unmet_bytes\":%llu,\"held\":{",
 		s->decision.hot_threshold, s->decision.cold_threshold, s->decision.crowded_floor,
 		(unsigned long long)s->decision_candidate_pages,
 		(unsigned long long)s->decision.promote_bytes,
+		(unsigned long long)s->decision.fill_bytes,
 		(unsigned long long)s->decision.demote_bytes,
 		(unsigned long long)s->decision.unmet_bytes);
 	for (int h = 0; h < POLICY_H_NR; h++)
@@ -226,7 +227,7 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 static void status_decision(const struct tierd_stats *s, FILE *f)
 {
 	const struct policy_stats *st = &s->decision;
-	char up[32], down[32], unmet[32];
+	char up[32], down[32], unmet[32], fill[32];
 	bool any = false;
 
 	fmt_bytes(up, sizeof(up), st->promote_bytes);
@@ -235,7 +236,12 @@ static void status_decision(const struct tierd_stats *s, FILE *f)
 		(unsigned long long)s->decision_candidate_pages, st->hot_threshold);
 	if (st->crowded_floor)
 		fprintf(f, " (crowded: at least %u)", st->crowded_floor);
-	fprintf(f, ", cold <= %u; planned %s up, %s down\n", st->cold_threshold, up, down);
+	fprintf(f, ", cold <= %u; planned %s up", st->cold_threshold, up);
+	if (st->fill_bytes) {
+		fmt_bytes(fill, sizeof(fill), st->fill_bytes);
+		fprintf(f, " (%s of it fill)", fill);
+	}
+	fprintf(f, ", %s down\n", down);
 	fputs("held:    ", f);
 	for (int h = 0; h < POLICY_H_NR; h++) {
 		if (!st->held[h])

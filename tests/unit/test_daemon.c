@@ -189,7 +189,8 @@ static void test_lifecycle(void)
 	text = render_status(&d, true);
 	CHECK(strstr(text, "\"decision\":{\"hot_threshold\":4,\"cold_threshold\":2,\"crowded_floor\":0,"
 			   "\"candidate_pages\":1324,"
-			   "\"promote_bytes\":0,\"demote_bytes\":0,\"unmet_bytes\":1228800,\"held\":{\"cooldown\":7,"));
+			   "\"promote_bytes\":0,\"fill_bytes\":0,\"demote_bytes\":0,\"unmet_bytes\":1228800,"
+			   "\"held\":{\"cooldown\":7,"));
 	CHECK(strstr(text, "\"refill\":300}}"));
 	CHECK(strstr(text, "\"copy_threads\":2,\"copy_threads_mode\":\"auto\",\"copy_threads_max\":2,"
 			   "\"copy_threads_cpus\":2,"));
@@ -203,6 +204,19 @@ static void test_lifecycle(void)
 	CHECK(strstr(text, "\"cold_threshold\":2,\"crowded_floor\":3,"));
 	free(text);
 	d.stats.decision.crowded_floor = 0;
+	/* Fill promotions show as a part of what goes up. */
+	d.stats.decision.promote_bytes = 6 * 1024 * 1024;
+	d.stats.decision.fill_bytes = 4 * 1024 * 1024;
+	text = render_status(&d, false);
+	CHECK(strstr(text, "; planned 6.0 MiB up (4.0 MiB of it fill), 0 B down\n"));
+	free(text);
+	text = render_status(&d, true);
+	CHECK(strstr(text, "\"promote_bytes\":6291456,\"fill_bytes\":4194304,"));
+	free(text);
+	text = render(&d);
+	CHECK(strstr(text, "tierd_decision_fill_bytes 4194304\n"));
+	free(text);
+	d.stats.decision.promote_bytes = d.stats.decision.fill_bytes = 0;
 	d.stats.copy_threads = d.stats.copy_threads_max = 0;
 	text = render_status(&d, false);
 	CHECK(strstr(text, "\ncopy threads: 0 (mode auto)\n"));
