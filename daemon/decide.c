@@ -108,6 +108,7 @@ void decide_params(const struct tierd_conf *c, const struct page_geom *geom,
 {
 	policy_params_default(pp, geom);
 	pp->hot_threshold = c->promotion.hot_threshold;
+	pp->fill = c->promotion.fill;
 	pp->demote = c->demotion.enabled;
 	pp->demote_for_room = c->demotion.enabled;
 	pp->cold_age_ns = (uint64_t)c->demotion.cold_age_s * NSEC_PER_SEC;

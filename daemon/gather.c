@@ -7,7 +7,8 @@
  * cgroups' memory.numa_stat, a few numa_maps a tick: core/gpu_usage.h),
  * and for core/candidates, which picks the candidates, where their pages
  * are: move_pages(2) node queries (nodes NULL) and whether a range entry
- * is a PMD THP (sys/thp).
+ * is a PMD THP (sys/thp).  While the tracked processes' memory all fits
+ * the fast tier, their mappings (/proc/PID/maps) for the fill pass.
  *
  * The NVIDIA driver's memory mode is read at start (sys/gpu_mode): with
  * the GPU's memory driver-managed (CDMM) it is no NUMA node, and no
@@ -28,10 +29,18 @@
 #include "manager.h"
 #include "migrate.h"
 #include "numa_maps.h"
+#include "procmem.h"
 #include "stages.h"
 #include "thp.h"
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
+/* Mappings the fill pass holds (32 bytes each: 512 KiB): a hundred
+ * database backends of a hundred mappings each fit. */
+#define FILL_RANGES (16u << 10)
+/* The mappings are read again this often while the memory fits: each
+ * read lets the fill pass go through them once more (cand_idle.c), so
+ * this paces its node queries of memory already on the fast tier. */
+#define FILL_REREAD_NS (60 * 1000000000ull)
 
 struct gather_stage {
 	struct page_geom geom; /* the kernel's */
@@ -49,6 +58,12 @@ struct gather_stage {
 	struct tierd_stats *st; /* gpu_mode, gpu_rule_used */
 	struct gpu_usage usage; /* each GPU rule's bytes on its node */
 	bool by_cgroup[CAND_MAX_PROCS]; /* for gpu_usage_sync() */
+	/* The fill pass's mappings, when they were read (0: not since the
+	 * memory last fitted), of which process list, the last error logged. */
+	struct idle_set fill;
+	struct idle_range *fill_mem;
+	uint64_t fill_read_ns, fill_generation;
+	int fill_error;
 };
 
 static int io_query(void *ctx, pid_t pid, size_t count, void **addrs, int *status)
@@ -140,10 +155,16 @@ int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_
 	r = fs_path(m->proc_root, sizeof(m->proc_root), d->root, "proc");
 	r = r ?: fs_path(m->cgroup_root, sizeof(m->cgroup_root), d->root, CGROUP_ROOT);
 	r = r ?: cand_select_new(max_cand, &d->geom, &m->sel);
+	m->fill_mem = calloc(FILL_RANGES, sizeof(*m->fill_mem));
+	if (!r && !m->fill_mem)
+		r = -ENOMEM;
 	if (r < 0) {
+		cand_select_free(m->sel);
+		free(m->fill_mem);
 		free(m);
 		return r;
 	}
+	idle_init(&m->fill, m->fill_mem, FILL_RANGES);
 	m->geom = d->geom;
 	decide_params(d->conf, &m->geom, &m->pp);
 	m->st = st;
@@ -182,7 +203,43 @@ void gather_free(struct gather_stage *m)
 	free(m->thp);
 	cand_select_free(m->sel);
 	mig_fini(&m->query);
+	free(m->fill_mem);
 	free(m);
+}
+
+/*
+ * The fill pass's mappings: read when the memory comes to fit, when the
+ * process list changes, and every FILL_REREAD_NS while it fits; NULL
+ * while it does not.  A process gone meanwhile is left out; another
+ * error is logged once, and the processes read before it stay.
+ */
+static const struct idle_set *fill_maps(struct gather_stage *m, const struct cand_procs *procs,
+					bool fits, uint64_t now_ns)
+{
+	int err = 0;
+
+	if (!fits) {
+		m->fill_read_ns = 0;
+		return NULL;
+	}
+	if (m->fill_read_ns && m->fill_generation == procs->generation &&
+	    now_ns - m->fill_read_ns < FILL_REREAD_NS)
+		return &m->fill;
+	idle_begin(&m->fill);
+	for (int i = 0; i < procs->nr && !err; i++) {
+		int r = proc_data_maps(m->proc_root, procs->procs[i].pid, &m->fill);
+
+		if (r < 0 && r != -ESRCH)
+			err = r;
+		if (err && err != m->fill_error)
+			log_warn("Failed to read %s/%d/maps: %s (memory the sampler did not name is not promoted%s)",
+				 m->proc_root, (int)procs->procs[i].pid, strerror(-err),
+				 i ? " beyond the mappings read before" : "");
+	}
+	m->fill_error = err;
+	m->fill_read_ns = now_ns ? now_ns : 1;
+	m->fill_generation = procs->generation;
+	return &m->fill;
 }
 
 /* GPU rule of each tracked process, once per change of the process list;
@@ -320,6 +377,7 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 	read_gpu_usage(m, now_ns);
 	if (m->thp)
 		thp_reset(m->thp);
+	ci.fill = fill_maps(m, in->procs, in->fill, now_ns);
 	cand_select_run(m->sel, &ci, &m->io, now_ns, out);
 	gpu_usage_totals(&m->usage, out->rule_used);
 	memcpy(m->st->gpu_rule_used, out->rule_used, sizeof(m->st->gpu_rule_used));

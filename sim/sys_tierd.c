@@ -12,7 +12,8 @@
  * - the config: tiers from the machine model and the shipped
  *   configs/cxl-promotion.yaml's promotion, demotion and copy-thread
  *   settings, or the file given with --tierd-conf (sim_tierd_conf);
- * - the pids: one process per tenant, range r at address
+ * - the pids: one process per tenant (its maps: a mapping per run of its
+ *   ranges), range r at address
  *   SIM_BASE + r * range_bytes of its tenant's process, in cgroup
  *   /sim/tN; a tenant with a budget is a cgroup of the config with that
  *   fast_tier_max_bytes (the first CONF_MAX_CGROUPS of them), and its
@@ -157,8 +158,47 @@ static int put_numa_stat(struct tsim *t, uint32_t ten)
 	return put(t->root, rel, text);
 }
 
-/* Each tenant's process in /sim/tN, its statm saying its ranges resident;
- * the cgroups of the config, with their placement. */
+/* Each tenant's mappings: one per run of its ranges, read and written. */
+static int put_maps(struct tsim *t, uint32_t ten)
+{
+	const struct sim_setup *s = t->s;
+	size_t len = 0, cap = 4096;
+	char *text = malloc(cap), rel[64];
+	int r;
+
+	if (!text)
+		return -ENOMEM;
+	text[0] = 0;
+	for (uint32_t i = 0; i < s->nr_ranges; i++) {
+		uint32_t j = i;
+
+		if (s->range_tenant[i] != ten)
+			continue;
+		while (j + 1 < s->nr_ranges && s->range_tenant[j + 1] == ten)
+			j++;
+		if (cap - len < 128) {
+			char *more = realloc(text, cap *= 2);
+
+			if (!more) {
+				free(text);
+				return -ENOMEM;
+			}
+			text = more;
+		}
+		len += (size_t)snprintf(text + len, cap - len, "%llx-%llx rw-p 00000000 00:00 0\n",
+					SIM_BASE + (unsigned long long)i * s->range_bytes,
+					SIM_BASE + (unsigned long long)(j + 1) * s->range_bytes);
+		i = j;
+	}
+	snprintf(rel, sizeof(rel), "proc/%d/maps", (int)t->pids[ten]);
+	r = put(t->root, rel, text);
+	free(text);
+	return r;
+}
+
+/* Each tenant's process in /sim/tN, its statm saying its ranges resident,
+ * its maps where they are; the cgroups of the config, with their
+ * placement. */
 static int make_cgroups(struct tsim *t)
 {
 	const struct sim_setup *s = t->s;
@@ -181,6 +221,7 @@ static int make_cgroups(struct tsim *t)
 		/* for the THP lookups to open (ts_thp_ops answers them) */
 		snprintf(rel, sizeof(rel), "proc/%d/pagemap", (int)t->pids[i]);
 		r = r ?: put(t->root, rel, "");
+		r = r ?: put_maps(t, i);
 		snprintf(rel, sizeof(rel), "proc/%d/statm", (int)t->pids[i]);
 		snprintf(text, sizeof(text), "%llu %llu 0 0 0 0 0\n",
 			 (unsigned long long)pages[i], (unsigned long long)pages[i]);

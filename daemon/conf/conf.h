@@ -91,6 +91,7 @@ struct tierd_conf {
 		uint32_t hot_threshold; /* 0 = adaptive */
 		uint32_t max_rate_mb_per_s; /* 0 = no limit */
 		uint32_t batch_pages;
+		bool fill; /* promote what was never seen while all fits */
 	} promotion;
 
 	struct {

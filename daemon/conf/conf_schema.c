@@ -274,6 +274,7 @@ static const struct conf_key promotion_keys[] = {
 	U32("max_rate_mb_per_s", OFF(promotion.max_rate_mb_per_s), 0, 1000000,
 	    256),
 	U32("batch_pages", OFF(promotion.batch_pages), 1, 65536, 4096),
+	BOOL("fill", OFF(promotion.fill), 1),
 };
 static const struct conf_table promotion_table = TABLE(promotion_keys);
 

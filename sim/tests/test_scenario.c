@@ -280,21 +280,50 @@ static void test_tierd_peek_wakes(void)
 	CHECK(without > at);
 }
 
+/* A tierd config for the next rigs, in @path ("...XXXXXX"): the lab's
+ * two tiers and @body. */
+static bool conf_start(char *path, const char *body)
+{
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	CHECK(f != NULL);
+	if (!f)
+		return false;
+	fprintf(f, "tiers:\n  - name: dram\n    nodes: [0]\n  - name: slow\n    nodes: [1]\n%s",
+		body);
+	fclose(f);
+	sim_tierd_conf = path;
+	return true;
+}
+
+static void conf_stop(char *path)
+{
+	sim_tierd_conf = NULL;
+	unlink(path);
+}
+
 /*
  * Ticks every 500 ms over 100 ms intervals, no peeks: set A (ranges 0-1)
  * is seen in intervals 1-3, set B (2-3) in interval 4 only, neither in
  * the interval of a tick.  Which sets the tick at 500 ms (interval 5)
  * moves: bit 0 A, bit 1 B.  Two sets of two: the lab's copies of four
- * ranges fit one interval.
+ * ranges fit one interval, and without the fill pass (the 64 ranges fit
+ * the fast tier) only what was seen moves.
  */
 static unsigned int sets_moved(bool newest)
 {
 	enum { NR = 64, SET = 2 };
+	char conf[] = "/tmp/tierd-sim-test.XXXXXX";
 	struct rig g;
 	unsigned int moved = 0;
 
+	if (!conf_start(conf, "interval_ms: 500\nsampling:\n  half_life_ms: 5000\n"
+			      "promotion:\n  max_rate_mb_per_s: 16384\n  fill: false\n"))
+		return 0;
 	if (!rig_start(&g, NR, 100000000, false, newest)) {
 		rig_stop(&g);
+		conf_stop(conf);
 		return 0;
 	}
 	for (uint32_t k = 0; k < 10; k++) {
@@ -313,6 +342,7 @@ static unsigned int sets_moved(bool newest)
 		}
 	}
 	rig_stop(&g);
+	conf_stop(conf);
 	return moved;
 }
 
@@ -337,19 +367,13 @@ static void test_tierd_sets_sampling_rate(void)
 	enum { NR = 64 };
 	const double budget_pct = 1.5, per_s = 1e9, sample_ns = 1500;
 	struct sim_rate rate = { .period = 10007 };
-	char conf[] = "/tmp/tierd-sim-test.XXXXXX";
+	char conf[] = "/tmp/tierd-sim-test.XXXXXX", body[64];
 	double share = 100.0;
 	struct rig g;
-	int fd = mkstemp(conf);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 
-	CHECK(f != NULL);
-	if (!f)
+	snprintf(body, sizeof(body), "sampling:\n  cpu_budget_pct: %g\n", budget_pct);
+	if (!conf_start(conf, body))
 		return;
-	fprintf(f, "tiers:\n  - name: dram\n    nodes: [0]\n  - name: slow\n    nodes: [1]\n"
-		   "sampling:\n  cpu_budget_pct: %g\n", budget_pct);
-	fclose(f);
-	sim_tierd_conf = conf;
 	if (rig_start(&g, NR, 1000000000, false, false)) {
 		g.rate = &rate;
 		for (uint32_t k = 0; k < 20; k++) {
@@ -362,8 +386,7 @@ static void test_tierd_sets_sampling_rate(void)
 		}
 	}
 	rig_stop(&g);
-	sim_tierd_conf = NULL;
-	unlink(conf);
+	conf_stop(conf);
 	CHECK(share <= budget_pct);
 	CHECK(share >= budget_pct / 4);
 }

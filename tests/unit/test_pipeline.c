@@ -629,6 +629,53 @@ static void test_background_hist(void)
 	}
 }
 
+/*
+ * The fill pass end to end: the process's 4 MiB (its statm) fit the fast
+ * tier, its maps name them, and the sampler saw the first range only.
+ * The tick promotes that one as hot and the unsampled second one as fill
+ * (in one call: batch_pages is 4 MiB); with promotion.fill off, or with a
+ * statm of 1 TiB that does not fit, the second stays.
+ */
+static void test_fill(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct manager_ops fk;
+	char root[4096], rel[64], text[128], conf[512];
+
+	for (int k = 0; k < 3; k++) {
+		unsigned long long pages = k == 2 ? (1ull << 40) / PG : NPAGES;
+
+		snprintf(conf, sizeof(conf),
+			 "interval_ms: 500\n"
+			 "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
+			 "promotion: {max_rate_mb_per_s: 0, batch_pages: 2048%s}\n"
+			 "demotion: {enabled: false}\ncopy_threads: {mode: off}\n",
+			 k == 1 ? ", fill: false" : "");
+		setup(&d, conf, root, sizeof(root), &sf, &map, &fk);
+		writable_root(&d, FIXTURE_FREE_KB);
+		snprintf(rel, sizeof(rel), "proc/%d/statm", PID);
+		snprintf(text, sizeof(text), "%llu %llu 0 0 0 0 0\n", pages, pages);
+		CHECK_EQ_INT(fs_tree_put(tree, rel, text), 0);
+		snprintf(rel, sizeof(rel), "proc/%d/maps", PID);
+		snprintf(text, sizeof(text), "%llx-%llx rw-p 00000000 00:00 0\n",
+			 (unsigned long long)BASE, (unsigned long long)(BASE + NPAGES * PG));
+		CHECK_EQ_INT(fs_tree_put(tree, rel, text), 0);
+		CHECK_EQ_INT(start(&d, &fk), 0);
+		CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+		CHECK_EQ_INT(manager_tick(&mgr, 1 * SEC), 0);
+		CHECK_EQ_INT(count_on(&map, 0, 512, 0), 512);
+		CHECK_EQ_INT(count_on(&map, 512, NPAGES, 0), k ? 0 : 512);
+		CHECK_EQ_U64(d.stats.decision.intents[POLICY_R_HOT], 1);
+		CHECK_EQ_U64(d.stats.decision.intents[POLICY_R_FILL], k ? 0 : 1);
+		CHECK_EQ_U64(d.stats.decision.fill_bytes, k ? 0 : 2 * MIB);
+		CHECK_EQ_INT(map.moves, 1);
+		stop(&d);
+		fs_tree_remove(tree);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int r = pipe_env_init(argc, argv, "test_pipeline");
@@ -639,6 +686,7 @@ int main(int argc, char **argv)
 	RUN(test_promote);
 	RUN(test_peek_wakes);
 	RUN(test_background_hist);
+	RUN(test_fill);
 	RUN(test_idle_pace);
 	RUN(test_partial_move_requeried);
 	RUN(test_recheck_sampled);
