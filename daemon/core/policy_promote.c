@@ -7,7 +7,8 @@
 #include "policy_int.h"
 
 /* Promote candidate @i if it is hot somewhere it should not stay (@why_r:
- * POLICY_R_HOT), or, for POLICY_R_FILL, anywhere below the fast tier. */
+ * POLICY_R_HOT), or, for POLICY_R_FILL, anywhere below the fast tier, to
+ * the fast tier. */
 static void promote_one(struct policy *p, struct plan *pl, uint32_t i, enum policy_reason why_r)
 {
 	const struct topology *topo = pl->topo;
@@ -19,7 +20,9 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i, enum poli
 	from = src_index(pl, pg);
 	if (from < 0 || p->taken[i])
 		return;
-	gpu_rule = pg->rule >= 0 && !topo->nodes[from].gpu;
+	/* A GPU node's room is for what its rule's processes use: a fill
+	 * goes to DRAM, and its heat may take it on from there. */
+	gpu_rule = pg->rule >= 0 && !topo->nodes[from].gpu && why_r != POLICY_R_FILL;
 	lower = topo->nodes[from].tier > topo_fast_tier(topo) && !topo->nodes[from].gpu;
 	if (!gpu_rule && !lower)
 		return;	/* hot where it is */

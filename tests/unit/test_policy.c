@@ -726,7 +726,7 @@ static void mark_fill(int n)
  * a fast node with room for three ranges takes the two hot ones and one
  * fill, keeps its cold pages, and nothing is unmet.  Heat 0 without the
  * flag, or a fill range already fast, stays.  A footprint that does not
- * fit, or promotion.fill off: no fill.
+ * fit, or promotion.fill off: no fill.  A GPU rule's fill goes to DRAM.
  */
 static void test_fill(void)
 {
@@ -766,6 +766,20 @@ static void test_fill(void)
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, -1), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 2);
+	/* A GPU rule's process: its fill goes to DRAM, the GPU node's room
+	 * is for what heat names. */
+	topo_with_gpu(4 * GiB, 2 * GiB);
+	pp.fill = true;
+	pp.nr_rules = 1;
+	pp.rules[0].node = 2;
+	pp.rules[0].max_bytes = 1 * GiB;
+	nr_pages = 0;
+	add_pages(2, 10, 0x40000000, THP, 1, 0, -1);
+	mark_fill(2);
+	pages[0].rule = pages[1].rule = 0;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, 0), 2);
+	CHECK_EQ_INT(out.nr_intents, 2);
 	footprint = 0;
 }
 
