@@ -353,6 +353,7 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 	const struct tierd_conf *c = in->conf;
 	uint64_t cg_burst[CONF_MAX_CGROUPS];
 	bool cg_full[CONF_MAX_CGROUPS], any_full = false;
+	bool cg_capped[CONF_MAX_CGROUPS], any_capped = false;
 	struct cand_in ci = {
 		.topo = in->topo, .hot = in->hot, .procs = in->procs, .ranges = in->ranges,
 		.demote = in->demote, .cg_burst = cg_burst,
@@ -369,9 +370,12 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 						 c->interval_ms, &m->geom);
 		cg_full[i] = max && in->fast_bytes && in->fast_bytes[i] >= max;
 		any_full |= cg_full[i];
+		cg_capped[i] = max;
+		any_capped |= cg_capped[i];
 	}
-	/* None full: the selection looks no process up for it. */
+	/* None full (capped): the selection looks no process up for it. */
 	ci.cg_full = any_full ? cg_full : NULL;
+	ci.cg_capped = any_capped ? cg_capped : NULL;
 	if (m->procs_generation != in->procs->generation)
 		match_rules(m, in->procs);
 	read_gpu_usage(m, now_ns);

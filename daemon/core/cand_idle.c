@@ -76,7 +76,7 @@ static void walk(struct cand_select *m, struct cand_walk *w, const struct idle_s
 
 		if (!cand_proc_find(m->procs, r->pid))
 			continue;
-		if (fill ? cand_cgroup_full(m->procs, m->in->cg_full, r->pid) :
+		if (fill ? cand_cgroup_marked(m->procs, m->in->cg_capped, r->pid) :
 			   now_ns < r->since_ns || now_ns - r->since_ns < m->in->idle_min_ns)
 			continue;
 		if (r->pid == w->pid && a < w->addr)

@@ -22,14 +22,14 @@ const struct cand_proc *cand_proc_find(const struct cand_procs *p, pid_t pid)
 	return NULL;
 }
 
-bool cand_cgroup_full(const struct cand_procs *p, const bool *cg_full, pid_t pid)
+bool cand_cgroup_marked(const struct cand_procs *p, const bool *marks, pid_t pid)
 {
 	const struct cand_proc *proc;
 
-	if (!cg_full)
+	if (!marks)
 		return false;
 	proc = cand_proc_find(p, pid);
-	return proc && proc->cgroup >= 0 && cg_full[proc->cgroup];
+	return proc && proc->cgroup >= 0 && marks[proc->cgroup];
 }
 
 _Static_assert(sizeof(struct cand_range) == 32, "the range memory is 32 bytes a slot");

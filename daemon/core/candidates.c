@@ -296,7 +296,7 @@ static bool head_take(struct cand_select *m, const struct hot_entry_view *v, siz
 		settled = !cand_range_peek(m->ranges, v->pid, v->addr) &&
 			  cand_still_fast(m->ranges, m->procs, m->io, m->topo, v, now_ns);
 	else
-		settled = cand_cgroup_full(m->procs, m->in->cg_full, v->pid) ||
+		settled = cand_cgroup_marked(m->procs, m->in->cg_full, v->pid) ||
 			  cand_known_fast(m->ranges, v, now_ns) ||
 			  cand_still_fast(m->ranges, m->procs, m->io, m->topo, v, now_ns);
 	if (!settled)
@@ -306,7 +306,7 @@ static bool head_take(struct cand_select *m, const struct hot_entry_view *v, siz
 
 /*
  * What the head's walk leaves out: a range known fast, one of a cgroup at
- * its fast-tier cap (cand_cgroup_full()), and one seen fast whose recheck is
+ * its fast-tier cap (cand_cgroup_marked()), and one seen fast whose recheck is
  * due, rechecked by its sample (cand_still_fast()) while the tick's
  * HEAD_RECHECKS last, else taken as still fast until a later tick's: a
  * settled hot set of tens of thousands of ranges, rechecked whole every
@@ -327,7 +327,7 @@ static bool head_settled(void *ctx, const struct hot_entry_view *v)
 	const struct cand_range *rg;
 
 	if (cand_known_fast(m->ranges, v, h->now_ns) ||
-	    cand_cgroup_full(m->procs, m->in->cg_full, v->pid))
+	    cand_cgroup_marked(m->procs, m->in->cg_full, v->pid))
 		return true;
 	rg = cand_range_peek(m->ranges, v->pid, v->addr);
 	if (!rg || !rg->fast_seen)

@@ -49,11 +49,11 @@ struct cand_procs {
 /* The entry of @pid, or NULL when it is not tracked. */
 const struct cand_proc *cand_proc_find(const struct cand_procs *p, pid_t pid);
 
-/* Is @pid's process in a cgroup that @cg_full (per cgroup index; NULL:
- * none) says is at its fast-tier cap?  The policy promotes none of its
- * pages, which would take every tick's candidates from the other
- * cgroups' where they are the hotter. */
-bool cand_cgroup_full(const struct cand_procs *p, const bool *cg_full, pid_t pid);
+/* Is @pid's process in a cgroup that @marks (per cgroup index; NULL:
+ * none) marks: cand_in's cg_full (at its fast-tier cap: the policy
+ * promotes none of its pages, which would take every tick's candidates
+ * from the other cgroups' where they are the hotter) or cg_capped? */
+bool cand_cgroup_marked(const struct cand_procs *p, const bool *marks, pid_t pid);
 
 /*
  * What tierd last did to a range (2 MiB of 4 KiB pages) of a process: the policy's cool-down
@@ -259,6 +259,9 @@ struct cand_in {
 	/* Per cgroup index (NULL: none), true when the cgroup is at its
 	 * fast-tier cap: its ranges are no promotion candidates. */
 	const bool *cg_full;
+	/* Per cgroup index (NULL: none), true when the cgroup has a fast-tier
+	 * cap: the fill pass leaves its ranges, as the policy fills none. */
+	const bool *cg_capped;
 };
 
 struct cand_out {

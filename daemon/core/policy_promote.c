@@ -103,7 +103,10 @@ void pol_promote(struct policy *p, struct plan *pl)
 /*
  * The fill pass's ranges (POLICY_F_FILL), coldest first as sorted: heat 0,
  * in (pid, address) order.  Called only while the footprint fits the fast
- * tier's room, after every hotter candidate took what it wanted.
+ * tier's room, after every hotter candidate took what it wanted.  Not for
+ * a cgroup with a fast-tier cap: its share is what its heat earns, and
+ * memory nobody saw used would hold it against its hot set (a full cgroup's
+ * ranges are no candidates at all).
  */
 void pol_fill(struct policy *p, struct plan *pl)
 {
@@ -114,7 +117,8 @@ void pol_fill(struct policy *p, struct plan *pl)
 
 		if (pg->heat >= pl->hot)
 			break;	/* sorted: the rest were weighed as hot */
-		if (pg->flags & POLICY_F_FILL)
+		if ((pg->flags & POLICY_F_FILL) &&
+		    (pg->cgroup < 0 || !pl->in->cgroups[pg->cgroup].fast_max_bytes))
 			promote_one(p, pl, p->order[k], POLICY_R_FILL);
 	}
 }

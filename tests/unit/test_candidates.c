@@ -74,13 +74,14 @@ static void setup(void)
 }
 
 static const struct idle_set *fill; /* run()'s in.fill */
+static const bool *capped; /* run()'s in.cg_capped */
 
 static size_t run(struct cand_select *sel, struct fake_node *f, uint64_t global_burst,
 		  uint64_t now_ns, struct cand_out *out)
 {
 	struct cand_io io = { .query = fake_query, .ctx = f };
 	struct cand_in in = { .topo = &topo, .hot = &hot, .procs = &procs, .ranges = &ranges,
-			      .global_burst = global_burst, .fill = fill };
+			      .global_burst = global_burst, .fill = fill, .cg_capped = capped };
 
 	*out = (struct cand_out){ .cand = cand };
 	cand_select_run(sel, &in, &io, now_ns, out);
@@ -205,6 +206,7 @@ static size_t count_fill(size_t n)
  * one candidate each at heat 0, and knows 2 fast; the table's entry stays
  * the table's.  Not moved, they are found again the next tick; moved, a
  * pass finds nothing and the next waits for a new read of the mappings.
+ * A process in a cgroup with a cap has none.
  */
 static void test_fill_pass(void)
 {
@@ -258,6 +260,16 @@ static void test_fill_pass(void)
 	CHECK_EQ_INT(idle_add(&set, PID, BASE, BASE + 5 * 512 * PG + PG, 0), 0);
 	n = run(sel, &f, 0, 20 * SEC, &out);
 	CHECK_EQ_U64(count_fill(n), 1);
+	/* In a cgroup with a cap: left (the policy fills none). */
+	{
+		static const bool one_capped[1] = { true };
+
+		procs.procs[0].cgroup = 0;
+		capped = one_capped;
+		CHECK_EQ_U64(count_fill(run(sel, &f, 0, 21 * SEC, &out)), 0);
+		capped = NULL;
+		procs.procs[0].cgroup = -1;
+	}
 	fill = NULL;
 	cand_select_free(sel);
 }

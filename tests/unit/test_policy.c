@@ -726,7 +726,8 @@ static void mark_fill(int n)
  * a fast node with room for three ranges takes the two hot ones and one
  * fill, keeps its cold pages, and nothing is unmet.  Heat 0 without the
  * flag, or a fill range already fast, stays.  A footprint that does not
- * fit, or promotion.fill off: no fill.  A GPU rule's fill goes to DRAM.
+ * fit, promotion.fill off, or a cgroup with a cap: no fill.  A GPU rule's
+ * fill goes to DRAM.
  */
 static void test_fill(void)
 {
@@ -766,6 +767,20 @@ static void test_fill(void)
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, -1), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 2);
+	/* A cgroup with a fast-tier cap, however far below it: its heat only. */
+	pp.fill = true;
+	for (size_t i = 0; i < nr_pages; i++)
+		pages[i].cgroup = 0;
+	{
+		struct policy_cgroup cg = { .fast_max_bytes = 1 * GiB };
+
+		CHECK_EQ_INT(run(&pp, &cg, 1, NULL, NULL, 0, 1000 * SEC), 0);
+		CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, -1), 0);
+		CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 2);
+		cg.fast_max_bytes = 0;
+		CHECK_EQ_INT(run(&pp, &cg, 1, NULL, NULL, 0, 1000 * SEC), 0);
+		CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, 0), 4);
+	}
 	/* A GPU rule's process: its fill goes to DRAM, the GPU node's room
 	 * is for what heat names. */
 	topo_with_gpu(4 * GiB, 2 * GiB);
