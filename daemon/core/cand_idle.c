@@ -57,7 +57,10 @@ static bool range_worth(struct cand_select *m, pid_t pid, uint64_t addr, bool fi
  * table saw it accessed while tierd ran, and the passes over the table
  * weigh it by its heat; so the hot set is never taken for idle.  (The DAMON
  * source, the only one that reports idle ranges, keeps 2 MiB entries: one
- * lookup covers the range.)  A range known to be where the pass would move
+ * lookup covers the range.  The sampling-event source's entries are base
+ * pages: a fill range holding a hot one that is not its first is staged
+ * too, and the page is asked to move twice; the second finds it there.)
+ * A range known to be where the pass would move
  * it from nowhere (the lowest tier for idle, settled for fill) is skipped,
  * and any other is first sampled (range_worth()).
  *
@@ -144,7 +147,7 @@ void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 
 /*
  * The fill pass: in->fill holds the tracked processes' mappings (the
- * gather step reads /proc/PID/maps, sys/proc_maps.h), given only while
+ * gather step reads /proc/PID/maps, sys/procmem.h), given only while
  * their memory all fits the fast tier's room (policy_footprint_fits()).
  * A sampler that sees one access in 10^5 names a range touched a few
  * times a second once in hours; the best placement has it on the fast
