@@ -210,8 +210,9 @@ void gather_free(struct gather_stage *m)
 /*
  * The fill pass's mappings: read when the memory comes to fit, when the
  * process list changes, and every FILL_REREAD_NS while it fits; NULL
- * while it does not.  A process gone meanwhile is left out; another
- * error is logged once, and the processes read before it stay.
+ * while it does not.  A process gone meanwhile is left out, and so is one
+ * whose maps cannot be read (the first such error logged, until the
+ * reads succeed again); a full set keeps the mappings read before.
  */
 static const struct idle_set *fill_maps(struct gather_stage *m, const struct cand_procs *procs,
 					bool fits, uint64_t now_ns)
@@ -226,15 +227,17 @@ static const struct idle_set *fill_maps(struct gather_stage *m, const struct can
 	    now_ns - m->fill_read_ns < FILL_REREAD_NS)
 		return &m->fill;
 	idle_begin(&m->fill);
-	for (int i = 0; i < procs->nr && !err; i++) {
+	for (int i = 0; i < procs->nr && err != -ENOSPC; i++) {
 		int r = proc_data_maps(m->proc_root, procs->procs[i].pid, &m->fill);
 
-		if (r < 0 && r != -ESRCH)
-			err = r;
-		if (err && err != m->fill_error)
-			log_warn("Failed to read %s/%d/maps: %s (memory the sampler did not name is not promoted%s)",
-				 m->proc_root, (int)procs->procs[i].pid, strerror(-err),
-				 i ? " beyond the mappings read before" : "");
+		if (r >= 0 || r == -ESRCH || err)
+			continue;
+		err = r;
+		if (err != m->fill_error)
+			log_warn("Failed to read %s/%d/maps: %s (%s)", m->proc_root,
+				 (int)procs->procs[i].pid, strerror(-err),
+				 err == -ENOSPC ? "the fill pass holds the mappings read before" :
+						  "its memory the sampler did not name is not promoted");
 	}
 	m->fill_error = err;
 	m->fill_read_ns = now_ns ? now_ns : 1;
