@@ -384,7 +384,8 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 	read_gpu_usage(m, now_ns);
 	if (m->thp)
 		thp_reset(m->thp);
-	ci.fill = fill_maps(m, in->procs, in->fill, now_ns);
+	ci.fill = fill_maps(m, in->procs, policy_fills(&m->pp, in->topo, in->footprint_bytes),
+			    now_ns);
 	cand_select_run(m->sel, &ci, &m->io, now_ns, out);
 	gpu_usage_totals(&m->usage, out->rule_used);
 	memcpy(m->st->gpu_rule_used, out->rule_used, sizeof(m->st->gpu_rule_used));

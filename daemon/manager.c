@@ -139,8 +139,7 @@ static int step_gather(struct manager *m, struct hot_table *hot, uint64_t now_ns
 	for (int i = 0; i < d->conf->nr_cgroups; i++)
 		m->d->stats.cgroup[i].fast_tier_bytes = m->fast_bytes[i];
 	in.demote = decide_may_demote(m->decide, d->conf, &d->topo, m->fast_bytes);
-	in.fill = d->conf->promotion.fill &&
-		  policy_footprint_fits(&d->topo, sample_footprint(m->sample));
+	in.footprint_bytes = sample_footprint(m->sample);
 	gather_step(m->gather, &in, now_ns, &m->gathered);
 	m->gathered.nr_cand = account_hold_back(move_account(m->move), m->gathered.cand,
 						m->gathered.nr_cand, now_ns, NULL);

@@ -106,9 +106,9 @@ struct gather_in {
 	struct cand_ranges *ranges;
 	const struct idle_set *idle; /* sample_idle() */
 	bool demote; /* keep a quarter of the candidates for the coldest */
-	/* The processes' memory fits the fast tier (policy_footprint_fits()):
-	 * the fill pass runs. */
-	bool fill;
+	/* sample_footprint(): while the policy fills (policy_fills()), the
+	 * fill pass runs. */
+	uint64_t footprint_bytes;
 	const uint64_t *fast_bytes; /* each cgroup's, gather_usage() */
 };
 

@@ -265,6 +265,13 @@ bool policy_footprint_fits(const struct topology *topo, uint64_t footprint_bytes
 	return footprint_bytes && footprint_bytes <= fast_room(topo);
 }
 
+bool policy_fills(const struct policy_params *params, const struct topology *topo,
+		  uint64_t footprint_bytes)
+{
+	return params->fill && !params->hot_threshold &&
+	       policy_footprint_fits(topo, footprint_bytes);
+}
+
 static uint32_t adaptive_threshold(const struct policy *p, const struct plan *pl)
 {
 	uint64_t hist[POLICY_HEAT_BINS] = { 0 };
@@ -336,7 +343,7 @@ int policy_run(struct policy *p, const struct policy_input *in, struct policy_ou
 	if (p->params.demote)
 		pol_demote_cold(p, &pl, pl.need, POLICY_R_WMARK);
 	pol_promote(p, &pl);
-	if (p->params.fill && policy_footprint_fits(topo, in->footprint_bytes))
+	if (policy_fills(&p->params, topo, in->footprint_bytes))
 		pol_fill(p, &pl);
 	if (p->params.demote && p->params.demote_for_room) {
 		pol_open_closed(p, &pl);

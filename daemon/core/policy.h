@@ -299,9 +299,17 @@ void policy_node_targets(const struct topology *topo, int i, int64_t *ret_low,
  * Does a footprint of @footprint_bytes (the tracked processes' resident
  * memory; 0: not known, and no) fit the fast tier's room: its non-GPU
  * nodes' memory above their high targets?  Then the adaptive threshold
- * takes any heat, and the fill pass runs (POLICY_F_FILL).
+ * takes any heat.
  */
 bool policy_footprint_fits(const struct topology *topo, uint64_t footprint_bytes);
+
+/*
+ * Does the policy fill (POLICY_F_FILL) with @params now: fill on, the
+ * threshold adaptive (a fixed one is the operator's word on what heat
+ * moves), and the footprint fitting?  The fill pass runs only then.
+ */
+bool policy_fills(const struct policy_params *params, const struct topology *topo,
+		  uint64_t footprint_bytes);
 
 bool policy_may_demote(const struct policy_params *params, const struct policy_input *in,
 		       uint64_t promote_bytes);

@@ -726,8 +726,8 @@ static void mark_fill(int n)
  * a fast node with room for three ranges takes the two hot ones and one
  * fill, keeps its cold pages, and nothing is unmet.  Heat 0 without the
  * flag, or a fill range already fast, stays.  A footprint that does not
- * fit, promotion.fill off, or a cgroup with a cap: no fill.  A GPU rule's
- * fill goes to DRAM.
+ * fit, promotion.fill off, a fixed threshold, or a cgroup with a cap: no
+ * fill.  A GPU rule's fill goes to DRAM.
  */
 static void test_fill(void)
 {
@@ -767,8 +767,14 @@ static void test_fill(void)
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, -1), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 2);
-	/* A cgroup with a fast-tier cap, however far below it: its heat only. */
+	/* A fixed threshold: what has that heat, nothing else. */
 	pp.fill = true;
+	pp.hot_threshold = 8;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, -1), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 2);
+	pp.hot_threshold = 0;
+	/* A cgroup with a fast-tier cap, however far below it: its heat only. */
 	for (size_t i = 0; i < nr_pages; i++)
 		pages[i].cgroup = 0;
 	{
