@@ -84,7 +84,7 @@ size_t gpu_usage_due(const struct gpu_usage *u, uint64_t now_ns, pid_t *ret, siz
 			const struct gpu_usage_proc *g = &u->procs[i];
 			bool taken = false;
 
-			if (g->by_cgroup || (g->read && now_ns - g->read_ns < refresh_ns(g)))
+			if (g->read && now_ns - g->read_ns < refresh_ns(g))
 				continue;
 			for (size_t k = 0; k < n && !taken; k++)
 				taken = ret[k] == g->pid;
@@ -140,18 +140,28 @@ void gpu_usage_planned(struct gpu_usage *u, const struct policy_intent *intents,
 			continue;
 		if (g->by_cgroup)
 			u->cg[g->rule].planned_bytes += bytes;
-		else
-			g->planned_bytes += bytes;
+		g->planned_bytes += bytes;
 	}
 }
 
 void gpu_usage_totals(const struct gpu_usage *u, uint64_t *ret)
 {
+	uint64_t in_cg[POLICY_MAX_RULES] = { 0 };
 	bool known[POLICY_MAX_RULES];
 
+	/* The cgroups' processes as read (one not read yet: its cgroup's
+	 * reading stands for it), against the cgroups' reading. */
+	for (int i = 0; i < u->nr; i++) {
+		const struct gpu_usage_proc *g = &u->procs[i];
+
+		if (g->by_cgroup)
+			in_cg[g->rule] += (g->read ? g->node_bytes : 0) + g->planned_bytes;
+	}
 	for (int r = 0; r < u->nr_rules; r++) {
+		uint64_t cg = u->cg[r].bytes + u->cg[r].planned_bytes;
+
 		known[r] = !u->has_cgroups[r] || u->cg[r].read;
-		ret[r] = u->has_cgroups[r] ? u->cg[r].bytes + u->cg[r].planned_bytes : 0;
+		ret[r] = u->has_cgroups[r] ? (cg > in_cg[r] ? cg : in_cg[r]) : 0;
 	}
 	for (int i = 0; i < u->nr; i++) {
 		const struct gpu_usage_proc *g = &u->procs[i];

@@ -6,11 +6,15 @@
  * It is what the node really holds, read from the kernel, not what the
  * tick's node queries happened to see: a rule's cgroups are read whole
  * (memory.numa_stat of each cgroup the rule names, every tick: one small
- * file each), and each tracked process the rule matches by command name
- * only is read on its own (/proc/PID/numa_maps, a walk of its page tables:
- * at most GPU_USAGE_READS_PER_TICK of them a tick, each again after
- * GPU_USAGE_REFRESH_NS, or GPU_USAGE_BUSY_REFRESH_NS while tierd moves
- * its pages there).  Between two reads, what tierd itself planned to
+ * file each), and each tracked process the rule matches is read on its own
+ * (/proc/PID/numa_maps, a walk of its page tables: at most
+ * GPU_USAGE_READS_PER_TICK of them a tick, each again after
+ * GPU_USAGE_REFRESH_NS, or GPU_USAGE_BUSY_REFRESH_NS while tierd moves its
+ * pages there).  A cgroup counts the pages charged to it; a shared
+ * library's page cache that its processes map is charged to whoever read
+ * it first, and a heated page of it moves onto the node all the same
+ * (MPOL_MF_MOVE_ALL): the rule's cgroups hold the larger of their reading
+ * and their tracked processes' readings.  Between two reads, what tierd itself planned to
  * promote onto the rule's node is added (gpu_usage_planned()), so a read
  * that is seconds old never lets a rule past its cap: an intent that did
  * not land counts until the next read, which only holds the rule back a

@@ -50,10 +50,12 @@ static void test_unknown_until_read(void)
 	gpu_usage_totals(&u, used);
 	CHECK_EQ_U64(used[0], GPU_USAGE_UNKNOWN);
 	CHECK_EQ_U64(used[1], GPU_USAGE_UNKNOWN);
-	/* The cgroup's process is never due: its cgroup is read instead. */
-	CHECK_EQ_U64(gpu_usage_due(&u, 1 * SEC, due, 8), 2);
-	CHECK_EQ_INT(due[0], 20);
-	CHECK_EQ_INT(due[1], 30);
+	/* The cgroup's process is due too, but its cgroup's reading stands
+	 * for it until then. */
+	CHECK_EQ_U64(gpu_usage_due(&u, 1 * SEC, due, 8), 3);
+	CHECK_EQ_INT(due[0], 10);
+	CHECK_EQ_INT(due[1], 20);
+	CHECK_EQ_INT(due[2], 30);
 	gpu_usage_read_cgroups(&u, 0, true, 40 * MIB);
 	gpu_usage_read_proc(&u, 20, 20 * MIB, 1 * SEC);
 	gpu_usage_totals(&u, used);
@@ -104,17 +106,19 @@ static void test_pace(void)
 
 	setup();
 	gpu_usage_sync(&u, &procs, by_cg);
+	gpu_usage_read_proc(&u, 10, 0, 2 * SEC);
 	gpu_usage_read_proc(&u, 20, 0, 1 * SEC);
 	/* 30 never read: due; 20 read a second ago: not. */
 	CHECK_EQ_U64(gpu_usage_due(&u, 2 * SEC, due, 8), 1);
 	CHECK_EQ_INT(due[0], 30);
 	gpu_usage_read_proc(&u, 30, 0, 5 * SEC);
 	CHECK_EQ_U64(gpu_usage_due(&u, 6 * SEC, due, 8), 0);
-	/* Both past their refresh time: the oldest reading first, at most
-	 * @max a call. */
+	/* Past their refresh time: the oldest reading first, at most @max a
+	 * call. */
 	CHECK_EQ_U64(gpu_usage_due(&u, 1 * SEC + GPU_USAGE_REFRESH_NS, due, 8), 1);
 	CHECK_EQ_U64(gpu_usage_due(&u, 5 * SEC + GPU_USAGE_REFRESH_NS, due, 1), 1);
 	CHECK_EQ_INT(due[0], 20);
+	CHECK_EQ_U64(gpu_usage_due(&u, 5 * SEC + GPU_USAGE_REFRESH_NS, due, 8), 3);
 	/* Moves planned onto its node since its reading: due again after a
 	 * second, not ten. */
 	{
@@ -148,6 +152,27 @@ static void test_sync_keeps_readings(void)
 	CHECK_EQ_U64(used[1], GPU_USAGE_UNKNOWN);
 }
 
+/*
+ * A cgroup's reading misses its process's mapped pages charged to another
+ * cgroup (a library's page cache): the process's own reading, larger,
+ * counts; smaller (its cgroup holds more than it maps), the cgroup's.
+ */
+static void test_cgroup_misses_mapped_pages(void)
+{
+	uint64_t used[POLICY_MAX_RULES];
+
+	setup();
+	gpu_usage_sync(&u, &procs, by_cg);
+	gpu_usage_read_cgroups(&u, 0, true, 40 * MIB);
+	gpu_usage_read_proc(&u, 20, 20 * MIB, 1 * SEC);
+	gpu_usage_read_proc(&u, 10, 43 * MIB, 1 * SEC);
+	gpu_usage_totals(&u, used);
+	CHECK_EQ_U64(used[0], 63 * MIB);
+	gpu_usage_read_proc(&u, 10, 30 * MIB, 2 * SEC);
+	gpu_usage_totals(&u, used);
+	CHECK_EQ_U64(used[0], 60 * MIB);
+}
+
 /* The rule's cgroups are added up once: an entry inside another is not. */
 static void test_cgroup_tops(void)
 {
@@ -171,5 +196,6 @@ int main(void)
 	RUN(test_pace);
 	RUN(test_sync_keeps_readings);
 	RUN(test_cgroup_tops);
+	RUN(test_cgroup_misses_mapped_pages);
 	return TEST_EXIT();
 }
