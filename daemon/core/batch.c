@@ -62,7 +62,13 @@ void batch_free(struct batcher *b)
 	free(b);
 }
 
-/* Demotions first, then by pid, target node and address. */
+/*
+ * Demotions first, then the promotions of heat, then the fill's (a tick
+ * its time budget or -EBUSY cuts short leaves the fill, not the hot set,
+ * for later: where copies are slow, a fill sorted among them by address
+ * holds the hot set back as long as the fill takes); each by pid, target
+ * node and address.
+ */
 static int cmp_entry(const void *a, const void *b, void *arg)
 {
 	const struct policy_intent *in = arg;
@@ -71,6 +77,8 @@ static int cmp_entry(const void *a, const void *b, void *arg)
 
 	if (x->kind != y->kind)
 		return x->kind == POLICY_DEMOTE ? -1 : 1;
+	if ((x->reason == POLICY_R_FILL) != (y->reason == POLICY_R_FILL))
+		return x->reason == POLICY_R_FILL ? 1 : -1;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->to_node != y->to_node)
@@ -92,7 +100,8 @@ static size_t addrs_of(const struct policy_intent *it)
 
 static bool same_group(const struct policy_intent *x, const struct policy_intent *y)
 {
-	return x->kind == y->kind && x->pid == y->pid && x->to_node == y->to_node;
+	return x->kind == y->kind && x->pid == y->pid && x->to_node == y->to_node &&
+	       (x->reason == POLICY_R_FILL) == (y->reason == POLICY_R_FILL);
 }
 
 int batch_build(struct batcher *b, const struct policy_intent *intents, size_t n,

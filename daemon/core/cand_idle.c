@@ -153,8 +153,8 @@ void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
  * times a second once in hours; the best placement has it on the fast
  * tier all the same.  So the memory the table does not hold, found on a
  * lower tier, is staged as fill candidates (POLICY_F_FILL), after the
- * table's entries, and the policy promotes them in a tick with nothing
- * hot to promote.  What a tick staged and the policy did not move (the tick's
+ * table's entries, and the policy promotes them in the room the hot
+ * leave.  What a tick staged and the policy did not move (the tick's
  * bytes, a rate limit) the next pass finds again; a pass that found
  * nothing to stage waits for the next read of the mappings, so that
  * memory all on the fast tier is not sampled again every tick.

@@ -345,8 +345,7 @@ int policy_run(struct policy *p, const struct policy_input *in, struct policy_ou
 	pol_promote(p, &pl);
 	/* A tick that promotes hot pages leaves its copies to them: a fill
 	 * would take the bandwidth the next ticks' heat needs. */
-	if (policy_fills(&p->params, topo, in->footprint_bytes) &&
-	    !out->stats.intents[POLICY_R_HOT] && !out->stats.intents[POLICY_R_GPU])
+	if (policy_fills(&p->params, topo, in->footprint_bytes))
 		pol_fill(p, &pl);
 	if (p->params.demote && p->params.demote_for_room) {
 		pol_open_closed(p, &pl);

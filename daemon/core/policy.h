@@ -141,9 +141,9 @@ struct policy_page {	/* 56 bytes, no holes: decide keeps 32 Ki of them */
  * fill pass (cand_idle.c) finds it on a lower tier.  The best placement
  * then has every page on the fast tier, and a sampler that sees one
  * access in 10^5 names a lukewarm range once in hours: the policy
- * promotes such ranges at heat 0 in a tick that promotes nothing hot (the
- * copies are the hot set's while it moves), into the room there is, and
- * never demotes for them (POLICY_R_FILL).
+ * promotes such ranges at heat 0, after every hotter candidate, into the
+ * room they leave, and never demotes for them (POLICY_R_FILL); their
+ * batches come after the hot ones' (core/batch.c).
  */
 #define POLICY_F_FILL 0x2
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Promotion, hottest first: a GPU rule's node, else the nearest upper-tier
- * node with room under the cgroup's cap (step 3 of policy.c's tick); where
- * all the memory fits and nothing is hot, the fill pass's ranges.
+ * node with room under the cgroup's cap (step 3 of policy.c's tick); then,
+ * where all the memory fits, the fill pass's ranges in the room left.
  */
 #include "policy_int.h"
 
@@ -103,7 +103,7 @@ void pol_promote(struct policy *p, struct plan *pl)
 /*
  * The fill pass's ranges (POLICY_F_FILL), coldest first as sorted: heat 0,
  * in (pid, address) order.  Called only while the footprint fits the fast
- * tier's room, in a tick that promotes nothing hot.  Not for
+ * tier's room, after every hotter candidate took what it wanted.  Not for
  * a cgroup with a fast-tier cap: its share is what its heat earns, and
  * memory nobody saw used would hold it against its hot set (a full cgroup's
  * ranges are no candidates at all).

@@ -92,6 +92,33 @@ static void test_group_sort_dedup(void)
 	batch_free(b);
 }
 
+/* The fill's promotions after the hot ones, in calls of their own. */
+static void test_fill_last(void)
+{
+	struct batch_params bp;
+	struct batcher *b;
+	const struct batch_plan *pl;
+
+	batch_params_default(&bp, 0, &test_geom);
+	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
+	nr = 0;
+	add(5, 0x1000, 1, 0, POLICY_PROMOTE);
+	in[0].reason = POLICY_R_FILL;
+	add(5, 0x3000, 1, 0, POLICY_PROMOTE);
+	add(5, 0x2000, 1, 0, POLICY_PROMOTE);
+	in[2].reason = POLICY_R_FILL;
+	add(5, 0x5000, 1, 0, POLICY_PROMOTE);
+	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
+	CHECK_EQ_INT(pl->nr_batches, 2);
+	CHECK_EQ_INT(pl->batches[0].count, 2);
+	CHECK_EQ_U64(ADDR(pl, 0), 0x3000);
+	CHECK_EQ_U64(ADDR(pl, 1), 0x5000);
+	CHECK_EQ_INT(pl->batches[1].count, 2);
+	CHECK_EQ_U64(ADDR(pl, 2), 0x1000);
+	CHECK_EQ_U64(ADDR(pl, 3), 0x2000);
+	batch_free(b);
+}
+
 static void test_batch_size_and_budget(void)
 {
 	struct batch_params bp;
@@ -226,6 +253,7 @@ int main(void)
 {
 	RUN(test_defaults);
 	RUN(test_group_sort_dedup);
+	RUN(test_fill_last);
 	RUN(test_batch_size_and_budget);
 	RUN(test_ranges);
 	return TEST_EXIT();

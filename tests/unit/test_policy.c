@@ -722,13 +722,12 @@ static void mark_fill(int n)
 
 /*
  * The fill pass's candidates (heat 0) move while the footprint fits the
- * fast tier, in ticks that promote nothing hot, and never make room: a
- * fast node with room for three ranges takes three fills, keeps its cold
- * pages, and nothing is unmet.  Heat 0 without the flag, or a fill range
- * already fast, stays.  A tick with hot pages to promote leaves the copies
- * to them; a footprint that does not fit, promotion.fill off, a fixed
- * threshold, or a cgroup with a cap: no fill.  A GPU rule's fill goes to
- * DRAM.
+ * fast tier, after the hot, and never make room: a fast node with room for
+ * three ranges takes three fills, keeps its cold pages, and nothing is
+ * unmet; with two hot ones to promote, those and one fill.  Heat 0 without
+ * the flag, or a fill range already fast, stays.  A footprint that does
+ * not fit, promotion.fill off, a fixed threshold, or a cgroup with a cap:
+ * no fill.  A GPU rule's fill goes to DRAM.
  */
 static void test_fill(void)
 {
@@ -756,12 +755,14 @@ static void test_fill(void)
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, 0), 3);
 	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_ROOM, -1), 0);
 	CHECK_EQ_U64(out.stats.unmet_bytes, 0);
-	topo.nodes[0].free_bytes = 512 * MiB;
-	/* Hot pages to promote: the tick is theirs. */
+	/* Hot pages to promote: they first. */
 	pages[4].node = pages[5].node = 1;
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 2);
-	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, -1), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_FILL, 0), 1);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_ROOM, -1), 0);
+	CHECK_EQ_U64(out.stats.unmet_bytes, 0);
+	topo.nodes[0].free_bytes = 512 * MiB;
 	pages[4].node = pages[5].node = 0;
 	footprint = 2 * GiB;
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
