@@ -634,18 +634,22 @@ static void test_background_hist(void)
  * tier, its maps name them, and the sampler saw the first range only.
  * The tick promotes that one as hot and the unsampled second one as fill,
  * in a call after the hot one's; with promotion.fill off, or with a statm
- * of 1 TiB that does not fit, the second stays.
+ * of 1 TiB that does not fit, the second stays.  A tracked process before
+ * it whose maps cannot be read (a directory: EISDIR) leaves it filled.
  */
 static void test_fill(void)
 {
+	enum { LOW_PID = PID - 100 };
+	static const pid_t pids[] = { LOW_PID, PID };
 	static struct tierd d;
 	static struct sampler_fake sf;
 	static struct page_map map;
 	struct manager_ops fk;
 	char root[4096], rel[64], text[128], conf[512];
 
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		unsigned long long pages = k == 2 ? (1ull << 40) / PG : NPAGES;
+		bool fills = k == 0 || k == 3;
 
 		snprintf(conf, sizeof(conf),
 			 "interval_ms: 500\n"
@@ -662,15 +666,23 @@ static void test_fill(void)
 		snprintf(text, sizeof(text), "%llx-%llx rw-p 00000000 00:00 0\n",
 			 (unsigned long long)BASE, (unsigned long long)(BASE + NPAGES * PG));
 		CHECK_EQ_INT(fs_tree_put(tree, rel, text), 0);
+		if (k == 3) {
+			fk.pids = pids;
+			fk.nr_pids = 2;
+			snprintf(rel, sizeof(rel), "proc/%d/statm", LOW_PID);
+			CHECK_EQ_INT(fs_tree_put(tree, rel, "16 16 0 0 0 0 0\n"), 0);
+			snprintf(rel, sizeof(rel), "proc/%d/maps/x", LOW_PID);
+			CHECK_EQ_INT(fs_tree_put(tree, rel, ""), 0);
+		}
 		CHECK_EQ_INT(start(&d, &fk), 0);
 		CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
 		CHECK_EQ_INT(manager_tick(&mgr, 1 * SEC), 0);
 		CHECK_EQ_INT(count_on(&map, 0, 512, 0), 512);
-		CHECK_EQ_INT(count_on(&map, 512, NPAGES, 0), k ? 0 : 512);
+		CHECK_EQ_INT(count_on(&map, 512, NPAGES, 0), fills ? 512 : 0);
 		CHECK_EQ_U64(d.stats.decision.intents[POLICY_R_HOT], 1);
-		CHECK_EQ_U64(d.stats.decision.intents[POLICY_R_FILL], k ? 0 : 1);
-		CHECK_EQ_U64(d.stats.decision.fill_bytes, k ? 0 : 2 * MIB);
-		CHECK_EQ_INT(map.moves, k ? 1 : 2);
+		CHECK_EQ_U64(d.stats.decision.intents[POLICY_R_FILL], fills ? 1 : 0);
+		CHECK_EQ_U64(d.stats.decision.fill_bytes, fills ? 2 * MIB : 0);
+		CHECK_EQ_INT(map.moves, fills ? 2 : 1);
 		stop(&d);
 		fs_tree_remove(tree);
 	}
