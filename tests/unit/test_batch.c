@@ -40,15 +40,23 @@ static void test_defaults(void)
 	CHECK_EQ_INT(bp.page_size, 4096);
 }
 
-static void test_group_sort_dedup(void)
+/* A batcher of the default parameters for 64 intents, and no intents. */
+static struct batcher *fresh_batcher(void)
 {
 	struct batch_params bp;
-	struct batcher *b;
-	const struct batch_plan *pl;
+	struct batcher *b = NULL;
 
 	batch_params_default(&bp, 0, &test_geom);
 	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
 	nr = 0;
+	return b;
+}
+
+static void test_group_sort_dedup(void)
+{
+	struct batcher *b = fresh_batcher();
+	const struct batch_plan *pl;
+
 	add(5, 0x3000, 1, 0, POLICY_PROMOTE);
 	add(5, 0x1000, 1, 0, POLICY_PROMOTE);
 	add(4, 0x5000, 1, 0, POLICY_PROMOTE);
@@ -95,13 +103,9 @@ static void test_group_sort_dedup(void)
 /* The fill's promotions after the hot ones, in calls of their own. */
 static void test_fill_last(void)
 {
-	struct batch_params bp;
-	struct batcher *b;
+	struct batcher *b = fresh_batcher();
 	const struct batch_plan *pl;
 
-	batch_params_default(&bp, 0, &test_geom);
-	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
-	nr = 0;
 	add(5, 0x1000, 1, 0, POLICY_PROMOTE);
 	in[0].reason = POLICY_R_FILL;
 	add(5, 0x3000, 1, 0, POLICY_PROMOTE);
@@ -121,13 +125,10 @@ static void test_fill_last(void)
 
 static void test_batch_size_and_budget(void)
 {
-	struct batch_params bp;
-	struct batcher *b;
+	struct batcher *b = fresh_batcher();
 	const struct batch_plan *pl;
+	struct batch_params bp;
 
-	batch_params_default(&bp, 0, &test_geom);
-	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
-	nr = 0;
 	for (int i = 0; i < 5; i++)
 		add(9, 0x40000000 + (uint64_t)i * 0x200000, 512, 0, POLICY_PROMOTE);
 	for (int i = 0; i < 3; i++)
@@ -143,6 +144,7 @@ static void test_batch_size_and_budget(void)
 	batch_free(b);
 
 	/* The kernel's own bound: one THP per call. */
+	batch_params_default(&bp, 0, &test_geom);
 	bp.batch_pages = 512;
 	CHECK_EQ_INT(batch_new(&bp, 64, &b), 0);
 	CHECK_EQ_INT(batch_build(b, in, nr, &pl), 0);
