@@ -343,8 +343,7 @@ int policy_run(struct policy *p, const struct policy_input *in, struct policy_ou
 	if (p->params.demote)
 		pol_demote_cold(p, &pl, pl.need, POLICY_R_WMARK);
 	pol_promote(p, &pl);
-	/* A tick that promotes hot pages leaves its copies to them: a fill
-	 * would take the bandwidth the next ticks' heat needs. */
+	/* After the hot, in the room left; the batcher puts its calls last. */
 	if (policy_fills(&p->params, topo, in->footprint_bytes))
 		pol_fill(p, &pl);
 	if (p->params.demote && p->params.demote_for_room) {
