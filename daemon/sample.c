@@ -37,25 +37,20 @@
 /* tierd.yaml sampling.targets as targets rules (see targets.h). */
 static int targets_setup(struct sample_stage *m, const struct tierd_conf *c)
 {
+	uint64_t min_rss = c->sampling.target_min_rss_bytes;
 	struct targets_params tp = { 0 };
 	size_t n = 0;
 
 	m->cgroups = c->sampling.target_cgroups;
 	m->comms = c->sampling.target_comms;
 	for (int i = 0; i < m->cgroups.n; i++)
-		m->rules[n++] = (struct targets_rule){
-			.cgroup = m->cgroups.s[i],
-			.min_rss_bytes = c->sampling.target_min_rss_bytes
-		};
+		m->rules[n++] = (struct targets_rule){ .cgroup = m->cgroups.s[i],
+						       .min_rss_bytes = min_rss };
 	for (int i = 0; i < m->comms.n; i++)
-		m->rules[n++] = (struct targets_rule){
-			.comm = m->comms.s[i],
-			.min_rss_bytes = c->sampling.target_min_rss_bytes
-		};
+		m->rules[n++] = (struct targets_rule){ .comm = m->comms.s[i],
+						       .min_rss_bytes = min_rss };
 	if (!n)
-		m->rules[n++] = (struct targets_rule){
-			.min_rss_bytes = c->sampling.target_min_rss_bytes
-		};
+		m->rules[n++] = (struct targets_rule){ .min_rss_bytes = min_rss };
 	tp.rules = m->rules;
 	tp.nrules = n;
 	tp.max_targets = CAND_MAX_PROCS;
@@ -235,9 +230,10 @@ static int watch_setup(struct sample_stage *m, struct tierd_stats *st)
 	int r;
 
 	m->watched = calloc(CAND_MAX_PROCS, sizeof(*m->watched));
-	if (!m->watched)
+	m->fake_rss = calloc(CAND_MAX_PROCS, sizeof(*m->fake_rss));
+	if (!m->watched || !m->fake_rss)
 		return -ENOMEM;
-	r = sample_watch_init(&m->watch, bound, CAND_MAX_PROCS, m->geom.base);
+	r = sample_watch_init(&m->watch, bound, CAND_MAX_PROCS);
 	if (r < 0)
 		return r;
 	m->watch.proc_root = m->proc_root; /* ROOT/proc, as every reader here */
@@ -314,15 +310,17 @@ bool sample_table_hist(const struct sample_stage *m, const struct topology *topo
 	return true;
 }
 
-/* Resident memory of the given processes (manager_ops.pids), from their
- * statm where the root has one. */
-static uint64_t fake_footprint(const struct sample_stage *m, size_t n)
+/* Resident memory of the given processes (manager_ops.pids), each into
+ * fake_rss, from their statm where the root has one; their sum. */
+static uint64_t fake_footprint(struct sample_stage *m, size_t n)
 {
-	uint64_t sum = 0, rss;
+	uint64_t sum = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (proc_rss_bytes(m->proc_root, m->fake_pids[i], m->geom.base, &rss) == 0)
-			sum += rss;
+	for (size_t i = 0; i < n; i++) {
+		if (proc_rss_bytes(m->proc_root, m->fake_pids[i], m->geom.base, &m->fake_rss[i]) < 0)
+			m->fake_rss[i] = 0;
+		sum += m->fake_rss[i];
+	}
 	return sum;
 }
 
@@ -330,11 +328,13 @@ static int rescan(struct sample_stage *m, const struct tierd_conf *c, struct can
 		  struct tierd_stats *st, uint64_t now_ns)
 {
 	const pid_t *pids = m->targets.pids;
+	const uint64_t *rss = m->targets.rss;
 	size_t n;
 	int r;
 
 	if (m->fake_pids) {
 		pids = m->fake_pids;
+		rss = m->fake_rss;
 		n = m->nr_fake_pids < CAND_MAX_PROCS ? m->nr_fake_pids : CAND_MAX_PROCS;
 		m->footprint = fake_footprint(m, n);
 	} else {
@@ -359,7 +359,7 @@ static int rescan(struct sample_stage *m, const struct tierd_conf *c, struct can
 		else
 			log_info("Targets: %u processes, all watched", st->watch_candidates);
 	}
-	n = sample_watch_step(&m->watch, m->topo, pids, n, m->watched, now_ns);
+	n = sample_watch_step(&m->watch, m->topo, pids, rss, n, m->watched, now_ns);
 	pids = m->watched;
 	st->watch_procs = n;
 	st->watch_reads_total = m->watch.reads_total;
@@ -489,6 +489,7 @@ void sample_free(struct sample_stage *m)
 	if (m->watch_ok)
 		sample_watch_free(&m->watch);
 	free(m->watched);
+	free(m->fake_rss);
 	if (m->hot_mem)
 		munmap(m->hot_mem, m->hot_mem_len);
 	if (m->idle_mem)

@@ -50,6 +50,7 @@ struct sample_stage {
 	const struct topology *topo; /* the tiers the watch weighs memory by */
 	const pid_t *fake_pids; /* manager_ops.pids: tracked instead of a scan */
 	size_t nr_fake_pids;
+	uint64_t *fake_rss; /* [CAND_MAX_PROCS]: their resident memory at the last scan */
 	uint64_t footprint; /* the targets' resident memory at the last scan */
 	uint64_t wake_bar; /* new heat a peek's wake needs, past a false alarm; 0 none */
 	uint64_t woke_new; /* the new heat of the last wake */

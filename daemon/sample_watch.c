@@ -17,7 +17,7 @@
 /* A watched process keeps its place against one with this much more. */
 #define WATCH_STAY_BYTES (8 * MIB)
 
-int sample_watch_init(struct sample_watch *w, size_t bound, size_t max, uint64_t page_size)
+int sample_watch_init(struct sample_watch *w, size_t bound, size_t max)
 {
 	memset(w, 0, sizeof(*w));
 	w->p = (struct watch_params){
@@ -27,7 +27,6 @@ int sample_watch_init(struct sample_watch *w, size_t bound, size_t max, uint64_t
 		.stay_bytes = WATCH_STAY_BYTES,
 	};
 	w->max = max;
-	w->page_size = page_size;
 	w->proc_root = "/proc";
 	w->procs = calloc(max, sizeof(*w->procs));
 	w->next = calloc(max, sizeof(*w->next));
@@ -78,7 +77,7 @@ static void merge(struct sample_watch *w, const pid_t *pids, size_t n)
 }
 
 size_t sample_watch_step(struct sample_watch *w, const struct topology *topo, const pid_t *pids,
-			 size_t n, pid_t *ret, uint64_t now_ns)
+			 const uint64_t *rss, size_t n, pid_t *ret, uint64_t now_ns)
 {
 	uint64_t mask = lower_mask(topo);
 	size_t nr, k = 0;
@@ -88,9 +87,7 @@ size_t sample_watch_step(struct sample_watch *w, const struct topology *topo, co
 	merge(w, pids, n);
 	if (n > w->p.bound) {
 		for (size_t i = 0; i < n; i++)
-			if (proc_rss_bytes(w->proc_root, w->procs[i].pid, w->page_size,
-					   &w->procs[i].rss_bytes) < 0)
-				w->procs[i].rss_bytes = 0;	/* gone: the next scan drops it */
+			w->procs[i].rss_bytes = rss[i];
 		nr = watch_reads(&w->p, w->procs, n, w->scratch, w->idx);
 		for (size_t i = 0; i < nr; i++) {
 			struct watch_proc *p = &w->procs[w->idx[i]];

@@ -20,22 +20,22 @@ struct sample_watch {
 	struct watch_proc *procs, *next;	/* by pid, [max] */
 	size_t n, max;
 	size_t *scratch, *idx;
-	uint64_t page_size;	/* the kernel's base page: statm's unit */
 	const char *proc_root;
 	uint64_t reads_total;	/* numa_maps reads */
 };
 
 /* 0 or -ENOMEM.  @bound: the most watched; @max: the most candidates. */
-int sample_watch_init(struct sample_watch *w, size_t bound, size_t max, uint64_t page_size);
+int sample_watch_init(struct sample_watch *w, size_t bound, size_t max);
 void sample_watch_free(struct sample_watch *w);
 
 /*
- * Choose up to the bound of @pids (sorted, at most max) into @ret (sorted,
- * room for the bound): all of them when they fit, else those with the most
- * bytes on lower tiers of @topo, with a few numa_maps reads per call.
- * Returns how many.
+ * Choose up to the bound of @pids (sorted, at most max; @rss[i] the
+ * resident bytes of pids[i], as the scan that found it read them) into
+ * @ret (sorted, room for the bound): all of them when they fit, else those
+ * with the most bytes on lower tiers of @topo, with a few numa_maps reads
+ * per call.  Returns how many.
  */
 size_t sample_watch_step(struct sample_watch *w, const struct topology *topo, const pid_t *pids,
-			 size_t n, pid_t *ret, uint64_t now_ns);
+			 const uint64_t *rss, size_t n, pid_t *ret, uint64_t now_ns);
 
 #endif

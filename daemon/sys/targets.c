@@ -12,9 +12,6 @@
 #include "procmem.h"
 #include "targets.h"
 
-/* The scan's scratch list lives right after the current one: pids[max..2max). */
-#define NEXT(t) ((t)->pids + (t)->p.max_targets)
-
 int targets_init(struct targets *t, const struct targets_params *p)
 {
 	memset(t, 0, sizeof(*t));
@@ -29,14 +26,24 @@ int targets_init(struct targets *t, const struct targets_params *p)
 		return -EINVAL;
 	if (!t->p.self)
 		t->p.self = getpid();
-	t->pids = calloc(2 * p->max_targets, sizeof(pid_t));
-	return t->pids ? 0 : -ENOMEM;
+	t->pids = calloc(p->max_targets, sizeof(*t->pids));
+	t->rss = calloc(p->max_targets, sizeof(*t->rss));
+	t->next = calloc(p->max_targets, sizeof(*t->next));
+	if (!t->pids || !t->rss || !t->next) {
+		targets_free(t);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void targets_free(struct targets *t)
 {
 	free(t->pids);
+	free(t->rss);
+	free(t->next);
 	t->pids = NULL;
+	t->rss = NULL;
+	t->next = NULL;
 	t->n = 0;
 }
 
@@ -108,7 +115,8 @@ static int rule_matches(const struct targets *t, const struct targets_rule *r,
 
 static int pid_cmp(const void *a, const void *b)
 {
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	pid_t x = ((const struct targets_found *)a)->pid;
+	pid_t y = ((const struct targets_found *)b)->pid;
 
 	return (x > y) - (x < y);
 }
@@ -145,7 +153,7 @@ static void take(struct targets *t, pid_t pid, uint64_t rss, size_t *n)
 		t->overflow++;
 		return;
 	}
-	NEXT(t)[(*n)++] = pid;
+	t->next[(*n)++] = (struct targets_found){ .pid = pid, .rss_bytes = rss };
 	t->rss_next += rss;
 }
 
@@ -250,7 +258,7 @@ static void scan_cgroups(struct targets *t, size_t *n)
 
 int targets_scan(struct targets *t, struct targets_diff *diff)
 {
-	pid_t *next = NEXT(t);
+	const struct targets_found *next = t->next;
 	size_t n = 0, i = 0, j = 0;
 
 	t->overflow = 0;
@@ -264,20 +272,23 @@ int targets_scan(struct targets *t, struct targets_diff *diff)
 		if (r < 0)
 			return r;
 	}
-	qsort(next, n, sizeof(*next), pid_cmp);
+	qsort(t->next, n, sizeof(*t->next), pid_cmp);
 
 	if (diff) {
 		diff->nadded = diff->nremoved = 0;
 		while (i < t->n || j < n) {
-			if (j == n || (i < t->n && t->pids[i] < next[j]))
+			if (j == n || (i < t->n && t->pids[i] < next[j].pid))
 				diff->removed[diff->nremoved++] = t->pids[i++];
-			else if (i == t->n || next[j] < t->pids[i])
-				diff->added[diff->nadded++] = next[j++];
+			else if (i == t->n || next[j].pid < t->pids[i])
+				diff->added[diff->nadded++] = next[j++].pid;
 			else
 				i++, j++;
 		}
 	}
-	memcpy(t->pids, next, n * sizeof(*next));
+	for (i = 0; i < n; i++) {
+		t->pids[i] = next[i].pid;
+		t->rss[i] = next[i].rss_bytes;
+	}
 	t->n = n;
 	t->rss_bytes = t->rss_next;
 	return (int)n;

@@ -45,14 +45,22 @@ struct targets_params {
 	pid_t self;		/* never tracked (the daemon); 0: getpid() */
 };
 
+/* A process a scan found, and its resident memory then. */
+struct targets_found {
+	pid_t pid;
+	uint64_t rss_bytes;
+};
+
 struct targets {
 	struct targets_params p;
 	pid_t *pids;		/* sorted, [max_targets] */
+	uint64_t *rss;		/* pids[i]'s resident bytes at the last scan */
 	size_t n;
 	size_t overflow;	/* matching processes left out at the last scan */
 	uint64_t rss_bytes;	/* the targets' resident memory at the last scan */
 	uint64_t rss_next;	/* the scan's sum so far */
 	bool from_cgroups;	/* the last scan read cgroup.procs, not /proc */
+	struct targets_found *next; /* the scan's list, [max_targets] */
 };
 
 /* The changes one scan found; arrays of max_targets each, owned by the caller. */

@@ -113,6 +113,16 @@ static void test_scan_and_diff(void)
 	CHECK_EQ_INT(targets_scan(&t, &d), 4);
 	CHECK_EQ_U64(d.nadded + d.nremoved, 0);
 	CHECK_EQ_U64(t.rss_bytes, (51200ull + 300000 + 25600 + 10) * 4096);
+	/* Each one's beside its pid, for the watch (found in /proc's order,
+	 * sorted by pid). */
+	CHECK_EQ_INT(t.pids[0], 100);
+	CHECK_EQ_U64(t.rss[0], 51200ull * 4096);
+	CHECK_EQ_INT(t.pids[1], 102);
+	CHECK_EQ_U64(t.rss[1], 300000ull * 4096);
+	CHECK_EQ_INT(t.pids[2], 103);
+	CHECK_EQ_U64(t.rss[2], 25600ull * 4096);
+	CHECK_EQ_INT(t.pids[3], 104);
+	CHECK_EQ_U64(t.rss[3], 10ull * 4096);
 	targets_free(&t);
 
 	/* Bounded: the rest is counted, not tracked, nor its memory. */
