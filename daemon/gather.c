@@ -319,19 +319,21 @@ static void read_gpu_usage(struct gather_stage *m, uint64_t now_ns)
 	n = gpu_usage_due(&m->usage, now_ns, due, GPU_USAGE_READS_PER_TICK);
 	for (size_t i = 0; i < n; i++) {
 		int node = gpu_usage_node_of(&m->usage, due[i]);
-		uint64_t bytes = 0;
+		uint64_t bytes = 0, t0;
 		char what[64];
 		int e;
 
 		if (node < 0)
 			continue;
+		t0 = m->query.ops->now_ns(m->query.ctx);
 		e = numa_maps_node_bytes(m->proc_root, due[i], node, &bytes);
 		if (e < 0 && e != -ESRCH) {
 			snprintf(what, sizeof(what), "/proc/%d/numa_maps", (int)due[i]);
 			gpu_read_failed(m, what, e);
 			continue;
 		}
-		gpu_usage_read_proc(&m->usage, due[i], bytes, now_ns);
+		gpu_usage_read_proc(&m->usage, due[i], bytes, now_ns,
+				    m->query.ops->now_ns(m->query.ctx) - t0);
 	}
 }
 

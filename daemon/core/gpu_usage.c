@@ -69,7 +69,10 @@ static uint64_t due_key(const struct gpu_usage_proc *g)
 
 static uint64_t refresh_ns(const struct gpu_usage_proc *g)
 {
-	return g->planned_bytes ? GPU_USAGE_BUSY_REFRESH_NS : GPU_USAGE_REFRESH_NS;
+	uint64_t ns = g->planned_bytes ? GPU_USAGE_BUSY_REFRESH_NS : GPU_USAGE_REFRESH_NS;
+	uint64_t spaced = g->read_cost_ns * GPU_USAGE_READ_SPACING;
+
+	return spaced > ns ? spaced : ns;
 }
 
 size_t gpu_usage_due(const struct gpu_usage *u, uint64_t now_ns, pid_t *ret, size_t max)
@@ -105,7 +108,8 @@ int gpu_usage_node_of(const struct gpu_usage *u, pid_t pid)
 	return g ? u->node[g->rule] : -1;
 }
 
-void gpu_usage_read_proc(struct gpu_usage *u, pid_t pid, uint64_t node_bytes, uint64_t now_ns)
+void gpu_usage_read_proc(struct gpu_usage *u, pid_t pid, uint64_t node_bytes, uint64_t now_ns,
+			 uint64_t cost_ns)
 {
 	struct gpu_usage_proc *g = find(u->procs, u->nr, pid);
 
@@ -113,6 +117,7 @@ void gpu_usage_read_proc(struct gpu_usage *u, pid_t pid, uint64_t node_bytes, ui
 		return;
 	g->read = true;
 	g->read_ns = now_ns;
+	g->read_cost_ns = cost_ns;
 	g->node_bytes = node_bytes;
 	g->planned_bytes = 0;
 }

@@ -10,7 +10,9 @@
  * (/proc/PID/numa_maps, a walk of its page tables: at most
  * GPU_USAGE_READS_PER_TICK of them a tick, each again after
  * GPU_USAGE_REFRESH_NS, or GPU_USAGE_BUSY_REFRESH_NS while tierd moves its
- * pages there).  A cgroup counts the pages charged to it; a shared
+ * pages there, and never sooner than GPU_USAGE_READ_SPACING times its last
+ * read took: the walk of a terabyte of 4 KiB pages takes seconds, and
+ * read every second it would be the tick).  A cgroup counts the pages charged to it; a shared
  * library's page cache that its processes map is charged to whoever read
  * it first, and a heated page of it moves onto the node all the same
  * (MPOL_MF_MOVE_ALL): the rule's cgroups hold the larger of their reading
@@ -47,6 +49,10 @@
  * until the next reading, and would hold the rule short of its cap. */
 #define GPU_USAGE_BUSY_REFRESH_NS (1000000000ull)
 #define GPU_USAGE_READS_PER_TICK 4 /* numa_maps reads a tick */
+/* A process's reads take at most 1/GPU_USAGE_READ_SPACING of the time
+ * (1% of a CPU): one whose walk took 2 s is read again after 200 s, and
+ * what tierd planned for it meanwhile counts until then (the safe side). */
+#define GPU_USAGE_READ_SPACING 100
 #define GPU_USAGE_UNKNOWN UINT64_MAX /* a rule not read yet: held at its cap */
 
 /* A tracked process that a rule matches. */
@@ -56,6 +62,7 @@ struct gpu_usage_proc {
 	bool by_cgroup; /* in one of its rule's cgroups: counted by their read */
 	bool read; /* node_bytes is a reading */
 	uint64_t read_ns;
+	uint64_t read_cost_ns; /* what that read took */
 	uint64_t node_bytes; /* on its rule's node at that read */
 	uint64_t planned_bytes; /* promoted there by tierd since */
 };
@@ -88,17 +95,19 @@ void gpu_usage_sync(struct gpu_usage *u, const struct cand_procs *p, const bool 
 /*
  * Up to @max processes whose numa_maps is due at @now_ns, never-read ones
  * first, then the oldest reading older than GPU_USAGE_REFRESH_NS
- * (GPU_USAGE_BUSY_REFRESH_NS with moves planned since); returns how many
- * pids are in @ret.
+ * (GPU_USAGE_BUSY_REFRESH_NS with moves planned since), and than
+ * GPU_USAGE_READ_SPACING times its cost; returns how many pids are in @ret.
  */
 size_t gpu_usage_due(const struct gpu_usage *u, uint64_t now_ns, pid_t *ret, size_t max);
 
 /* The node id of @pid's rule, -1 when it has none. */
 int gpu_usage_node_of(const struct gpu_usage *u, pid_t pid);
 
-/* @pid holds @node_bytes on its rule's node at @now_ns.  A process gone
- * (the read failed with -ESRCH/-ENOENT) holds 0. */
-void gpu_usage_read_proc(struct gpu_usage *u, pid_t pid, uint64_t node_bytes, uint64_t now_ns);
+/* @pid holds @node_bytes on its rule's node at @now_ns, by a read that
+ * took @cost_ns.  A process gone (the read failed with -ESRCH/-ENOENT)
+ * holds 0. */
+void gpu_usage_read_proc(struct gpu_usage *u, pid_t pid, uint64_t node_bytes, uint64_t now_ns,
+			 uint64_t cost_ns);
 
 /* Rule @rule's cgroups hold @bytes on its node; @ok false: not readable. */
 void gpu_usage_read_cgroups(struct gpu_usage *u, int rule, bool ok, uint64_t bytes);

@@ -57,11 +57,11 @@ static void test_unknown_until_read(void)
 	CHECK_EQ_INT(due[1], 20);
 	CHECK_EQ_INT(due[2], 30);
 	gpu_usage_read_cgroups(&u, 0, true, 40 * MIB);
-	gpu_usage_read_proc(&u, 20, 20 * MIB, 1 * SEC);
+	gpu_usage_read_proc(&u, 20, 20 * MIB, 1 * SEC, 0);
 	gpu_usage_totals(&u, used);
 	CHECK_EQ_U64(used[0], 60 * MIB);
 	CHECK_EQ_U64(used[1], GPU_USAGE_UNKNOWN);
-	gpu_usage_read_proc(&u, 30, 0, 1 * SEC);
+	gpu_usage_read_proc(&u, 30, 0, 1 * SEC, 0);
 	gpu_usage_totals(&u, used);
 	CHECK_EQ_U64(used[1], 0);
 	/* A cgroup that could not be read: unknown again. */
@@ -88,14 +88,14 @@ static void test_planned_until_next_read(void)
 	setup();
 	gpu_usage_sync(&u, &procs, by_cg);
 	gpu_usage_read_cgroups(&u, 0, true, 40 * MIB);
-	gpu_usage_read_proc(&u, 20, 20 * MIB, 1 * SEC);
-	gpu_usage_read_proc(&u, 30, 0, 1 * SEC);
+	gpu_usage_read_proc(&u, 20, 20 * MIB, 1 * SEC, 0);
+	gpu_usage_read_proc(&u, 30, 0, 1 * SEC, 0);
 	gpu_usage_planned(&u, it, 4);
 	gpu_usage_totals(&u, used);
 	CHECK_EQ_U64(used[0], 60 * MIB + 2 * MIB + 1 * MIB);
 	/* The next reads see what landed, and replace the plan. */
 	gpu_usage_read_cgroups(&u, 0, true, 41 * MIB);
-	gpu_usage_read_proc(&u, 20, 22 * MIB, 2 * SEC);
+	gpu_usage_read_proc(&u, 20, 22 * MIB, 2 * SEC, 0);
 	gpu_usage_totals(&u, used);
 	CHECK_EQ_U64(used[0], 63 * MIB);
 }
@@ -106,12 +106,12 @@ static void test_pace(void)
 
 	setup();
 	gpu_usage_sync(&u, &procs, by_cg);
-	gpu_usage_read_proc(&u, 10, 0, 2 * SEC);
-	gpu_usage_read_proc(&u, 20, 0, 1 * SEC);
+	gpu_usage_read_proc(&u, 10, 0, 2 * SEC, 0);
+	gpu_usage_read_proc(&u, 20, 0, 1 * SEC, 0);
 	/* 30 never read: due; 20 read a second ago: not. */
 	CHECK_EQ_U64(gpu_usage_due(&u, 2 * SEC, due, 8), 1);
 	CHECK_EQ_INT(due[0], 30);
-	gpu_usage_read_proc(&u, 30, 0, 5 * SEC);
+	gpu_usage_read_proc(&u, 30, 0, 5 * SEC, 0);
 	CHECK_EQ_U64(gpu_usage_due(&u, 6 * SEC, due, 8), 0);
 	/* Past their refresh time: the oldest reading first, at most @max a
 	 * call. */
@@ -132,6 +132,29 @@ static void test_pace(void)
 	CHECK_EQ_INT(due[0], 30);
 }
 
+static void test_pace_by_read_cost(void)
+{
+	struct policy_intent it = { .pid = 20, .nr_pages = 512, .to_node = 3,
+				    .kind = POLICY_PROMOTE };
+	pid_t due[8];
+
+	setup();
+	gpu_usage_sync(&u, &procs, by_cg);
+	gpu_usage_read_proc(&u, 10, 0, 1 * SEC, 0);
+	gpu_usage_read_proc(&u, 30, 0, 1 * SEC, 0);
+	/* 20's walk took 2 s: read again after 200 s, not 10, and not after
+	 * a second either while moves are planned for it. */
+	gpu_usage_read_proc(&u, 20, 0, 1 * SEC, 2 * SEC);
+	gpu_usage_planned(&u, &it, 1);
+	CHECK_EQ_U64(gpu_usage_due(&u, 1 * SEC + GPU_USAGE_REFRESH_NS, due, 8), 2);
+	CHECK_EQ_INT(due[0] == 20 || due[1] == 20, 0);
+	CHECK_EQ_U64(gpu_usage_due(&u, 1 * SEC + GPU_USAGE_READ_SPACING * 2 * SEC - 1, due, 8), 2);
+	CHECK_EQ_U64(gpu_usage_due(&u, 1 * SEC + GPU_USAGE_READ_SPACING * 2 * SEC, due, 8), 3);
+	/* A read that took a millisecond: the usual pace (100 ms < 10 s). */
+	gpu_usage_read_proc(&u, 20, 0, 300 * SEC, SEC / 1000);
+	CHECK_EQ_U64(gpu_usage_due(&u, 300 * SEC + GPU_USAGE_REFRESH_NS, due, 8), 3);
+}
+
 static void test_sync_keeps_readings(void)
 {
 	static const bool by_cg_new[4] = { true, false, false, false };
@@ -140,8 +163,8 @@ static void test_sync_keeps_readings(void)
 	setup();
 	gpu_usage_sync(&u, &procs, by_cg);
 	gpu_usage_read_cgroups(&u, 0, true, 0);
-	gpu_usage_read_proc(&u, 20, 5 * MIB, 1 * SEC);
-	gpu_usage_read_proc(&u, 30, 7 * MIB, 1 * SEC);
+	gpu_usage_read_proc(&u, 20, 5 * MIB, 1 * SEC, 0);
+	gpu_usage_read_proc(&u, 30, 7 * MIB, 1 * SEC, 0);
 	/* 30 exits, 50 starts under rule 1: 20 keeps its reading, rule 1 is
 	 * unknown until 50 is read. */
 	procs.procs[2] = (struct cand_proc){ .pid = 40, .cgroup = -1, .rule = -1 };
@@ -164,11 +187,11 @@ static void test_cgroup_misses_mapped_pages(void)
 	setup();
 	gpu_usage_sync(&u, &procs, by_cg);
 	gpu_usage_read_cgroups(&u, 0, true, 40 * MIB);
-	gpu_usage_read_proc(&u, 20, 20 * MIB, 1 * SEC);
-	gpu_usage_read_proc(&u, 10, 43 * MIB, 1 * SEC);
+	gpu_usage_read_proc(&u, 20, 20 * MIB, 1 * SEC, 0);
+	gpu_usage_read_proc(&u, 10, 43 * MIB, 1 * SEC, 0);
 	gpu_usage_totals(&u, used);
 	CHECK_EQ_U64(used[0], 63 * MIB);
-	gpu_usage_read_proc(&u, 10, 30 * MIB, 2 * SEC);
+	gpu_usage_read_proc(&u, 10, 30 * MIB, 2 * SEC, 0);
 	gpu_usage_totals(&u, used);
 	CHECK_EQ_U64(used[0], 60 * MIB);
 }
@@ -194,6 +217,7 @@ int main(void)
 	RUN(test_unknown_until_read);
 	RUN(test_planned_until_next_read);
 	RUN(test_pace);
+	RUN(test_pace_by_read_cost);
 	RUN(test_sync_keeps_readings);
 	RUN(test_cgroup_tops);
 	RUN(test_cgroup_misses_mapped_pages);

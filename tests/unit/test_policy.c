@@ -929,7 +929,7 @@ static void test_gpu_rule_usage_across_ticks(void)
 	CHECK_EQ_U64(out.stats.promote_bytes, 0);
 
 	/* Read: 3 MiB on node 2.  5 MiB fit: two ranges and half a third. */
-	gpu_usage_read_proc(&u, 20, 3 * MiB, 1000 * SEC);
+	gpu_usage_read_proc(&u, 20, 3 * MiB, 1000 * SEC, 0);
 	gpu_usage_totals(&u, used);
 	CHECK_EQ_U64(used[0], 3 * MiB);
 	CHECK_EQ_INT(run(&pp, cgs, 1, used, NULL, 0, 1000 * SEC), 0);
@@ -946,7 +946,7 @@ static void test_gpu_rule_usage_across_ticks(void)
 
 	/* A read 10 s later finds 6 MiB there (some moves did not land): the
 	 * plan is dropped, 2 MiB fit. */
-	gpu_usage_read_proc(&u, 20, 6 * MiB, 1011 * SEC);
+	gpu_usage_read_proc(&u, 20, 6 * MiB, 1011 * SEC, 0);
 	gpu_usage_totals(&u, used);
 	CHECK_EQ_INT(run(&pp, cgs, 1, used, NULL, 0, 1011 * SEC), 0);
 	CHECK_EQ_U64(out.stats.promote_bytes, 2 * MiB);
