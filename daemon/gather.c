@@ -39,8 +39,14 @@
 #define FILL_RANGES (16u << 10)
 /* The mappings are read again this often while the memory fits: each
  * read lets the fill pass go through them once more (cand_idle.c), so
- * this paces its node queries of memory already on the fast tier. */
+ * this paces its node queries of memory already on the fast tier.  After
+ * a read whose pass staged nothing, twice as long, up to
+ * FILL_REREAD_MAX_NS: a filled fast tier of 256 GiB is 2 Mi page queries
+ * a pass, every 16 minutes instead of every minute; back to
+ * FILL_REREAD_NS once a pass finds memory to fill (the kernel demoted
+ * some, a process grew on the slow tier) or the process list changes. */
 #define FILL_REREAD_NS (60 * 1000000000ull)
+#define FILL_REREAD_MAX_NS (16 * FILL_REREAD_NS)
 
 struct gather_stage {
 	struct page_geom geom; /* the kernel's */
@@ -63,6 +69,8 @@ struct gather_stage {
 	struct idle_set fill;
 	struct idle_range *fill_mem;
 	uint64_t fill_read_ns, fill_generation;
+	uint64_t fill_every_ns; /* the next read's wait if its pass finds nothing */
+	bool fill_found; /* a fill candidate staged since the last read: wait FILL_REREAD_NS */
 	int fill_error;
 };
 
@@ -209,7 +217,7 @@ void gather_free(struct gather_stage *m)
 
 /*
  * The fill pass's mappings: read when the memory comes to fit, when the
- * process list changes, and every FILL_REREAD_NS while it fits; NULL
+ * process list changes, and every fill_every_ns while it fits; NULL
  * while it does not.  A process gone meanwhile is left out, and so is one
  * whose maps cannot be read (the first such error logged, until the
  * reads succeed again); a full set keeps the mappings read before.
@@ -223,9 +231,16 @@ static const struct idle_set *fill_maps(struct gather_stage *m, const struct can
 		m->fill_read_ns = 0;
 		return NULL;
 	}
-	if (m->fill_read_ns && m->fill_generation == procs->generation &&
-	    now_ns - m->fill_read_ns < FILL_REREAD_NS)
-		return &m->fill;
+	if (m->fill_read_ns && m->fill_generation == procs->generation) {
+		uint64_t wait = m->fill_found ? FILL_REREAD_NS : m->fill_every_ns;
+
+		if (now_ns - m->fill_read_ns < wait)
+			return &m->fill;
+		m->fill_every_ns = wait < FILL_REREAD_MAX_NS / 2 ? 2 * wait : FILL_REREAD_MAX_NS;
+	} else {
+		m->fill_every_ns = 2 * FILL_REREAD_NS;
+	}
+	m->fill_found = false;
 	idle_begin(&m->fill);
 	for (int i = 0; i < procs->nr && err != -ENOSPC; i++) {
 		int r = proc_data_maps(m->proc_root, procs->procs[i].pid, &m->fill);
@@ -389,6 +404,8 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 	ci.fill = fill_maps(m, in->procs, policy_fills(&m->pp, in->topo, in->footprint_bytes),
 			    now_ns);
 	cand_select_run(m->sel, &ci, &m->io, now_ns, out);
+	for (size_t i = 0; ci.fill && !m->fill_found && i < out->nr_cand; i++)
+		m->fill_found = out->cand[i].flags & POLICY_F_FILL;
 	gpu_usage_totals(&m->usage, out->rule_used);
 	memcpy(m->st->gpu_rule_used, out->rule_used, sizeof(m->st->gpu_rule_used));
 }

@@ -629,6 +629,21 @@ static void test_background_hist(void)
 	}
 }
 
+/* PID's statm (@pages resident) and maps (one mapping over NPAGES), in
+ * the writable tree, for the fill pass. */
+static void put_fill_proc(unsigned long long pages)
+{
+	char rel[64], text[128];
+
+	snprintf(rel, sizeof(rel), "proc/%d/statm", PID);
+	snprintf(text, sizeof(text), "%llu %llu 0 0 0 0 0\n", pages, pages);
+	CHECK_EQ_INT(fs_tree_put(tree, rel, text), 0);
+	snprintf(rel, sizeof(rel), "proc/%d/maps", PID);
+	snprintf(text, sizeof(text), "%llx-%llx rw-p 00000000 00:00 0\n",
+		 (unsigned long long)BASE, (unsigned long long)(BASE + NPAGES * PG));
+	CHECK_EQ_INT(fs_tree_put(tree, rel, text), 0);
+}
+
 /*
  * The fill pass end to end: the process's 4 MiB (its statm) fit the fast
  * tier, its maps name them, and the sampler saw the first range only.
@@ -645,7 +660,7 @@ static void test_fill(void)
 	static struct sampler_fake sf;
 	static struct page_map map;
 	struct manager_ops fk;
-	char root[4096], rel[64], text[128], conf[512];
+	char root[4096], rel[64], conf[512];
 
 	for (int k = 0; k < 4; k++) {
 		unsigned long long pages = k == 2 ? (1ull << 40) / PG : NPAGES;
@@ -659,13 +674,7 @@ static void test_fill(void)
 			 k == 1 ? ", fill: false" : "");
 		setup(&d, conf, root, sizeof(root), &sf, &map, &fk);
 		writable_root(&d, FIXTURE_FREE_KB);
-		snprintf(rel, sizeof(rel), "proc/%d/statm", PID);
-		snprintf(text, sizeof(text), "%llu %llu 0 0 0 0 0\n", pages, pages);
-		CHECK_EQ_INT(fs_tree_put(tree, rel, text), 0);
-		snprintf(rel, sizeof(rel), "proc/%d/maps", PID);
-		snprintf(text, sizeof(text), "%llx-%llx rw-p 00000000 00:00 0\n",
-			 (unsigned long long)BASE, (unsigned long long)(BASE + NPAGES * PG));
-		CHECK_EQ_INT(fs_tree_put(tree, rel, text), 0);
+		put_fill_proc(pages);
 		if (k == 3) {
 			fk.pids = pids;
 			fk.nr_pids = 2;
@@ -688,6 +697,43 @@ static void test_fill(void)
 	}
 }
 
+/*
+ * The fill pass's reads of the maps back off while they find nothing to
+ * fill: the first tick fills the second range; the read at 61 s finds it
+ * on the fast tier, so the next waits 120 s, not 60.  The kernel then
+ * demotes the range: at 121 s nothing reads the maps and it stays; at
+ * 181 s the read finds it and the tick fills it again.
+ */
+static void test_fill_backs_off(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct manager_ops fk;
+	char root[4096];
+
+	setup(&d, "interval_ms: 500\n"
+		  "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
+		  "promotion: {max_rate_mb_per_s: 0, batch_pages: 2048}\n"
+		  "demotion: {enabled: false}\ncopy_threads: {mode: off}\n",
+	      root, sizeof(root), &sf, &map, &fk);
+	writable_root(&d, FIXTURE_FREE_KB);
+	put_fill_proc(NPAGES);
+	CHECK_EQ_INT(start(&d, &fk), 0);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	CHECK_EQ_INT(manager_tick(&mgr, 1 * SEC), 0);
+	CHECK_EQ_INT(count_on(&map, 0, NPAGES, 0), NPAGES);
+	CHECK_EQ_INT(manager_tick(&mgr, 61 * SEC), 0);
+	for (int i = 512; i < NPAGES; i++)
+		map.node[i] = 1;
+	CHECK_EQ_INT(manager_tick(&mgr, 121 * SEC), 0);
+	CHECK_EQ_INT(count_on(&map, 512, NPAGES, 0), 0);
+	CHECK_EQ_INT(manager_tick(&mgr, 181 * SEC), 0);
+	CHECK_EQ_INT(count_on(&map, 512, NPAGES, 0), 512);
+	stop(&d);
+	fs_tree_remove(tree);
+}
+
 int main(int argc, char **argv)
 {
 	int r = pipe_env_init(argc, argv, "test_pipeline");
@@ -699,6 +745,7 @@ int main(int argc, char **argv)
 	RUN(test_peek_wakes);
 	RUN(test_background_hist);
 	RUN(test_fill);
+	RUN(test_fill_backs_off);
 	RUN(test_idle_pace);
 	RUN(test_partial_move_requeried);
 	RUN(test_recheck_sampled);
