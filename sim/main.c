@@ -201,8 +201,9 @@ static int run_one(const struct opts *o, const struct sim_machine *m,
 	s.nr_tenants = j->l.nr_tenants;
 	s.range_tenant = j->l.range_tenant;
 	s.budget_bytes = j->l.budget_bytes;
-	/* tierd's own kdamond: DAMON as tierd's config sets it. */
-	if (!strcmp(o->sampler, "damon") && !strncmp(sys->name, "tierd", 5)) {
+	/* tierd's own kdamond: DAMON as tierd's config sets it (and for
+	 * oracle-seen, which sees what tierd's source sees). */
+	if (!strcmp(o->sampler, "damon") && sys->tierd_source) {
 		r = sim_tierd_damon_spec(spec, sizeof(spec), &s, err);
 		if (r)
 			return r;

@@ -20,7 +20,7 @@
 #include "engine.h"
 #include "system.h"
 
-struct oracle {
+struct sim_oracle {
 	const struct sim_setup *s;
 	uint32_t *order, *bucket_start;
 };
@@ -52,9 +52,9 @@ const struct sim_system sim_sys_all_dram = {
 	.decide = none_decide, .destroy = none_destroy,
 };
 
-static int oracle_init(void **ret, const struct sim_setup *s)
+int sim_oracle_new(const struct sim_setup *s, struct sim_oracle **ret)
 {
-	struct oracle *o = calloc(1, sizeof(*o));
+	struct sim_oracle *o = calloc(1, sizeof(*o));
 
 	if (!o)
 		return -ENOMEM;
@@ -62,13 +62,20 @@ static int oracle_init(void **ret, const struct sim_setup *s)
 	o->order = malloc(s->nr_ranges * sizeof(*o->order));
 	o->bucket_start = malloc(34 * sizeof(*o->bucket_start));
 	if (!o->order || !o->bucket_start) {
-		free(o->order);
-		free(o->bucket_start);
-		free(o);
+		sim_oracle_free(o);
 		return -ENOMEM;
 	}
 	*ret = o;
 	return 0;
+}
+
+void sim_oracle_free(struct sim_oracle *o)
+{
+	if (!o)
+		return;
+	free(o->order);
+	free(o->bucket_start);
+	free(o);
 }
 
 static int heat_bucket(uint32_t a)
@@ -77,7 +84,7 @@ static int heat_bucket(uint32_t a)
 }
 
 /* Ranges in ascending log2 bucket of @heat (a counting sort). */
-static void order_by_heat(struct oracle *o, const uint32_t *heat)
+static void order_by_heat(struct sim_oracle *o, const uint32_t *heat)
 {
 	uint32_t n = o->s->nr_ranges, *b = o->bucket_start;
 
@@ -105,12 +112,10 @@ static int pick_node(const struct sim_view *v, bool fast, uint64_t *used)
 	return best;
 }
 
-static int oracle_decide(void *st, const struct sim_view *v,
-			 struct sim_move *moves, uint32_t max, uint32_t *ret_n)
+int sim_oracle_place(struct sim_oracle *o, const struct sim_view *v, const uint32_t *heat,
+		     struct sim_move *moves, uint32_t max, uint32_t *ret_n)
 {
-	struct oracle *o = st;
 	const struct sim_machine *m = v->s->m;
-	const uint32_t *heat = v->next ? v->next : v->truth;
 	uint32_t n = v->s->nr_ranges, fast_ranges = 0, t, want = 0, k = 0;
 	uint64_t used[SIM_MAX_NODES];
 	int free_fast = 0, node;
@@ -158,13 +163,24 @@ static int oracle_decide(void *st, const struct sim_view *v,
 	return 0;
 }
 
+static int oracle_init(void **ret, const struct sim_setup *s)
+{
+	struct sim_oracle *o = NULL;
+	int r = sim_oracle_new(s, &o);
+
+	*ret = o;
+	return r;
+}
+
+static int oracle_decide(void *st, const struct sim_view *v,
+			 struct sim_move *moves, uint32_t max, uint32_t *ret_n)
+{
+	return sim_oracle_place(st, v, v->next ? v->next : v->truth, moves, max, ret_n);
+}
+
 static void oracle_destroy(void *st)
 {
-	struct oracle *o = st;
-
-	free(o->order);
-	free(o->bucket_start);
-	free(o);
+	sim_oracle_free(st);
 }
 
 const struct sim_system sim_sys_oracle = {

@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "sys_tierd.h"
 #include "system.h"
 
 #include "daemon.h"
@@ -362,24 +363,48 @@ static int make_conf(struct tsim *t)
 	return fclose(f) ? -EIO : 0;
 }
 
+int sim_tierd_conf_read(struct tierd_conf *c, char *err)
+{
+	char *errors = NULL;
+
+	if (!sim_tierd_conf || !*sim_tierd_conf) {
+		conf_defaults(c);
+		return 0;
+	}
+	if (conf_load(sim_tierd_conf, c, &errors) < 0) {
+		snprintf(err, SIM_ERR_LEN, "%s", errors ? errors : sim_tierd_conf);
+		free(errors);
+		return -EINVAL;
+	}
+	free(errors);
+	return 0;
+}
+
+uint64_t sim_tierd_period(const struct tierd_conf *c, const struct page_geom *g, uint64_t period,
+			  uint64_t cost_ns, uint64_t interval_ns)
+{
+	struct sampler_bpf_params bp;
+	struct sample_period_params sp;
+
+	if (!interval_ns)
+		return period;
+	sampler_bpf_params_default(&bp, g);
+	sp = (struct sample_period_params){ .budget_pct = c->sampling.cpu_budget_pct,
+					    .min_period = bp.period_min,
+					    .max_period = bp.period_max };
+	return sample_period_next(&sp, period, cost_ns, interval_ns, 1);
+}
+
 int sim_tierd_damon_spec(char *buf, size_t len, const struct sim_setup *s, char *err)
 {
 	static struct tierd_conf c;
 	const struct sim_machine *m = s->m;
 	struct damon_attrs conf, fit;
 	struct page_geom g;
-	char *errors = NULL;
+	int r = sim_tierd_conf_read(&c, err);
 
-	if (sim_tierd_conf && *sim_tierd_conf) {
-		if (conf_load(sim_tierd_conf, &c, &errors) < 0) {
-			snprintf(err, SIM_ERR_LEN, "%s", errors ? errors : sim_tierd_conf);
-			free(errors);
-			return -EINVAL;
-		}
-		free(errors);
-	} else {
-		conf_defaults(&c);
-	}
+	if (r)
+		return r;
 	conf = (struct damon_attrs){ .sample_us = c.sampling.damon_sample_us,
 				     .aggr_us = c.sampling.damon_aggr_us,
 				     .min_nr_regions = c.sampling.damon_min_regions,
@@ -425,20 +450,13 @@ static int ts_set_targets(struct sampler *s, const pid_t *p, size_t n)
 static void ts_adapt(struct tsim *t, uint64_t now_ns)
 {
 	uint64_t interval = t->rate_ns && now_ns > t->rate_ns ? now_ns - t->rate_ns : 0;
-	struct sampler_bpf_params bp;
-	struct sample_period_params sp;
 
 	if (!t->rate)
 		return;
-	sampler_bpf_params_default(&bp, &t->d.geom);
-	sp = (struct sample_period_params){ .budget_pct = t->d.conf->sampling.cpu_budget_pct,
-					    .min_period = bp.period_min,
-					    .max_period = bp.period_max };
 	t->st.cost_pct = sample_cost_pct(t->rate->cost_ns, interval, 1);
 	t->st.cpu_seconds += (double)t->rate->cost_ns / 1e9;
-	if (interval)
-		t->rate->period = sample_period_next(&sp, t->rate->period, t->rate->cost_ns,
-						     interval, 1);
+	t->rate->period = sim_tierd_period(t->d.conf, &t->d.geom, t->rate->period,
+					   t->rate->cost_ns, interval);
 	t->rate->cost_ns = 0;
 	t->rate_ns = now_ns;
 }
@@ -915,13 +933,15 @@ static uint64_t tierd_ticks(void *state)
 }
 
 const struct sim_system sim_sys_tierd_vanilla = {
-	.name = "tierd-vanilla", .kernel = SIM_KERNEL_VANILLA, .init = vanilla_init,
+	.name = "tierd-vanilla", .kernel = SIM_KERNEL_VANILLA, .tierd_source = true,
+	.init = vanilla_init,
 	.decide = tierd_decide, .destroy = tierd_destroy,
 	.unit = "ticks", .units = tierd_ticks,
 };
 
 const struct sim_system sim_sys_tierd_patched = {
-	.name = "tierd-patched", .kernel = SIM_KERNEL_PATCHED, .init = patched_init,
+	.name = "tierd-patched", .kernel = SIM_KERNEL_PATCHED, .tierd_source = true,
+	.init = patched_init,
 	.decide = tierd_decide, .destroy = tierd_destroy,
 	.unit = "ticks", .units = tierd_ticks,
 };

@@ -66,6 +66,9 @@ struct sim_system {
 	enum sim_kernel kernel;		/* whose migration cost applies */
 	bool all_fast;			/* cost every access at the fast tier */
 	bool own_sampler;		/* reads the truth through its own model */
+	/* Samples as tierd's source does: DAMON with the attributes tierd
+	 * asks for (sim_tierd_damon_spec()). */
+	bool tierd_source;
 	uint64_t fault_ns;		/* a SIM_MOVE_FAULT's cost per folio */
 	int (*init)(void **ret_state, const struct sim_setup *s);
 	/*
@@ -84,6 +87,16 @@ struct sim_system {
 	const char *unit;
 	uint64_t (*units)(void *state);
 };
+
+/*
+ * The oracle's placement (sys_basic.c), for a system that is the oracle
+ * told less: its moves for @v were @heat the next interval's accesses.
+ */
+struct sim_oracle;
+int sim_oracle_new(const struct sim_setup *s, struct sim_oracle **ret);
+void sim_oracle_free(struct sim_oracle *o);
+int sim_oracle_place(struct sim_oracle *o, const struct sim_view *v, const uint32_t *heat,
+		     struct sim_move *moves, uint32_t max, uint32_t *ret_n);
 
 /* The system called @name, or NULL. */
 const struct sim_system *sim_system_find(const char *name);

@@ -127,6 +127,69 @@ static void test_oracle(void)
 	sim_result_free(&res);
 }
 
+/* Three intervals: {10, 0, 5}, nothing, {10, 0, 5}. */
+static int gap_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
+{
+	*ret_end = i >= 3;
+	if (!*ret_end && i != 1) {
+		acc[0] = 10;
+		acc[2] = 5;
+	}
+	return 0;
+}
+
+/* A sampler that sees range 0 in the first interval only, and range 2
+ * never; each call costs 1 ms of CPU (10% of a 10 ms interval). */
+static struct sim_rate blind_rate;
+
+static void blind_sample(void *st, const uint32_t *acc, uint32_t n, uint32_t *seen,
+			 uint64_t *cost_ns)
+{
+	int *calls = st;
+
+	memset(seen, 0, n * sizeof(*seen));
+	if (!(*calls)++)
+		seen[0] = acc[0];
+	blind_rate.cost_ns += 1000000;
+	*cost_ns += 1000000;
+}
+
+/*
+ * oracle-seen knows the next interval's accesses of the ranges its
+ * sampler has named, ever: range 0, seen in interval 0 and idle in
+ * interval 1, moves at the end of interval 1 for interval 2 (10 x 100 ns
+ * there); range 2, never seen, stays slow (5 x 300 ns in intervals 0 and
+ * 2).  The oracle moves both.  The period goes as tierd's source sets it:
+ * 10% of a CPU is over the 2% budget, so longer.
+ */
+static void test_oracle_seen(void)
+{
+	static const uint16_t tenant[3];
+	struct sim_machine m = machine();
+	uint64_t budgets[1] = { 0 };
+	struct sim_setup s = { .m = &m, .range_bytes = 2 * MIB, .interval_ns = 10000000,
+			       .nr_ranges = 3, .nr_tenants = 1, .range_tenant = tenant,
+			       .budget_bytes = budgets };
+	int calls = 0;
+	struct sim_sampler blind = { .name = "blind", .state = &calls, .rate = &blind_rate,
+				     .sample = blind_sample };
+	struct sim_run r = { .s = &s, .sys = sim_system_find("oracle-seen"),
+			     .src = { .fill = gap_fill }, .sampler = &blind,
+			     .max_intervals = 100 };
+	struct sim_result res;
+
+	blind_rate = (struct sim_rate){ .period = 10007 };
+	CHECK(r.sys != NULL);
+	CHECK_EQ_INT(sim_engine_run(&r, &res), 0);
+	CHECK(!res.over_capacity && !res.pages_lost && !res.over_budget);
+	CHECK(res.access_ns == 15 * 300 + 10 * 100 + 5 * 300);
+	CHECK_EQ_U64(res.bytes_migrated, 2 * MIB);
+	CHECK_EQ_U64(res.stall_ns, 400 + RANGE_NS);
+	CHECK(blind_rate.period > 10007);
+	CHECK_EQ_U64(blind_rate.cost_ns, 0);
+	sim_result_free(&res);
+}
+
 static void test_all_dram(void)
 {
 	struct sim_result res = run(sim_system_find("all-dram"), 0, 10000000);
@@ -241,6 +304,7 @@ int main(void)
 	RUN(test_threshold);
 	RUN(test_none);
 	RUN(test_oracle);
+	RUN(test_oracle_seen);
 	RUN(test_all_dram);
 	RUN(test_pingpong);
 	RUN(test_refusals);
