@@ -7,7 +7,7 @@
  * time (sys_basic.c).  Its sampler is tierd's: DAMON with the attributes
  * tierd asks for (sim_tierd_damon_spec()), hardware sampling at the period
  * tierd's CPU budget sets (sampling.cpu_budget_pct of --tierd-conf, or
- * tierd's default), adapted at the end of each interval as the BPF source
+ * tierd's default), adapted to each interval's cost as the BPF source
  * adapts it at a drain.
  *
  * What it tells: no policy that moves only what its source has named does
@@ -32,7 +32,6 @@ struct oracle_seen {
 	uint32_t *heat;		/* [nr_ranges]: the next interval's, where named */
 	struct tierd_conf conf;
 	struct page_geom geom;
-	uint64_t rate_ns;	/* when the period was last set */
 };
 
 static void seen_destroy(void *st)
@@ -75,12 +74,9 @@ static int seen_decide(void *st, const struct sim_view *v, struct sim_move *move
 	const uint32_t *next = v->next ? v->next : v->truth;
 
 	if (v->rate) {
-		uint64_t interval = t->rate_ns ? v->now_ns - t->rate_ns : 0;
-
 		v->rate->period = sim_tierd_period(&t->conf, &t->geom, v->rate->period,
-						   v->rate->cost_ns, interval);
+						   v->rate->cost_ns, v->s->interval_ns);
 		v->rate->cost_ns = 0;
-		t->rate_ns = v->now_ns;
 	}
 	for (uint32_t r = 0; r < v->s->nr_ranges; r++) {
 		t->named[r] |= v->seen[r] != 0;

@@ -97,9 +97,10 @@ struct tsim {
 	/* The sampler model's view since the last drain, for the next. */
 	uint32_t *view;		/* [nr_ranges] */
 	bool fresh;
-	/* The hardware sampler's rate where tierd sets it, and when it did. */
+	/* The hardware sampler's rate where tierd sets it, and the sampled
+	 * time whose cost rate->cost_ns holds. */
 	struct sim_rate *rate;
-	uint64_t rate_ns;
+	uint64_t rate_span_ns;
 	struct sampler_status st;
 };
 
@@ -444,21 +445,24 @@ static int ts_set_targets(struct sampler *s, const pid_t *p, size_t n)
  * every drain that takes samples: the period from the cost since the last,
  * by core's sample_period_next() within the source's bounds and the
  * config's sampling.cpu_budget_pct.  The model's cost stands for the
- * program's measured run time.  (The model samples an interval at once: a
- * drain with no interval since the last has no cost to judge.)
+ * program's measured run time.  The model samples an interval at once, so
+ * the cost is judged over the intervals sampled since the last drain, not
+ * over the time between the drains: a drain half a second after the last
+ * (the idle pace's ticks fall on the half second) would take a whole
+ * interval's cost as twice the budget and halve the rate.
  */
-static void ts_adapt(struct tsim *t, uint64_t now_ns)
+static void ts_adapt(struct tsim *t)
 {
-	uint64_t interval = t->rate_ns && now_ns > t->rate_ns ? now_ns - t->rate_ns : 0;
+	uint64_t span = t->rate_span_ns;
 
 	if (!t->rate)
 		return;
-	t->st.cost_pct = sample_cost_pct(t->rate->cost_ns, interval, 1);
+	t->st.cost_pct = sample_cost_pct(t->rate->cost_ns, span, 1);
 	t->st.cpu_seconds += (double)t->rate->cost_ns / 1e9;
 	t->rate->period = sim_tierd_period(t->d.conf, &t->d.geom, t->rate->period,
-					   t->rate->cost_ns, interval);
+					   t->rate->cost_ns, span);
 	t->rate->cost_ns = 0;
-	t->rate_ns = now_ns;
+	t->rate_span_ns = 0;
 }
 
 static int ts_drain(struct sampler *s, struct hot_table *tab, uint64_t now_ns)
@@ -469,7 +473,7 @@ static int ts_drain(struct sampler *s, struct hot_table *tab, uint64_t now_ns)
 
 	if (!t->fresh)
 		return 0;
-	ts_adapt(t, now_ns);
+	ts_adapt(t);
 	t->fresh = false;
 	for (uint32_t r = 0; r < ss->nr_ranges; r++) {
 		int k;
@@ -889,6 +893,7 @@ static int tierd_decide(void *state, const struct sim_view *v, struct sim_move *
 		t->tenant_node[s->range_tenant[r] * s->m->nr_nodes + t->node[r]] += s->range_bytes;
 	view_add(t, v->seen);
 	t->rate = v->rate;
+	t->rate_span_ns += s->interval_ns;
 	t->nr_moves = 0;
 	t->copy_ns = 0;
 	t->max_moves = max;

@@ -360,18 +360,24 @@ static void test_tierd_drains_between_ticks(void)
  * config's sampling.cpu_budget_pct, as its BPF source sets its events':
  * 1e9 accesses a second at 1500 ns a sample cost 15 % of a CPU at the
  * start period; some drains later the share lies between a quarter of
- * the budget and the budget (core/sample_period.h).
+ * the budget and the budget (core/sample_period.h), and stays: with
+ * ticks every 300 ms the drains fall off the intervals' seconds, some
+ * less than a second apart, and the cost is judged over the intervals
+ * each drain takes, not the time between the drains (which would read
+ * more than the share, over the budget).
  */
 static void test_tierd_sets_sampling_rate(void)
 {
 	enum { NR = 64 };
 	const double budget_pct = 1.5, per_s = 1e9, sample_ns = 1500;
 	struct sim_rate rate = { .period = 10007 };
-	char conf[] = "/tmp/tierd-sim-test.XXXXXX", body[64];
+	char conf[] = "/tmp/tierd-sim-test.XXXXXX", body[96];
 	double share = 100.0;
+	uint64_t settled = 0;
 	struct rig g;
 
-	snprintf(body, sizeof(body), "sampling:\n  cpu_budget_pct: %g\n", budget_pct);
+	snprintf(body, sizeof(body), "interval_ms: 300\nsampling:\n  cpu_budget_pct: %g\n",
+		 budget_pct);
 	if (!conf_start(conf, body))
 		return;
 	if (rig_start(&g, NR, 1000000000, false, false)) {
@@ -383,6 +389,9 @@ static void test_tierd_sets_sampling_rate(void)
 			for (uint32_t r = 0; r < NR; r++)
 				g.seen[r] = r < 4 ? 5 : 0;
 			rig_interval(&g, k);
+			if (k == 3)
+				settled = rate.period;
+			CHECK(k < 3 || rate.period == settled);
 		}
 	}
 	rig_stop(&g);
