@@ -381,34 +381,6 @@ static int rescan(struct sample_stage *m, const struct tierd_conf *c, struct can
 	return 0;
 }
 
-/*
- * Nothing to move for a while (see idle_interval_ms): sample less.  Once
- * slow, less than TIERD_IDLE_MOVE_BYTES moved since the pace was last set
- * (a range or two at a settled hot set's edge, found by a tick a peek
- * brought forward; the ticks of a backlog, which do not sample, count too)
- * does not end that, though the ticks come sooner for a while; more does:
- * one such 2 MiB move after the hot set has settled would otherwise put
- * the kdamond back at full pace for seconds.
- */
-static int set_pace(struct sample_stage *m, const struct tierd_conf *c,
-		    const struct sample_in *in, uint64_t now_ns)
-{
-	uint64_t moved = in->moved_bytes_total - m->moved_at_pace;
-	bool slow = in->idle_ticks >= 2 || (m->pace > 1 && moved < TIERD_IDLE_MOVE_BYTES);
-	unsigned int pace = slow ? c->sampling.damon_idle_slowdown : 1;
-	int r = sampler_set_pace(m->s, pace);
-
-	if (r < 0)
-		return r;
-	if (pace != m->pace)
-		log_debug("sample at %.3f s: pace 1/%u (%u idle ticks, %llu bytes moved since "
-			  "the last pace)", (double)(now_ns - in->start_ns) / 1e9, pace,
-			  in->idle_ticks, (unsigned long long)moved);
-	m->pace = pace;
-	m->moved_at_pace = in->moved_bytes_total;
-	return 0;
-}
-
 int sample_step(struct sample_stage *m, const struct tierd_conf *c, const struct sample_in *in,
 		struct cand_procs *procs, struct tierd_stats *st, uint64_t now_ns)
 {
@@ -431,10 +403,11 @@ int sample_step(struct sample_stage *m, const struct tierd_conf *c, const struct
 	r = sampler_drain(m->s, &m->hot, now_ns);
 	if (r < 0)
 		return r;
-	r = set_pace(m, c, in, now_ns);
+	r = sample_set_pace(m, c, in, now_ns);
 	if (r < 0)
 		return r;
 	sampler_describe(m->s, &ss);
+	sample_fit_half_life(m, c, ss.period, now_ns);
 	/* E.g. the DAMON source moving to its tracepoint at the first idle pace. */
 	if (ss.generation != m->generation) {
 		m->generation = ss.generation;

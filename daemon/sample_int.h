@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The sample stage's state (sample.c), shared with sample_peek.c: the
- * source between idle ticks.
+ * The sample stage's state (sample.c), shared with sample_peek.c (the
+ * source between idle ticks) and sample_pace.c (how it samples).
  */
 #ifndef TIERD_SAMPLE_INT_H
 #define TIERD_SAMPLE_INT_H
@@ -56,5 +56,15 @@ struct sample_stage {
 	uint64_t woke_new; /* the new heat of the last wake */
 	char proc_root[CONF_PATH_MAX]; /* ROOT/proc: a process's cgroup */
 };
+
+struct sample_in;
+
+/* sample_pace.c: the source's pace for this tick (idle_interval_ms). */
+int sample_set_pace(struct sample_stage *m, const struct tierd_conf *c,
+		    const struct sample_in *in, uint64_t now_ns);
+/* sample_pace.c: the table's half-life for a source sampling one event in
+ * @period (0: none), from sampling.half_life_ms (core/sample_period.h). */
+void sample_fit_half_life(struct sample_stage *m, const struct tierd_conf *c, uint64_t period,
+			  uint64_t now_ns);
 
 #endif

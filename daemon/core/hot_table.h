@@ -140,6 +140,10 @@ int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 /* Call @fn for each record from now on; NULL stops it. */
 void hot_set_observer(struct hot_table *t, hot_observer_fn fn, void *ctx);
 
+/* Heat halves every @half_life_ns from @now_ns on; every entry keeps the
+ * heat it has at @now_ns.  One pass over the table. */
+void hot_set_half_life(struct hot_table *t, uint64_t half_life_ns, uint64_t now_ns);
+
 /* Length of the entry covering @addr of @pid: geom.range, geom.base, or 0. */
 uint64_t hot_entry_len(const struct hot_table *t, pid_t pid, uint64_t addr);
 

@@ -58,16 +58,12 @@ static float hot_rescale(float v, double f)
 
 	return r < FLT_MIN_NORMAL ? 0.0f : (float)r;
 }
-void hot_maybe_rebase(struct hot_table *t, uint64_t now_ns)
+
+/* Stored values to heat at @now_ns (@heat), tick stamps back by @shift. */
+static void rebase(struct hot_table *t, uint64_t now_ns, bool heat, uint64_t shift)
 {
-	double span = (double)t->params.half_life_ns * REBASE_HALF_LIVES;
-	bool heat = now_ns > t->epoch_ns && (double)(now_ns - t->epoch_ns) >= span;
-	uint64_t age = now_ns > t->time_base_ns ? (now_ns - t->time_base_ns) >> HOT_TIME_SHIFT : 0;
-	uint64_t shift = age >= TICK_REBASE ? age - TICK_AFTER : 0;
 	double f = heat ? 1.0 / hot_scale(t, now_ns) : 1.0;
 
-	if (!heat && !shift)
-		return;
 	for_each_occupied_slot(t, i) {
 		struct hot_entry *e = &t->slots[i];
 		uint32_t tick = TAIL_TICK(e->tail);
@@ -91,4 +87,24 @@ void hot_maybe_rebase(struct hot_table *t, uint64_t now_ns)
 	}
 	t->time_base_ns += shift << HOT_TIME_SHIFT;
 	t->st.rebases++;
+}
+
+void hot_maybe_rebase(struct hot_table *t, uint64_t now_ns)
+{
+	double span = (double)t->params.half_life_ns * REBASE_HALF_LIVES;
+	bool heat = now_ns > t->epoch_ns && (double)(now_ns - t->epoch_ns) >= span;
+	uint64_t age = now_ns > t->time_base_ns ? (now_ns - t->time_base_ns) >> HOT_TIME_SHIFT : 0;
+	uint64_t shift = age >= TICK_REBASE ? age - TICK_AFTER : 0;
+
+	if (heat || shift)
+		rebase(t, now_ns, heat, shift);
+}
+
+void hot_set_half_life(struct hot_table *t, uint64_t half_life_ns, uint64_t now_ns)
+{
+	if (!half_life_ns || half_life_ns == t->params.half_life_ns)
+		return;
+	/* Each entry's heat now, then the new rate of decay from now on. */
+	rebase(t, now_ns > t->epoch_ns ? now_ns : t->epoch_ns, true, 0);
+	t->params.half_life_ns = half_life_ns;
 }

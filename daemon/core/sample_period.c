@@ -32,3 +32,12 @@ uint64_t sample_period_next(const struct sample_period_params *p, uint64_t perio
 		return clamp_period(p, (double)period / 2.0);
 	return clamp_period(p, (double)period);
 }
+
+uint64_t sample_half_life_ns(uint64_t base_ns, uint64_t period)
+{
+	if (period <= SAMPLE_HALF_LIFE_PERIOD)
+		return base_ns;
+	if (period >= (uint64_t)SAMPLE_HALF_LIFE_PERIOD * SAMPLE_HALF_LIFE_STRETCH)
+		return base_ns * SAMPLE_HALF_LIFE_STRETCH;
+	return (uint64_t)((double)base_ns * (double)period / SAMPLE_HALF_LIFE_PERIOD);
+}

@@ -28,4 +28,30 @@ uint64_t sample_period_next(const struct sample_period_params *p, uint64_t perio
 /* The CPU share in % that @cost_ns over @interval_ns on @ncpus CPUs is. */
 double sample_cost_pct(uint64_t cost_ns, uint64_t interval_ns, unsigned int ncpus);
 
+/* The period the configured half-life is meant at: the BPF source's first
+ * (sampler_bpf_params_default()'s period_init). */
+#define SAMPLE_HALF_LIFE_PERIOD 10007
+#define SAMPLE_HALF_LIFE_STRETCH 4 /* the longest, in configured half-lives */
+
+/*
+ * The hotness table's half-life for a source sampling one event in
+ * @period, from @base_ns, the configured one: in proportion longer for a
+ * period sparser than SAMPLE_HALF_LIFE_PERIOD, at most
+ * SAMPLE_HALF_LIFE_STRETCH times, never shorter; @base_ns for a source
+ * without a period (0: DAMON).
+ *
+ * Why.  A range's heat is its samples decayed: for a steady access rate
+ * about rate / period * half-life / ln 2.  The CPU budget sets the period
+ * (on a busy host of a terabyte one event in 90000 to 190000), and at a
+ * fixed half-life it scales every range's heat down by as much: a hot
+ * range draws a sample every few seconds, and the crowded floor's two
+ * samples within a half-life of 5 s come to a hot range of tierd-sim's
+ * dram+cxl 1 TiB shift workload in about 1 s out of 40.  With the
+ * half-life in proportion to the period a rate reads as about the same
+ * heat whatever the period, and the thresholds (the crowded floor, a fixed
+ * hot_threshold) mean the same rate; the stretch is capped because heat
+ * follows a cooling page by the half-life too.
+ */
+uint64_t sample_half_life_ns(uint64_t base_ns, uint64_t period);
+
 #endif

@@ -70,6 +70,26 @@ static void test_decay_exact(void)
 	CHECK(near(hot_heat(&t, 7, 0x1000, SEC + SEC / 2), 8.0 / hot_exp2(0.5)));
 }
 
+/* A new half-life keeps each entry's heat and decays it at the new rate
+ * from then on; samples after it add at the new rate too. */
+static void test_set_half_life(void)
+{
+	struct hot_table t;
+
+	mk(&t, SEC, 16);
+	hot_record(&t, 7, 0x1000, PG, 8.0, 0);
+	hot_record(&t, 7, 0x2000, PG, 2.0, 0);
+	hot_set_half_life(&t, 4 * SEC, 2 * SEC);
+	CHECK(near(hot_heat(&t, 7, 0x1000, 2 * SEC), 2.0));
+	CHECK(near(hot_heat(&t, 7, 0x2000, 2 * SEC), 0.5));
+	CHECK(near(hot_heat(&t, 7, 0x1000, 6 * SEC), 1.0));
+	hot_record(&t, 7, 0x1000, PG, 3.0, 6 * SEC);
+	CHECK(near(hot_heat(&t, 7, 0x1000, 14 * SEC), 1.0));
+	/* Back to a second: 1.0 halves each second again. */
+	hot_set_half_life(&t, SEC, 14 * SEC);
+	CHECK(near(hot_heat(&t, 7, 0x1000, 16 * SEC), 0.25));
+}
+
 /* The worked example at the top of hotness.c. */
 static void test_worked_example(void)
 {
@@ -818,6 +838,7 @@ int main(void)
 {
 	RUN(test_exp2);
 	RUN(test_decay_exact);
+	RUN(test_set_half_life);
 	RUN(test_worked_example);
 	RUN(test_eviction_picks_coldest_now);
 	RUN(test_thp_folding);

@@ -21,6 +21,7 @@
 
 #include "fs_tree.h"
 #include "pipe_env.h"
+#include "sample_period.h"
 #include "test.h"
 
 static void test_promote(void)
@@ -734,6 +735,38 @@ static void test_fill_backs_off(void)
 	fs_tree_remove(tree);
 }
 
+/*
+ * The table's half-life follows the source's period: the configured 10 s
+ * (the default) at one event in SAMPLE_HALF_LIFE_PERIOD or denser, four
+ * times that at four times the period or sparser (core/sample_period.h);
+ * the heat an entry has when it changes stays.
+ */
+static void test_half_life_follows_period(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct manager_ops fk;
+	struct hot_table *t;
+	char root[4096];
+	double h;
+
+	setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
+	CHECK_EQ_INT(start(&d, &fk), 0);
+	t = sample_table(mgr.sample);
+	CHECK_EQ_U64(t->params.half_life_ns, 10 * SEC);
+	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
+	sf.st.period = 4 * SAMPLE_HALF_LIFE_PERIOD;
+	CHECK_EQ_INT(manager_tick(&mgr, 1 * SEC), 0);
+	CHECK_EQ_U64(t->params.half_life_ns, 40 * SEC);
+	h = hot_heat(t, PID, BASE, 41 * SEC);
+	CHECK(h > 9.99 && h < 10.01);
+	sf.st.period = 1000;
+	CHECK_EQ_INT(manager_tick(&mgr, 2 * SEC), 0);
+	CHECK_EQ_U64(t->params.half_life_ns, 10 * SEC);
+	stop(&d);
+}
+
 int main(int argc, char **argv)
 {
 	int r = pipe_env_init(argc, argv, "test_pipeline");
@@ -746,6 +779,7 @@ int main(int argc, char **argv)
 	RUN(test_background_hist);
 	RUN(test_fill);
 	RUN(test_fill_backs_off);
+	RUN(test_half_life_follows_period);
 	RUN(test_idle_pace);
 	RUN(test_partial_move_requeried);
 	RUN(test_recheck_sampled);

@@ -37,10 +37,22 @@ static void test_under_budget(void)
 	CHECK_EQ_U64(sample_period_next(&P, 10000, 20000000, 0, 4), 10000);
 }
 
+static void test_half_life(void)
+{
+	/* At or under the period it is meant at, and without a period: as
+	 * configured; sparser in proportion, up to four times. */
+	CHECK_EQ_U64(sample_half_life_ns(5 * SEC, 0), 5 * SEC);
+	CHECK_EQ_U64(sample_half_life_ns(5 * SEC, 1000), 5 * SEC);
+	CHECK_EQ_U64(sample_half_life_ns(5 * SEC, SAMPLE_HALF_LIFE_PERIOD), 5 * SEC);
+	CHECK_EQ_U64(sample_half_life_ns(5 * SEC, 2 * SAMPLE_HALF_LIFE_PERIOD), 10 * SEC);
+	CHECK_EQ_U64(sample_half_life_ns(5 * SEC, 190974), 20 * SEC);
+}
+
 int main(void)
 {
 	RUN(test_cost_pct);
 	RUN(test_over_budget_grows_in_one_step);
 	RUN(test_under_budget);
+	RUN(test_half_life);
 	return TEST_EXIT();
 }
