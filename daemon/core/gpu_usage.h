@@ -12,12 +12,13 @@
  * GPU_USAGE_REFRESH_NS, or GPU_USAGE_BUSY_REFRESH_NS while tierd moves its
  * pages there, and never sooner than GPU_USAGE_READ_SPACING times its last
  * read took: the walk of a terabyte of 4 KiB pages takes seconds, and
- * read every second it would be the tick).  A cgroup counts the pages charged to it; a shared
- * library's page cache that its processes map is charged to whoever read
- * it first, and a heated page of it moves onto the node all the same
- * (MPOL_MF_MOVE_ALL): the rule's cgroups hold the larger of their reading
- * and their tracked processes' readings.  Between two reads, what tierd itself planned to
- * promote onto the rule's node is added (gpu_usage_planned()), so a read
+ * read every second it would be the tick).  A cgroup counts the pages
+ * charged to it; a shared library's page cache that its processes map is
+ * charged to whoever read it first, and a heated page of it moves onto
+ * the node all the same (MPOL_MF_MOVE_ALL): the rule's cgroups hold the
+ * larger of their reading and their tracked processes' readings.  Between
+ * two reads, what tierd itself planned to promote onto the rule's node is
+ * added (gpu_usage_planned()), so a read
  * that is seconds old never lets a rule past its cap: an intent that did
  * not land counts until the next read, which only holds the rule back a
  * little early.  A rule with a process never read yet, or whose cgroup
