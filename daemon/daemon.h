@@ -72,6 +72,8 @@ struct tierd_stats {
 	char sampler_not_taken[512]; /* "name: why" per source not taken, "; "-joined */
 	double sampler_cpu_seconds_total; /* the source's (sampler_status) */
 	double sampler_cost_pct; /* ... over its last drain interval */
+	uint64_t sampler_period; /* events a sample, where the source has one */
+	uint64_t heat_half_life_ns; /* the table's, as the period stretches it */
 	char sampler_cost_source[16]; /* how it is known; "none" */
 	uint64_t sampler_samples_total;
 	uint64_t sampler_peeks_total;	/* looks the source woke tierd for */

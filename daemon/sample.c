@@ -416,6 +416,8 @@ int sample_step(struct sample_stage *m, const struct tierd_conf *c, const struct
 	st->sampler_samples_total = ss.samples;
 	st->sampler_cpu_seconds_total = ss.cpu_seconds;
 	st->sampler_cost_pct = ss.cost_pct;
+	st->sampler_period = ss.period;
+	st->heat_half_life_ns = m->hot.params.half_life_ns;
 	snprintf(st->sampler_cost_source, sizeof(st->sampler_cost_source), "%s",
 		 ss.cost_source ? ss.cost_source : "none");
 	set_reason(st, ss.why);

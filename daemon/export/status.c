@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "sample_period.h"
 #include "status.h"
 #include "tierd-config.h"
 
@@ -46,6 +47,8 @@ static void sampler_json(const struct tierd_stats *s, FILE *f)
 	json_str(f, s->sampler_cost_source[0] ? s->sampler_cost_source : "none");
 	fprintf(f, ",\"peeks\":%llu,\"wakes\":%llu", (unsigned long long)s->sampler_peeks_total,
 		(unsigned long long)s->sampler_wakes_total);
+	fprintf(f, ",\"period\":%llu,\"half_life_s\":%.1f", (unsigned long long)s->sampler_period,
+		(double)s->heat_half_life_ns / 1e9);
 	fprintf(f, ",\"watched\":%u,\"candidates\":%u,\"watch_bound\":%u},", s->watch_procs,
 		s->watch_candidates, s->watch_bound);
 }
@@ -257,6 +260,30 @@ static void status_decision(const struct tierd_stats *s, FILE *f)
 	fputs(any ? "\n" : " nothing\n", f);
 }
 
+/* The "sampling:" lines: the source, its cost and pace, what it watches. */
+static void sampling_text(const struct tierd_stats *s, FILE *f)
+{
+	fprintf(f, "sampling: %s (%s)\n", s->sampler_source, s->sampler_reason);
+	if (s->sampler_not_taken[0])
+		fprintf(f, "          not taken: %s\n", s->sampler_not_taken);
+	if (s->sampler_cost_source[0] && strcmp(s->sampler_cost_source, "none"))
+		fprintf(f, "          costs %.2f%% of a CPU (%s), %.1f s since start\n",
+			s->sampler_cost_pct, s->sampler_cost_source, s->sampler_cpu_seconds_total);
+	if (s->heat_half_life_ns)
+		fprintf(f, "          heat halves every %.1f s%s\n", (double)s->heat_half_life_ns / 1e9,
+			s->sampler_period > SAMPLE_HALF_LIFE_PERIOD ?
+				" (stretched for the sampling period)" : "");
+	if (s->sampler_peeks_total)
+		fprintf(f, "          woken %llu times by new heat while idle, %llu ticks brought forward\n",
+			(unsigned long long)s->sampler_peeks_total,
+			(unsigned long long)s->sampler_wakes_total);
+	if (s->watch_bound)
+		fprintf(f, "          watches %u of %u processes (at most %u%s)\n", s->watch_procs,
+			s->watch_candidates, s->watch_bound,
+			s->watch_candidates > s->watch_bound ?
+				": those with the most memory on lower tiers" : "");
+}
+
 void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 {
 	const struct tierd_stats *s = &d->stats;
@@ -278,21 +305,7 @@ void status_render(const struct tierd *d, FILE *f, bool json, uint64_t now_ns)
 	if (s->knobs_foreign[0])
 		fprintf(f, "knobs:    changed by an administrator, left to them: %s\n",
 			s->knobs_foreign);
-	fprintf(f, "sampling: %s (%s)\n", s->sampler_source, s->sampler_reason);
-	if (s->sampler_not_taken[0])
-		fprintf(f, "          not taken: %s\n", s->sampler_not_taken);
-	if (s->sampler_cost_source[0] && strcmp(s->sampler_cost_source, "none"))
-		fprintf(f, "          costs %.2f%% of a CPU (%s), %.1f s since start\n",
-			s->sampler_cost_pct, s->sampler_cost_source, s->sampler_cpu_seconds_total);
-	if (s->sampler_peeks_total)
-		fprintf(f, "          woken %llu times by new heat while idle, %llu ticks brought forward\n",
-			(unsigned long long)s->sampler_peeks_total,
-			(unsigned long long)s->sampler_wakes_total);
-	if (s->watch_bound)
-		fprintf(f, "          watches %u of %u processes (at most %u%s)\n", s->watch_procs,
-			s->watch_candidates, s->watch_bound,
-			s->watch_candidates > s->watch_bound ?
-				": those with the most memory on lower tiers" : "");
+	sampling_text(s, f);
 	fprintf(f, "tiers:    %d from %s%s\n", d->topo.nr_tiers,
 		tier_sources[d->topo.tier_source],
 		d->topo.kernel_tiers_flat ?

@@ -217,6 +217,20 @@ static void test_lifecycle(void)
 	CHECK(strstr(text, "tierd_decision_fill_bytes 4194304\n"));
 	free(text);
 	d.stats.decision.promote_bytes = d.stats.decision.fill_bytes = 0;
+	/* The table's half-life, stretched for a sparse sampling period. */
+	d.stats.heat_half_life_ns = 40000000000ull;
+	d.stats.sampler_period = 93742;
+	text = render_status(&d, false);
+	CHECK(strstr(text, "\n          heat halves every 40.0 s (stretched for the sampling period)\n"));
+	free(text);
+	text = render_status(&d, true);
+	CHECK(strstr(text, "\"period\":93742,\"half_life_s\":40.0"));
+	free(text);
+	d.stats.sampler_period = 0;
+	d.stats.heat_half_life_ns = 10000000000ull;
+	text = render_status(&d, false);
+	CHECK(strstr(text, "\n          heat halves every 10.0 s\n"));
+	free(text);
 	d.stats.copy_threads = d.stats.copy_threads_max = 0;
 	text = render_status(&d, false);
 	CHECK(strstr(text, "\ncopy threads: 0 (mode auto)\n"));
