@@ -35,9 +35,9 @@ uint64_t sample_period_next(const struct sample_period_params *p, uint64_t perio
 
 uint64_t sample_half_life_ns(uint64_t base_ns, uint64_t period)
 {
-	if (period <= SAMPLE_HALF_LIFE_PERIOD)
+	if (period <= SAMPLE_PERIOD_INIT)
 		return base_ns;
-	if (period >= (uint64_t)SAMPLE_HALF_LIFE_PERIOD * SAMPLE_HALF_LIFE_STRETCH)
+	if (period >= (uint64_t)SAMPLE_PERIOD_INIT * SAMPLE_HALF_LIFE_STRETCH)
 		return base_ns * SAMPLE_HALF_LIFE_STRETCH;
-	return (uint64_t)((double)base_ns * (double)period / SAMPLE_HALF_LIFE_PERIOD);
+	return (uint64_t)((double)base_ns * (double)period / SAMPLE_PERIOD_INIT);
 }

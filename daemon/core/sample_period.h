@@ -28,15 +28,16 @@ uint64_t sample_period_next(const struct sample_period_params *p, uint64_t perio
 /* The CPU share in % that @cost_ns over @interval_ns on @ncpus CPUs is. */
 double sample_cost_pct(uint64_t cost_ns, uint64_t interval_ns, unsigned int ncpus);
 
-/* The period the configured half-life is meant at: the BPF source's first
- * (sampler_bpf_params_default()'s period_init). */
-#define SAMPLE_HALF_LIFE_PERIOD 10007
+/* The BPF source's first period (sampler_bpf_params_default()'s
+ * period_init, a prime so the samples do not beat with loop strides), and
+ * the one the configured half-life is meant at. */
+#define SAMPLE_PERIOD_INIT 10007
 #define SAMPLE_HALF_LIFE_STRETCH 4 /* the longest, in configured half-lives */
 
 /*
  * The hotness table's half-life for a source sampling one event in
  * @period, from @base_ns, the configured one: in proportion longer for a
- * period sparser than SAMPLE_HALF_LIFE_PERIOD, at most
+ * period sparser than SAMPLE_PERIOD_INIT, at most
  * SAMPLE_HALF_LIFE_STRETCH times, never shorter; @base_ns for a source
  * without a period (0: DAMON).
  *

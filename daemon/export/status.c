@@ -271,7 +271,7 @@ static void sampling_text(const struct tierd_stats *s, FILE *f)
 			s->sampler_cost_pct, s->sampler_cost_source, s->sampler_cpu_seconds_total);
 	if (s->heat_half_life_ns)
 		fprintf(f, "          heat halves every %.1f s%s\n", (double)s->heat_half_life_ns / 1e9,
-			s->sampler_period > SAMPLE_HALF_LIFE_PERIOD ?
+			s->sampler_period > SAMPLE_PERIOD_INIT ?
 				" (stretched for the sampling period)" : "");
 	if (s->sampler_peeks_total)
 		fprintf(f, "          woken %llu times by new heat while idle, %llu ticks brought forward\n",

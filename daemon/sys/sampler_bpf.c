@@ -25,6 +25,7 @@
 #include "cpulist.h"
 #include "fsutil.h"
 #include "pmu_attr.h"
+#include "sample_period.h"
 #include "sampler_bpf.h"
 
 #ifdef TIERD_HAVE_BPF_SKEL
@@ -411,7 +412,7 @@ void sampler_bpf_params_default(struct sampler_bpf_params *p, const struct page_
 	p->max_targets = 1024;
 	p->cpu_budget_pct = 1.0;
 	/* Primes, so the samples do not beat with loop strides. */
-	p->period_init = 10007;
+	p->period_init = SAMPLE_PERIOD_INIT;
 	p->period_min = 1009;
 	p->period_max = 1000003;
 	p->fold_thp = true;

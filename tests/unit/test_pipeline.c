@@ -737,7 +737,7 @@ static void test_fill_backs_off(void)
 
 /*
  * The table's half-life follows the source's period: the configured 10 s
- * (the default) at one event in SAMPLE_HALF_LIFE_PERIOD or denser, four
+ * (the default) at one event in SAMPLE_PERIOD_INIT or denser, four
  * times that at four times the period or sparser (core/sample_period.h);
  * the heat an entry has when it changes stays.
  */
@@ -756,7 +756,7 @@ static void test_half_life_follows_period(void)
 	t = sample_table(mgr.sample);
 	CHECK_EQ_U64(t->params.half_life_ns, 10 * SEC);
 	CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 20.0), 0);
-	sf.st.period = 4 * SAMPLE_HALF_LIFE_PERIOD;
+	sf.st.period = 4 * SAMPLE_PERIOD_INIT;
 	CHECK_EQ_INT(manager_tick(&mgr, 1 * SEC), 0);
 	CHECK_EQ_U64(t->params.half_life_ns, 40 * SEC);
 	h = hot_heat(t, PID, BASE, 41 * SEC);

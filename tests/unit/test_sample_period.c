@@ -43,8 +43,8 @@ static void test_half_life(void)
 	 * configured; sparser in proportion, up to four times. */
 	CHECK_EQ_U64(sample_half_life_ns(5 * SEC, 0), 5 * SEC);
 	CHECK_EQ_U64(sample_half_life_ns(5 * SEC, 1000), 5 * SEC);
-	CHECK_EQ_U64(sample_half_life_ns(5 * SEC, SAMPLE_HALF_LIFE_PERIOD), 5 * SEC);
-	CHECK_EQ_U64(sample_half_life_ns(5 * SEC, 2 * SAMPLE_HALF_LIFE_PERIOD), 10 * SEC);
+	CHECK_EQ_U64(sample_half_life_ns(5 * SEC, SAMPLE_PERIOD_INIT), 5 * SEC);
+	CHECK_EQ_U64(sample_half_life_ns(5 * SEC, 2 * SAMPLE_PERIOD_INIT), 10 * SEC);
 	CHECK_EQ_U64(sample_half_life_ns(5 * SEC, 190974), 20 * SEC);
 }
 
