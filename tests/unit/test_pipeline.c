@@ -713,11 +713,7 @@ static void test_fill_backs_off(void)
 	struct manager_ops fk;
 	char root[4096];
 
-	setup(&d, "interval_ms: 500\n"
-		  "tiers:\n  - {name: dram, nodes: [0]}\n  - {name: cxl, nodes: [1]}\n"
-		  "promotion: {max_rate_mb_per_s: 0, batch_pages: 2048}\n"
-		  "demotion: {enabled: false}\ncopy_threads: {mode: off}\n",
-	      root, sizeof(root), &sf, &map, &fk);
+	setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
 	writable_root(&d, FIXTURE_FREE_KB);
 	put_fill_proc(NPAGES);
 	CHECK_EQ_INT(start(&d, &fk), 0);
