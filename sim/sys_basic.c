@@ -11,7 +11,8 @@
  * same copy time per interval as any system, at the patched kernel's copy
  * costs, the cheaper: the best placement within the most migration
  * bandwidth the machine has, for tierd on either kernel, up to the log2
- * bucketing of heat.
+ * bucketing of heat.  Its placement is sim_oracle_place(), which
+ * oracle-seen (sys_oracle_seen.c) calls with less than the truth.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -8,8 +8,9 @@
  * and the tenants' budgets, in the order given (so demotions that make room
  * come first).  A system never changes the placement itself.
  *
- * Only the oracle reads the true accesses (`truth`, `next`): it is the
- * bound a real policy is compared with.
+ * Only the oracles read the true accesses (`truth`, `next`): the oracle
+ * is the bound a real policy is compared with, oracle-seen the bound of a
+ * policy that moves only what its sampler named.
  */
 #ifndef TIERD_SIM_SYSTEM_H
 #define TIERD_SIM_SYSTEM_H
