@@ -20,6 +20,7 @@
 #define HOT_SAMPLES_MAX 4095u		/* hot_entry_view.samples saturates here */
 #define HOT_TIME_SHIFT 27		/* last_ns is kept in units of 2^27 ns */
 #define HOT_EVICT_POOL 16		/* eviction candidates carried over */
+#define HOT_FRESH_HEAT 0.5		/* hot_stats.fresh: samples onto less heat */
 
 struct hot_params {
 	uint64_t half_life_ns;	/* heat halves every half_life_ns; > 0 */
@@ -48,6 +49,11 @@ struct hot_stats {
 	uint64_t max_entries;
 	uint64_t huge_entries;	/* of which ranges */
 	uint64_t records;	/* hot_record() calls that did something */
+	uint64_t samples;	/* their weights, each rounded */
+	/* of them, the weight folded into entries that held no heat to
+	 * speak of (under HOT_FRESH_HEAT, or none yet): samples that are
+	 * news (core/discover.h) */
+	uint64_t fresh;
 	uint64_t inserts;
 	uint64_t evictions;	/* entries pushed out by newer ones */
 	uint64_t folded;	/* base page entries absorbed into a range one */

@@ -218,6 +218,13 @@ void hot_remove_at(struct hot_table *t, uint32_t pos)
 	hot_pid_put(t, ps);
 }
 
+/* @dv, a record's stored weight, folded into an entry without heat to
+ * speak of: counted as news (hot_stats.fresh). */
+static void count_fresh(struct hot_table *t, double dv)
+{
+	t->st.fresh += (uint64_t)(dv / t->scale + 0.5);
+}
+
 /*
  * A new entry for @key (absent; @pos: the empty slot hot_probe() gave),
  * its process slot pinned by hot_pid_get(): the pin becomes the entry's count.
@@ -250,6 +257,8 @@ static void hot_add(struct hot_table *t, uint32_t pos, double dv, uint32_t sampl
 	uint32_t n = TAIL_SAMPLES(e->tail) + samples;
 	uint32_t old = TAIL_TICK(e->tail);
 
+	if ((double)e->v < HOT_FRESH_HEAT * t->scale)
+		count_fresh(t, dv);
 	e->v = (float)((double)e->v + dv);
 	e->tail = (tick > old ? tick : old) << TAIL_SAMPLE_BITS |
 		  (n < HOT_SAMPLES_MAX ? n : HOT_SAMPLES_MAX);
@@ -386,6 +395,7 @@ static void hot_record_page(struct hot_table *t, pid_t pid, uint64_t addr, doubl
 		hot_pid_put(t, ps);
 		return;
 	}
+	count_fresh(t, dv);
 	hot_insert(t, slot_bits | page, pos, dv, 1, tick);
 }
 
@@ -398,6 +408,7 @@ static void hot_record_huge(struct hot_table *t, pid_t pid, uint64_t base, doubl
 	uint64_t npages = page_geom_range_pages(&t->params.geom);
 	uint64_t key = slot_bits | KEY_HUGE | first;
 	struct hot_pid *pp = &t->pids[ps];
+	double fresh_v = dv;	/* the record's, besides the pages absorbed */
 
 	if (hot_probe(t, key, &pos)) {
 		hot_add(t, pos, dv, 1, tick);
@@ -420,6 +431,8 @@ static void hot_record_huge(struct hot_table *t, pid_t pid, uint64_t base, doubl
 		hot_remove_at(t, pos);
 		t->st.folded++;
 	}
+	if (dv - fresh_v < HOT_FRESH_HEAT * t->scale)
+		count_fresh(t, fresh_v);
 	hot_probe(t, key, &pos);
 	hot_insert(t, key, pos, dv, samples, tick);
 }
@@ -457,6 +470,7 @@ int hot_record(struct hot_table *t, pid_t pid, uint64_t addr, uint64_t len,
 	scale = t->scale;
 	tick = hot_tick(t, now_ns);
 	t->st.records++;
+	t->st.samples += (uint64_t)(weight + 0.5);
 
 	if (len <= t->params.geom.base) {
 		hot_record_page(t, pid, addr, weight * scale, tick);

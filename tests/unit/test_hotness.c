@@ -90,6 +90,32 @@ static void test_set_half_life(void)
 	CHECK(near(hot_heat(&t, 7, 0x1000, 16 * SEC), 0.25));
 }
 
+/* Samples are fresh onto no entry, or onto one whose heat has decayed
+ * under HOT_FRESH_HEAT, as many as the record's weight; a range that
+ * absorbs heated pages is not. */
+static void test_fresh(void)
+{
+	struct hot_table t;
+
+	mk(&t, SEC, 64);
+	hot_record(&t, 7, 0x1000, PG, 1.0, 0);			/* new: fresh */
+	hot_record(&t, 7, 0x1000, PG, 1.0, 0);			/* heat 1 */
+	CHECK_EQ_U64(t.st.fresh, 1);
+	hot_record(&t, 7, 0x1000, PG, 3.0, 3 * SEC);		/* 2 -> 0.25: fresh */
+	CHECK_EQ_U64(t.st.fresh, 4);
+	hot_record(&t, 7, 0x1000, PG, 1.0, 5 * SEC);		/* 3.25 -> 0.81 */
+	CHECK_EQ_U64(t.st.fresh, 4);
+	CHECK_EQ_U64(t.st.records, 4);
+	CHECK_EQ_U64(t.st.samples, 6);
+	/* A range over that page holds its heat: not fresh; a range over
+	 * nothing is. */
+	hot_record(&t, 7, 0, HUGE, 2.0, 5 * SEC);
+	CHECK_EQ_U64(t.st.fresh, 4);
+	hot_record(&t, 7, 4 * HUGE, HUGE, 2.0, 5 * SEC);
+	CHECK_EQ_U64(t.st.fresh, 6);
+	CHECK_EQ_U64(t.st.samples, 10);
+}
+
 /* The worked example at the top of hotness.c. */
 static void test_worked_example(void)
 {
@@ -839,6 +865,7 @@ int main(void)
 	RUN(test_exp2);
 	RUN(test_decay_exact);
 	RUN(test_set_half_life);
+	RUN(test_fresh);
 	RUN(test_worked_example);
 	RUN(test_eviction_picks_coldest_now);
 	RUN(test_thp_folding);
