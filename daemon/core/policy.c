@@ -288,9 +288,12 @@ static uint32_t adaptive_threshold(const struct policy *p, const struct plan *pl
 	 * the hottest, and a sampler's few hits are as likely luck in a cold
 	 * range as heat: they wait for the source's floor. */
 	crowded = pl->in->crowded_hot ? pl->in->crowded_hot : p->params.crowded_hot_threshold;
-	if (pl->in->footprint_bytes > room && crowded == POLICY_CROWDED_BACKGROUND)
+	if (pl->in->footprint_bytes > room && crowded == POLICY_CROWDED_BACKGROUND) {
 		crowded = pl->in->table_hist ? pol_noise_floor(pl->in, room) :
 					       p->params.crowded_hot_threshold;
+		pl->out->stats.discovering = pl->in->table_hist &&
+					     crowded < POLICY_NOISE_MIN_FLOOR;
+	}
 	if (pl->in->footprint_bytes > room) {
 		pl->out->stats.crowded_floor = crowded;
 		if (crowded > floor)

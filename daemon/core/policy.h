@@ -176,6 +176,12 @@ struct policy_input {
 	 * heat, POLICY_HEAT_BINS bins (hot_heat_hist()); NULL: the params'
 	 * floor. */
 	const struct hot_heat_bin *table_hist;
+	/* With POLICY_CROWDED_BACKGROUND: a new hot set is being found
+	 * (core/discover.h) since this time (0: none is).  One sample, not
+	 * POLICY_NOISE_MIN_FLOOR, is then the least the floor asks, of a
+	 * page last recorded (last_access_ns) at this time or later: an
+	 * older lone sample is what chance gave before. */
+	uint64_t news_since_ns;
 	uint64_t now_ns;
 };
 
@@ -234,6 +240,7 @@ struct policy_stats {
 	 * POLICY_CROWDED_BACKGROUND gave); 0: it fit, or the threshold is
 	 * fixed. */
 	uint32_t crowded_floor;
+	bool discovering;	/* policy_input.news_since_ns lowered it */
 	uint64_t intents[POLICY_R_NR];		/* count per reason */
 	uint64_t promote_bytes;
 	uint64_t fill_bytes;	/* of promote_bytes, POLICY_R_FILL's */

@@ -99,6 +99,7 @@ uint32_t pol_noise_floor(const struct policy_input *in, uint64_t room)
 	uint64_t cold = in->footprint_bytes - room;
 	double limit = POLICY_NOISE_SHARE * (double)room / (double)cold;
 	uint32_t t = poisson_floor(coldest_mean(in, cold), limit);
+	uint32_t least = in->news_since_ns ? 1 : POLICY_NOISE_MIN_FLOOR;
 
-	return t > POLICY_NOISE_MIN_FLOOR ? t : POLICY_NOISE_MIN_FLOOR;
+	return t > least ? t : least;
 }

@@ -94,8 +94,15 @@ void pol_promote(struct policy *p, struct plan *pl)
 			break;	/* sorted: no hotter page follows */
 		for (start = end - 1; start > 0 && pages[p->order[start - 1]].heat == heat;)
 			start--;
-		for (size_t k = start; k < end; k++)
+		for (size_t k = start; k < end; k++) {
+			const struct policy_page *pg = &pages[p->order[k]];
+
+			/* Under the usual floor, only news (policy_input.news_since_ns). */
+			if (heat < POLICY_NOISE_MIN_FLOOR && pl->out->stats.discovering &&
+			    pg->last_access_ns < pl->in->news_since_ns)
+				continue;
 			promote_one(p, pl, p->order[k], POLICY_R_HOT);
+		}
 		end = start;
 	}
 }

@@ -102,6 +102,7 @@ static uint64_t max_bytes;	/* run()'s out.max_bytes */
 static uint64_t footprint;	/* run()'s in.footprint_bytes */
 static uint32_t crowded_hot;	/* run()'s in.crowded_hot */
 static const struct hot_heat_bin *table_hist;	/* run()'s in.table_hist */
+static uint64_t news_since;	/* run()'s in.news_since_ns */
 
 static int run(const struct policy_params *params, struct policy_cgroup *cgs, size_t nr_cgs,
 	       const uint64_t *rule_used, struct bucket *global, uint64_t blocked, uint64_t now)
@@ -119,6 +120,7 @@ static int run(const struct policy_params *params, struct policy_cgroup *cgs, si
 		.footprint_bytes = footprint,
 		.crowded_hot = crowded_hot,
 		.table_hist = table_hist,
+		.news_since_ns = news_since,
 		.now_ns = now,
 	};
 	int r;
@@ -710,6 +712,55 @@ static void test_background_floor(void)
 }
 
 /*
+ * While a new hot set is being found, the background's floor asks one
+ * sample where it would ask POLICY_NOISE_MIN_FLOOR, of the pages recorded
+ * since it began; a floor that chance raises above that stays.  4 GiB
+ * over a fast tier of under 1 GiB, candidates at heat 1 (two recorded
+ * since, two before) and 8.
+ */
+static void test_discovery_floor(void)
+{
+	struct policy_params pp;
+	struct hot_heat_bin th[POLICY_HEAT_BINS];
+
+	topo_pair();
+	nr_pages = 0;
+	add_pages(4, 10, 0x100000, 1, 1, 1, -1);
+	add_pages(4, 10, 0x200000, 1, 1, 8, -1);
+	for (int i = 0; i < 4; i++)
+		pages[i].last_access_ns = (i < 2 ? 990 : 999) * SEC;
+	policy_params_default(&pp, &test_geom);
+	footprint = 4 * GiB;
+	crowded_hot = POLICY_CROWDED_BACKGROUND;
+	memset(th, 0, sizeof(th));
+	th[8] = (struct hot_heat_bin){ .bytes = 32 * MiB, .entries = 16, .heat = 1.6 * 2048 };
+	table_hist = th;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 4);
+	CHECK_EQ_INT(out.stats.crowded_floor, POLICY_NOISE_MIN_FLOOR);
+	CHECK(!out.stats.discovering);
+	news_since = 995 * SEC;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 6);
+	for (size_t i = 0; i < out.nr_intents; i++)
+		CHECK(out.intents[i].page >= 2);
+	CHECK_EQ_INT(out.stats.crowded_floor, 1);
+	CHECK(out.stats.discovering);
+	/* The whole footprint warm (mean heat 1.6 an entry): chance's floor. */
+	th[8] = (struct hot_heat_bin){ 0 };
+	th[1] = (struct hot_heat_bin){ .bytes = footprint, .entries = footprint / (2 * MiB),
+				       .heat = 1.6 * 2048 };
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK(out.stats.crowded_floor > POLICY_NOISE_MIN_FLOOR);
+	CHECK(!out.stats.discovering);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 4);
+	news_since = 0;
+	table_hist = NULL;
+	crowded_hot = 0;
+	footprint = 0;
+}
+
+/*
  * Node 2 is GPU HBM, nearer to node 0 than node 1 is: demotion never picks
  * it, and only the rule's cgroup is placed there, up to the cap.
  */
@@ -1132,6 +1183,7 @@ int main(void)
 	RUN(test_tick_bytes);
 	RUN(test_crowded_floor);
 	RUN(test_background_floor);
+	RUN(test_discovery_floor);
 	RUN(test_fill);
 	RUN(test_gpu_rules);
 	RUN(test_cold_age_and_demote_off);
