@@ -303,6 +303,7 @@ int decide_step(struct decide_stage *m, const struct decide_in *in, uint64_t now
 		.footprint_bytes = in->footprint_bytes,
 		.crowded_hot = in->crowded_hot,
 		.table_hist = in->table_hist,
+		.news_since_ns = in->news_since_ns,
 	};
 	int r;
 

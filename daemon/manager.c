@@ -161,6 +161,7 @@ static int step_decide(struct manager *m, uint64_t now_ns)
 		.footprint_bytes = sample_footprint(m->sample),
 		.crowded_hot = sample_crowded_hot(m->sample),
 		.table_hist = hist ? m->table_hist : NULL,
+		.news_since_ns = sample_news_since(m->sample),
 		.gpu_usage = gather_gpu_usage(m->gather),
 	};
 	struct decide_out *out = &m->decided;

@@ -293,6 +293,20 @@ uint32_t sample_crowded_hot(const struct sample_stage *m)
 	return m && m->s ? m->s->crowded_hot : 0;
 }
 
+uint64_t sample_news_since(const struct sample_stage *m)
+{
+	const struct hot_table *t;
+	uint64_t since;
+
+	if (sample_crowded_hot(m) != POLICY_CROWDED_BACKGROUND || !m->news.on)
+		return 0;
+	t = &m->hot;
+	since = m->news.since_ns > t->time_base_ns ? m->news.since_ns : t->time_base_ns;
+	/* Down to the table's tick, as hot_entry_view.last_ns is. */
+	since -= (since - t->time_base_ns) & ((1ull << HOT_TIME_SHIFT) - 1);
+	return since ? since : 1;
+}
+
 bool sample_table_hist(const struct sample_stage *m, const struct topology *topo,
 		       uint64_t now_ns, struct hot_heat_bin *hist)
 {
@@ -403,6 +417,7 @@ int sample_step(struct sample_stage *m, const struct tierd_conf *c, const struct
 	r = sampler_drain(m->s, &m->hot, now_ns);
 	if (r < 0)
 		return r;
+	sample_watch_news(m, now_ns);
 	r = sample_set_pace(m, c, in, now_ns);
 	if (r < 0)
 		return r;

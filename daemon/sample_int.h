@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "conf.h"
+#include "discover.h"
 #include "hot_table.h"
 #include "idle.h"
 #include "sample_watch.h"
@@ -54,6 +55,7 @@ struct sample_stage {
 	uint64_t footprint; /* the targets' resident memory at the last scan */
 	uint64_t wake_bar; /* new heat a peek's wake needs, past a false alarm; 0 none */
 	uint64_t woke_new; /* the new heat of the last wake */
+	struct discover news; /* a new hot set in the table's samples */
 	char proc_root[CONF_PATH_MAX]; /* ROOT/proc: a process's cgroup */
 };
 
@@ -66,5 +68,8 @@ int sample_set_pace(struct sample_stage *m, const struct tierd_conf *c,
  * @period (0: none), from sampling.half_life_ms (core/sample_period.h). */
 void sample_fit_half_life(struct sample_stage *m, const struct tierd_conf *c, uint64_t period,
 			  uint64_t now_ns);
+/* sample_pace.c: the table's samples since the last drain into m->news,
+ * where the source's floor follows the table's heat; logs its changes. */
+void sample_watch_news(struct sample_stage *m, uint64_t now_ns);
 
 #endif

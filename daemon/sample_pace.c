@@ -53,3 +53,21 @@ void sample_fit_half_life(struct sample_stage *m, const struct tierd_conf *c, ui
 	log_info("Hotness table: heat halves every %.1f s (one event in %llu sampled)",
 		 (double)want / 1e9, (unsigned long long)period);
 }
+
+void sample_watch_news(struct sample_stage *m, uint64_t now_ns)
+{
+	bool was = m->news.on;
+
+	if (sample_crowded_hot(m) != POLICY_CROWDED_BACKGROUND)
+		return;
+	if (discover_step(&m->news, m->hot.st.samples, m->hot.st.fresh, now_ns) == was)
+		return;
+	if (m->news.on)
+		log_info("Hot set: %.1f%% of the samples on memory without heat (the last "
+			 "minute's least: %.1f%%): a new hot set, one sample promotes",
+			 m->news.share * 100.0, m->news.quiet * 100.0);
+	else
+		log_info("Hot set: found (%.1f%% of the samples on memory without heat, the "
+			 "last minute's least: %.1f%%)", m->news.share * 100.0,
+			 m->news.quiet * 100.0);
+}

@@ -79,6 +79,10 @@ uint32_t sample_crowded_hot(const struct sample_stage *s);
  * tier: true; else false, @hist untouched. */
 bool sample_table_hist(const struct sample_stage *s, const struct topology *topo,
 		       uint64_t now_ns, struct hot_heat_bin *hist);
+/* Where the running source's floor follows the table's heat and its
+ * samples say a new hot set is being found (core/discover.h): since when,
+ * in the table's time of a record (policy_input.news_since_ns); else 0. */
+uint64_t sample_news_since(const struct sample_stage *s);
 int sample_peek(struct sample_stage *s, uint64_t start_ns, uint64_t now_ns);
 void sample_peek_arm(struct sample_stage *s, bool on, uint64_t until_ns);
 int sample_peek_fd(struct sample_stage *s, uint32_t *gen);
@@ -139,6 +143,7 @@ struct decide_in {
 	uint64_t footprint_bytes; /* sample_footprint() */
 	uint32_t crowded_hot; /* sample_crowded_hot() */
 	const struct hot_heat_bin *table_hist; /* sample_table_hist(), or NULL */
+	uint64_t news_since_ns; /* sample_news_since() */
 	struct gpu_usage *gpu_usage; /* the intents' GPU promotions go in; NULL */
 };
 

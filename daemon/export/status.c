@@ -208,10 +208,10 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 	}
 	fprintf(f,
 		"],\"decision\":{\"hot_threshold\":%u,\"cold_threshold\":%u,\"crowded_floor\":%u,"
-		"\"candidate_pages\":%llu,\"promote_bytes\":%llu,\"fill_bytes\":%llu,"
+		"\"discovering\":%s,\"candidate_pages\":%llu,\"promote_bytes\":%llu,\"fill_bytes\":%llu,"
 		"\"demote_bytes\":%llu,\"unmet_bytes\":%llu,\"held\":{",
 		s->decision.hot_threshold, s->decision.cold_threshold, s->decision.crowded_floor,
-		(unsigned long long)s->decision_candidate_pages,
+		s->decision.discovering ? "true" : "false", (unsigned long long)s->decision_candidate_pages,
 		(unsigned long long)s->decision.promote_bytes,
 		(unsigned long long)s->decision.fill_bytes,
 		(unsigned long long)s->decision.demote_bytes,
@@ -238,7 +238,8 @@ static void status_decision(const struct tierd_stats *s, FILE *f)
 	fprintf(f, "decision: %llu candidate pages, hot at heat >= %u",
 		(unsigned long long)s->decision_candidate_pages, st->hot_threshold);
 	if (st->crowded_floor)
-		fprintf(f, " (crowded: at least %u)", st->crowded_floor);
+		fprintf(f, " (crowded: at least %u%s)", st->crowded_floor,
+			st->discovering ? ", a new hot set" : "");
 	fprintf(f, ", cold <= %u; planned %s up", st->cold_threshold, up);
 	if (st->fill_bytes) {
 		fmt_bytes(fill, sizeof(fill), st->fill_bytes);

@@ -188,7 +188,7 @@ static void test_lifecycle(void)
 	free(text);
 	text = render_status(&d, true);
 	CHECK(strstr(text, "\"decision\":{\"hot_threshold\":4,\"cold_threshold\":2,\"crowded_floor\":0,"
-			   "\"candidate_pages\":1324,"
+			   "\"discovering\":false,\"candidate_pages\":1324,"
 			   "\"promote_bytes\":0,\"fill_bytes\":0,\"demote_bytes\":0,\"unmet_bytes\":1228800,"
 			   "\"held\":{\"cooldown\":7,"));
 	CHECK(strstr(text, "\"refill\":300}}"));
@@ -203,6 +203,16 @@ static void test_lifecycle(void)
 	text = render_status(&d, true);
 	CHECK(strstr(text, "\"cold_threshold\":2,\"crowded_floor\":3,"));
 	free(text);
+	/* One sample, while a new hot set is being found. */
+	d.stats.decision.crowded_floor = 1;
+	d.stats.decision.discovering = true;
+	text = render_status(&d, false);
+	CHECK(strstr(text, "hot at heat >= 4 (crowded: at least 1, a new hot set), cold <= 2;"));
+	free(text);
+	text = render_status(&d, true);
+	CHECK(strstr(text, "\"crowded_floor\":1,\"discovering\":true,"));
+	free(text);
+	d.stats.decision.discovering = false;
 	d.stats.decision.crowded_floor = 0;
 	/* Fill promotions show as a part of what goes up. */
 	d.stats.decision.promote_bytes = 6 * 1024 * 1024;

@@ -763,6 +763,46 @@ static void test_half_life_follows_period(void)
 	stop(&d);
 }
 
+/*
+ * A new hot set end to end: over a footprint of 1 TiB, a background
+ * source's samples fall on one range for 30 s, then on ranges the table
+ * has never seen.  Within the 256 samples after that (four ticks) the
+ * policy's crowded floor is one sample (core/discover.h), for what was
+ * recorded since the count that found them began, and the status says why.
+ */
+static void test_new_hot_set(void)
+{
+	static struct tierd d;
+	static struct sampler_fake sf;
+	static struct page_map map;
+	struct manager_ops fk;
+	char root[4096];
+	uint64_t t = SEC, next = BASE + 64 * MIB, since;
+
+	setup(&d, conf_promote, root, sizeof(root), &sf, &map, &fk);
+	writable_root(&d, FIXTURE_FREE_KB);
+	put_fill_proc((1ull << 40) / PG);
+	sf.base.crowded_hot = POLICY_CROWDED_BACKGROUND;
+	CHECK_EQ_INT(start(&d, &fk), 0);
+	for (; t <= 30 * SEC; t += SEC) {
+		for (int i = 0; i < SAMPLER_FAKE_MAX; i++)
+			CHECK_EQ_INT(sampler_fake_push(&sf, PID, BASE, 2 * MIB, 1.0), 0);
+		CHECK_EQ_INT(manager_tick(&mgr, t), 0);
+		CHECK_EQ_INT(d.stats.decision.crowded_floor, POLICY_NOISE_MIN_FLOOR);
+	}
+	for (int k = 0; k < 4; k++, t += SEC) {
+		for (int i = 0; i < SAMPLER_FAKE_MAX; i++, next += 2 * MIB)
+			CHECK_EQ_INT(sampler_fake_push(&sf, PID, next, 2 * MIB, 1.0), 0);
+		CHECK_EQ_INT(manager_tick(&mgr, t), 0);
+	}
+	CHECK(d.stats.decision.discovering);
+	CHECK_EQ_INT(d.stats.decision.crowded_floor, 1);
+	since = sample_news_since(mgr.sample);
+	CHECK(since > 26 * SEC && since <= 31 * SEC);
+	stop(&d);
+	fs_tree_remove(tree);
+}
+
 int main(int argc, char **argv)
 {
 	int r = pipe_env_init(argc, argv, "test_pipeline");
@@ -776,6 +816,7 @@ int main(int argc, char **argv)
 	RUN(test_fill);
 	RUN(test_fill_backs_off);
 	RUN(test_half_life_follows_period);
+	RUN(test_new_hot_set);
 	RUN(test_idle_pace);
 	RUN(test_partial_move_requeried);
 	RUN(test_recheck_sampled);
