@@ -117,6 +117,7 @@ void tierd_metrics(struct tierd *d, struct metrics *m)
 	}
 	metrics_add(m, MET_DECISION_HOT_THRESHOLD, s->decision.hot_threshold, NULL);
 	metrics_add(m, MET_DECISION_CROWDED_FLOOR, s->decision.crowded_floor, NULL);
+	metrics_add(m, MET_DECISION_NEW_HOT_SET, s->decision.discovering, NULL);
 	for (int h = 0; h < POLICY_H_NR; h++)
 		metrics_add(m, MET_DECISION_HELD, s->decision.held[h], "reason",
 			    policy_hold_name(h), NULL);

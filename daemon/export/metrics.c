@@ -84,6 +84,9 @@ static const struct family families[NR_METRICS] = {
 	[MET_DECISION_CROWDED_FLOOR] = { "tierd_decision_crowded_floor", "gauge",
 					 "Heat the last decision required at least, the tracked memory "
 					 "not fitting the fast tier; 0 when it fit" },
+	[MET_DECISION_NEW_HOT_SET] = { "tierd_decision_new_hot_set", "gauge",
+				       "1 when the last decision took one sample for memory sampled "
+				       "since a new hot set appeared, 0 else" },
 	[MET_DECISION_HELD] = { "tierd_decision_held_candidates", "gauge",
 				"Candidates the last decision held back, by reason" },
 	[MET_DECISION_UNMET] = { "tierd_decision_unmet_bytes", "gauge",

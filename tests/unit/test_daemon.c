@@ -212,6 +212,9 @@ static void test_lifecycle(void)
 	text = render_status(&d, true);
 	CHECK(strstr(text, "\"crowded_floor\":1,\"discovering\":true,"));
 	free(text);
+	text = render(&d);
+	CHECK(strstr(text, "tierd_decision_new_hot_set 1\n"));
+	free(text);
 	d.stats.decision.discovering = false;
 	d.stats.decision.crowded_floor = 0;
 	/* Fill promotions show as a part of what goes up. */
@@ -252,6 +255,7 @@ static void test_lifecycle(void)
 	CHECK(strstr(text, "tierd_decision_unmet_bytes 1228800\n"));
 	CHECK(strstr(text, "tierd_decision_hot_threshold 4\n"));
 	CHECK(strstr(text, "tierd_decision_crowded_floor 0\n"));
+	CHECK(strstr(text, "tierd_decision_new_hot_set 0\n"));
 	CHECK(strstr(text,
 		     "# TYPE tierd_tier_promoted_bytes_total counter\n"
 		     "tierd_tier_promoted_bytes_total{tier=\"tier0\"} 2097152\n"
