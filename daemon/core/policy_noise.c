@@ -28,7 +28,10 @@
  * its run time).  Never
  * under POLICY_NOISE_MIN_FLOOR: the estimate is of one moment, and every
  * sample the cold memory draws lifts an entry to heat 1 for a while; over
- * the time a promoted range stays, many do.
+ * the time a promoted range stays, many do.  Except while a new hot set
+ * arrives (policy_input.news_since_ns, core/discover.h): the samples since
+ * it began are news more than chance, and one is the least for them
+ * (policy_promote.c leaves out the older lone samples).
  *
  * Memory the table does not hold counts as heat 0, also in the first
  * seconds, before the sampler has reached the cold memory: the floor is
