@@ -76,6 +76,9 @@ struct tierd_stats {
 	uint64_t heat_half_life_ns; /* the table's, as the period stretches it */
 	char sampler_cost_source[16]; /* how it is known; "none" */
 	uint64_t sampler_samples_total;
+	/* The samples the hotness table took, and of them those on memory it
+	 * held no heat for (hot_stats.samples, .fresh; core/discover.h). */
+	uint64_t table_samples_total, table_fresh_samples_total;
 	uint64_t sampler_peeks_total;	/* looks the source woke tierd for */
 	uint64_t sampler_wakes_total;	/* ticks a peek brought forward */
 	/* The processes the source watches of those the targets match, and

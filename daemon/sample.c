@@ -429,6 +429,8 @@ int sample_step(struct sample_stage *m, const struct tierd_conf *c, const struct
 		log_info("Hotness source: %s: %s", ss.name, ss.why);
 	}
 	st->sampler_samples_total = ss.samples;
+	st->table_samples_total = m->hot.st.samples;
+	st->table_fresh_samples_total = m->hot.st.fresh;
 	st->sampler_cpu_seconds_total = ss.cpu_seconds;
 	st->sampler_cost_pct = ss.cost_pct;
 	st->sampler_period = ss.period;

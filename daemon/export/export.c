@@ -102,6 +102,8 @@ void tierd_metrics(struct tierd *d, struct metrics *m)
 	metrics_add(m, MET_SAMPLER_INFO, 1, "source", s->sampler_source, NULL);
 	metrics_add(m, MET_SAMPLER_CPU, s->sampler_cpu_seconds_total, NULL);
 	metrics_add(m, MET_SAMPLER_SAMPLES, s->sampler_samples_total, NULL);
+	metrics_add(m, MET_TABLE_SAMPLES, s->table_samples_total, NULL);
+	metrics_add(m, MET_TABLE_FRESH, s->table_fresh_samples_total, NULL);
 	metrics_add(m, MET_SAMPLER_PEEKS, s->sampler_peeks_total, NULL);
 	metrics_add(m, MET_SAMPLER_WAKES, s->sampler_wakes_total, NULL);
 	metrics_add(m, MET_MIGRATE_BYTES, s->migrate_bytes_total, NULL);

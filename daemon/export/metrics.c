@@ -67,6 +67,11 @@ static const struct family families[NR_METRICS] = {
 			      "CPU time the hotness source spent sampling: its BPF programs' run time, or its kdamond's" },
 	[MET_SAMPLER_SAMPLES] = { "tierd_sampler_samples_total", "counter",
 				  "Access samples taken" },
+	[MET_TABLE_SAMPLES] = { "tierd_table_samples_total", "counter",
+				"Samples the hotness table took (a record's weight)" },
+	[MET_TABLE_FRESH] = { "tierd_table_fresh_samples_total", "counter",
+			      "Of those, samples on memory the table held no heat for: their "
+			      "share rises when a new hot set appears" },
 	[MET_SAMPLER_PEEKS] = { "tierd_sampler_peeks_total", "counter",
 				"Looks at what the source saw while idle: its newest aggregation, when it saw heat the table had not (DAMON); its counts, every interval (BPF)" },
 	[MET_SAMPLER_WAKES] = { "tierd_sampler_wakes_total", "counter",

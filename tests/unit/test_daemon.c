@@ -212,8 +212,12 @@ static void test_lifecycle(void)
 	text = render_status(&d, true);
 	CHECK(strstr(text, "\"crowded_floor\":1,\"discovering\":true,"));
 	free(text);
+	d.stats.table_samples_total = 1000;
+	d.stats.table_fresh_samples_total = 16;
 	text = render(&d);
 	CHECK(strstr(text, "tierd_decision_new_hot_set 1\n"));
+	CHECK(strstr(text, "tierd_table_samples_total 1000\n"));
+	CHECK(strstr(text, "tierd_table_fresh_samples_total 16\n"));
 	free(text);
 	d.stats.decision.discovering = false;
 	d.stats.decision.crowded_floor = 0;

@@ -797,6 +797,9 @@ static void test_new_hot_set(void)
 	}
 	CHECK(d.stats.decision.discovering);
 	CHECK_EQ_INT(d.stats.decision.crowded_floor, 1);
+	/* The first sample of the one range, and the new ranges' all. */
+	CHECK_EQ_U64(d.stats.table_samples_total, 34 * SAMPLER_FAKE_MAX);
+	CHECK_EQ_U64(d.stats.table_fresh_samples_total, 1 + 4 * SAMPLER_FAKE_MAX);
 	since = sample_news_since(mgr.sample);
 	CHECK(since > 26 * SEC && since <= 31 * SEC);
 	stop(&d);
