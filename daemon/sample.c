@@ -295,15 +295,12 @@ uint32_t sample_crowded_hot(const struct sample_stage *m)
 
 uint64_t sample_news_since(const struct sample_stage *m)
 {
-	const struct hot_table *t;
 	uint64_t since;
 
 	if (sample_crowded_hot(m) != POLICY_CROWDED_BACKGROUND || !m->news.on)
 		return 0;
-	t = &m->hot;
-	since = m->news.since_ns > t->time_base_ns ? m->news.since_ns : t->time_base_ns;
-	/* Down to the table's tick, as hot_entry_view.last_ns is. */
-	since -= (since - t->time_base_ns) & ((1ull << HOT_TIME_SHIFT) - 1);
+	/* In the candidates' terms (policy_page.last_access_ns). */
+	since = hot_record_time(&m->hot, m->news.since_ns);
 	return since ? since : 1;
 }
 

@@ -156,6 +156,10 @@ uint64_t hot_entry_len(const struct hot_table *t, pid_t pid, uint64_t addr);
 /* Heat of the entry covering @addr of @pid at @now_ns; 0 when none. */
 double hot_heat(const struct hot_table *t, pid_t pid, uint64_t addr, uint64_t now_ns);
 
+/* The time a record at @ns reads back as (hot_entry_view.last_ns): down to
+ * the table's 2^HOT_TIME_SHIFT ns tick, no earlier than its time base. */
+uint64_t hot_record_time(const struct hot_table *t, uint64_t ns);
+
 /* The same for many lookups at one time, without a power of two each: the
  * heat is hot_weight() / hot_weight_scale(@now_ns), the scale taken once
  * (valid until the next hot_record(), which may rebase the weights). */

@@ -52,6 +52,11 @@ double hot_heat(const struct hot_table *t, pid_t pid, uint64_t addr, uint64_t no
 	return hot_weight(t, pid, addr) / hot_scale(t, now_ns);
 }
 
+uint64_t hot_record_time(const struct hot_table *t, uint64_t ns)
+{
+	return t->time_base_ns + ((uint64_t)hot_tick(t, ns) << HOT_TIME_SHIFT);
+}
+
 int hot_forget(struct hot_table *t, pid_t pid, uint64_t addr)
 {
 	uint32_t pos = hot_find(t, pid, addr);
