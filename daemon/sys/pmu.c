@@ -125,11 +125,18 @@ static void pebs_caps(const char *pmu_dir, const char *name, struct pmu_event *e
 			 name);
 }
 
-/* The optional ibs_op config bits this kernel and CPU offer (a format file
- * each, visible only with the capability): perf_ibs_init() refuses the rest. */
+/*
+ * The optional ibs_op config bits this kernel and CPU offer (a format file
+ * each, visible only with the capability): perf_ibs_init() refuses the rest.
+ * Where the CPU has it (Zen 4 on), l3missonly is set: the PMU then reports
+ * only the tagged ops that missed L3, the ones the memory served, as the
+ * PEBS event's latency threshold does (PMU_PEBS_LDLAT_CYCLES).  Older parts
+ * sample every op, cache hits too.
+ */
 static void ibs_caps(const char *pmu_dir, struct pmu_event *ev)
 {
 	static const char *const optional[] = { "cnt_ctl", "l3missonly" };
+	struct pmu_event l3 = { 0 };
 
 	ev->kind = PMU_IBS_OP;
 	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
@@ -138,13 +145,38 @@ static void ibs_caps(const char *pmu_dir, struct pmu_event *ev)
 		if (pmu_parse_event(pmu_dir, optional[i], &bit) == 0)
 			ev->config_mask |= bit.config;
 	}
+	if (pmu_parse_event(pmu_dir, "l3missonly", &l3) == 0) {
+		ev->config |= l3.config;
+		snprintf(ev->desc, sizeof(ev->desc), "AMD IBS op (l3missonly)");
+	}
+}
+
+/*
+ * @terms, the sysfs event, with its ldlat term replaced by
+ * PMU_PEBS_LDLAT_CYCLES; -EINVAL when the result does not fit @len.
+ */
+static int pebs_terms(const char *terms, char *out, size_t len)
+{
+	char copy[256], *save = NULL, *term;
+	size_t n = 0;
+
+	if (snprintf(copy, sizeof(copy), "%s", terms) >= (int)sizeof(copy))
+		return -EINVAL;
+	out[0] = '\0';
+	for (term = strtok_r(copy, ",", &save); term; term = strtok_r(NULL, ",", &save)) {
+		if (!strncmp(term, "ldlat=", 6) || !strcmp(term, "ldlat"))
+			continue;
+		n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s,", term);
+	}
+	n += (size_t)snprintf(out + n, n < len ? len - n : 0, "ldlat=%d", PMU_PEBS_LDLAT_CYCLES);
+	return n < len ? 0 : -EINVAL;
 }
 
 int pmu_find_mem_sampler(const char *sysfs_root, struct pmu_event *ret, char *why,
 			 size_t why_len)
 {
 	static const char *const intel[] = { "cpu", "cpu_core" };
-	char dir[512], path[600], terms[256];
+	char dir[512], path[600], terms[256], event[256];
 	int r;
 
 	for (size_t i = 0; i < sizeof(intel) / sizeof(intel[0]); i++) {
@@ -157,13 +189,16 @@ int pmu_find_mem_sampler(const char *sysfs_root, struct pmu_event *ret, char *wh
 		if (r == 0)
 			r = read_type(dir, &ret->type);
 		if (r == 0)
-			r = pmu_parse_event(dir, terms, ret);
+			r = pebs_terms(terms, event, sizeof(event));
+		if (r == 0)
+			r = pmu_parse_event(dir, event, ret);
 		if (r < 0) {
 			snprintf(why, why_len, "cannot use %s (\"%s\"): %s", path, terms,
 				 strerror(-r));
 			return r;
 		}
-		snprintf(ret->desc, sizeof(ret->desc), "PEBS %s/mem-loads/", intel[i]);
+		snprintf(ret->desc, sizeof(ret->desc), "PEBS %s/mem-loads,ldlat=%d/", intel[i],
+			 PMU_PEBS_LDLAT_CYCLES);
 		pebs_caps(dir, intel[i], ret);
 		return 0;
 	}

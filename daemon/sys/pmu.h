@@ -2,8 +2,9 @@
 /*
  * Find a PMU event that samples memory loads with their data address, from
  * the event_source devices in sysfs: Intel PEBS (cpu/mem-loads/, or
- * cpu_core/mem-loads/ on hybrid parts) or AMD IBS op (ibs_op).  @sysfs_root
- * is "/sys" in the daemon and a fixture tree in tests.
+ * cpu_core/mem-loads/ on hybrid parts, at PMU_PEBS_LDLAT_CYCLES) or AMD IBS
+ * op (ibs_op, with l3missonly where the CPU has it).  @sysfs_root is "/sys"
+ * in the daemon and a fixture tree in tests.
  */
 #ifndef TIERD_SYS_PMU_H
 #define TIERD_SYS_PMU_H
@@ -12,13 +13,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The PEBS event's load-latency threshold (ldlat, core cycles): a load
+ * counts towards the period, and can be sampled, only when it took longer.
+ * sysfs's mem-loads says ldlat=3, which takes nearly every load, L1 hits
+ * first; a hit in a cache says nothing of where its page should live.  L1
+ * and L2 hits take a few to a few tens of cycles, loads the memory serves
+ * hundreds; 128 is Intel's own step for such loads
+ * (MEM_TRANS_RETIRED.LOAD_LATENCY_GT_128), and leaves most L3 hits out.
+ */
+#define PMU_PEBS_LDLAT_CYCLES 128
+
 enum pmu_kind {
 	PMU_PEBS_LDLAT,		/* Intel mem-loads: PEBS load latency */
 	PMU_IBS_OP,		/* AMD IBS op */
 };
 
 struct pmu_event {
-	char desc[64];		/* "PEBS cpu/mem-loads/", "AMD IBS op" */
+	char desc[64];		/* "PEBS cpu/mem-loads,ldlat=128/", "AMD IBS op" */
 	enum pmu_kind kind;
 	uint32_t type;		/* perf_event_attr.type */
 	uint64_t config, config1, config2;

@@ -37,7 +37,8 @@ static void test_open_period_is_a_period(void)
 	char why[256];
 
 	CHECK_EQ_INT(pmu_attr_build(&ev, 0, &a, why, sizeof(why)), -EINVAL);
-	CHECK_EQ_STR(why, "PEBS cpu/mem-loads/: sample period 0 is not a period (perf_event_open)");
+	CHECK_EQ_STR(why, "PEBS cpu/mem-loads,ldlat=128/: sample period 0 is not a period "
+		     "(perf_event_open)");
 	CHECK_EQ_INT(pmu_attr_build(&ev, 1ull << 63, &a, why, sizeof(why)), -EINVAL);
 	CHECK_EQ_INT(pmu_attr_build(&ev, 10007, &a, why, sizeof(why)), 0);
 	CHECK_EQ_U64(a.size, sizeof(a));	/* perf_copy_attr() */
@@ -73,7 +74,7 @@ static void test_pebs_aux_no_data_src(void)
 	CHECK_EQ_INT(pmu_attr_build(&ev, 10007, &a, why, sizeof(why)), 0);
 	CHECK_EQ_U64(a.sample_type, PERF_SAMPLE_ADDR);
 	CHECK_EQ_U64(a.type, 8);
-	CHECK_EQ_U64(a.config1, 3);	/* ldlat */
+	CHECK_EQ_U64(a.config1, PMU_PEBS_LDLAT_CYCLES);	/* ldlat */
 }
 
 /* x86_pmu_hw_config(): precise_ip above x86_pmu_max_precise() is -EOPNOTSUPP. */
@@ -87,7 +88,7 @@ static void test_pebs_precise_at_most_max(void)
 	CHECK_EQ_INT(ev.precise_ip, 3);
 	ev.max_precise = 2;
 	CHECK_EQ_INT(pmu_attr_build(&ev, 10007, &a, why, sizeof(why)), -EINVAL);
-	CHECK_EQ_STR(why, "PEBS cpu/mem-loads/: precise_ip 3 is above caps/max_precise 2 "
+	CHECK_EQ_STR(why, "PEBS cpu/mem-loads,ldlat=128/: precise_ip 3 is above caps/max_precise 2 "
 		     "(x86_pmu_hw_config)");
 	ev.precise_ip = 2;
 	CHECK_EQ_INT(pmu_attr_build(&ev, 10007, &a, why, sizeof(why)), 0);
@@ -103,8 +104,8 @@ static void test_pebs_needs_precise(void)
 
 	CHECK_EQ_INT(ev.max_precise, 0);
 	CHECK_EQ_INT(pmu_attr_build(&ev, 10007, &a, why, sizeof(why)), -EINVAL);
-	CHECK_EQ_STR(why, "PEBS cpu/mem-loads/: precise_ip 0: no PEBS, so no data addresses "
-		     "(setup_pebs_fixed_sample_data)");
+	CHECK_EQ_STR(why, "PEBS cpu/mem-loads,ldlat=128/: precise_ip 0: no PEBS, so no data "
+		     "addresses (setup_pebs_fixed_sample_data)");
 }
 
 /* x86_pmu_hw_config(): limit_period() raising the period is -EINVAL. */
@@ -115,7 +116,7 @@ static void test_pebs_min_period(void)
 	char why[256];
 
 	CHECK_EQ_INT(pmu_attr_build(&ev, 127, &a, why, sizeof(why)), -EINVAL);
-	CHECK_EQ_STR(why, "PEBS cpu/mem-loads/: sample period 127 is below 128 "
+	CHECK_EQ_STR(why, "PEBS cpu/mem-loads,ldlat=128/: sample period 127 is below 128 "
 		     "(x86_pmu_hw_config: limit_period)");
 	CHECK_EQ_INT(pmu_attr_build(&ev, 128, &a, why, sizeof(why)), 0);
 }
@@ -129,7 +130,7 @@ static void test_pebs_ldlat_mask(void)
 
 	ev.config1 = 0x10000;
 	CHECK_EQ_INT(pmu_attr_build(&ev, 10007, &a, why, sizeof(why)), -EINVAL);
-	CHECK_EQ_STR(why, "PEBS cpu/mem-loads/: ldlat 0x10000 is wider than 16 bits "
+	CHECK_EQ_STR(why, "PEBS cpu/mem-loads,ldlat=128/: ldlat 0x10000 is wider than 16 bits "
 		     "(x86_pmu_extra_regs)");
 	ev.config1 = 0xffff;
 	CHECK_EQ_INT(pmu_attr_build(&ev, 10007, &a, why, sizeof(why)), 0);
@@ -211,7 +212,8 @@ static void test_ibs_config_mask(void)
 
 	CHECK_EQ_U64(amd.config_mask, 1ull << 19);		/* cnt_ctl */
 	CHECK_EQ_U64(zen4.config_mask, 1ull << 19 | 1ull << 16);	/* + l3missonly */
-	amd.config = zen4.config = 1ull << 16;
+	CHECK_EQ_U64(zen4.config, 1ull << 16);		/* set where it exists */
+	amd.config = 1ull << 16;
 	CHECK_EQ_INT(pmu_attr_build(&amd, 10000, &a, why, sizeof(why)), -EINVAL);
 	CHECK_EQ_STR(why, "AMD IBS op: config 0x10000 has bits this ibs_op does not take "
 		     "(perf_ibs_init: config_mask)");
@@ -329,7 +331,7 @@ static void test_fallback_order(void)
 	CHECK_EQ_INT(bpf_on("vm-nopebs", &cands[0]), 0);
 	sampler_fake_init(&damon, "damon");
 	CHECK_EQ_INT(sampler_pick_skipped(cands, 2, why, sizeof(why), skipped, sizeof(skipped)), 1);
-	CHECK_EQ_STR(skipped, "bpf: PEBS cpu/mem-loads/: precise_ip 0: no PEBS, so no data "
+	CHECK_EQ_STR(skipped, "bpf: PEBS cpu/mem-loads,ldlat=128/: precise_ip 0: no PEBS, so no data "
 		     "addresses (setup_pebs_fixed_sample_data)");
 	sampler_free(cands[0]);
 

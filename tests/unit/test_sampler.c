@@ -79,18 +79,22 @@ static void test_pmu_intel(void)
 
 	snprintf(root, sizeof(root), "%s/pmu/intel", fixtures);
 	CHECK_EQ_INT(pmu_find_mem_sampler(root, &ev, why, sizeof(why)), 0);
-	CHECK_EQ_STR(ev.desc, "PEBS cpu/mem-loads/");
+	CHECK_EQ_STR(ev.desc, "PEBS cpu/mem-loads,ldlat=128/");
 	CHECK_EQ_INT(ev.type, 4);
-	/* event=0xcd in config:0-7, umask=0x1 in config:8-15, ldlat=3 in config1:0-15 */
+	/*
+	 * event=0xcd in config:0-7, umask=0x1 in config:8-15; sysfs's ldlat=3
+	 * gives way to PMU_PEBS_LDLAT_CYCLES in config1:0-15, not OR'ed with it.
+	 */
 	CHECK_EQ_U64(ev.config, 0xcd | 0x1 << 8);
-	CHECK_EQ_U64(ev.config1, 3);
+	CHECK_EQ_U64(ev.config1, PMU_PEBS_LDLAT_CYCLES);
 	CHECK_EQ_INT(ev.precise_ip, 3);
 
 	snprintf(root, sizeof(root), "%s/pmu/hybrid", fixtures);
 	CHECK_EQ_INT(pmu_find_mem_sampler(root, &ev, why, sizeof(why)), 0);
-	CHECK_EQ_STR(ev.desc, "PEBS cpu_core/mem-loads/");
+	CHECK_EQ_STR(ev.desc, "PEBS cpu_core/mem-loads,ldlat=128/");
 	CHECK_EQ_INT(ev.type, 8);
 	CHECK_EQ_U64(ev.config, 0xd0 | 0x5 << 8);
+	CHECK_EQ_U64(ev.config1, PMU_PEBS_LDLAT_CYCLES);
 }
 
 static void test_pmu_amd_none_bad(void)
@@ -102,7 +106,12 @@ static void test_pmu_amd_none_bad(void)
 	CHECK_EQ_INT(pmu_find_mem_sampler(root, &ev, why, sizeof(why)), 0);
 	CHECK_EQ_STR(ev.desc, "AMD IBS op");
 	CHECK_EQ_INT(ev.type, 11);
-	CHECK_EQ_U64(ev.config, 0);
+	CHECK_EQ_U64(ev.config, 0);	/* no l3missonly before Zen 4: every op */
+
+	snprintf(root, sizeof(root), "%s/pmu/amd-zen4", fixtures);
+	CHECK_EQ_INT(pmu_find_mem_sampler(root, &ev, why, sizeof(why)), 0);
+	CHECK_EQ_STR(ev.desc, "AMD IBS op (l3missonly)");
+	CHECK_EQ_U64(ev.config, 1ull << 16);	/* l3missonly: config:16 */
 
 	snprintf(root, sizeof(root), "%s/pmu/none", fixtures);
 	CHECK_EQ_INT(pmu_find_mem_sampler(root, &ev, why, sizeof(why)), -ENODEV);
