@@ -289,10 +289,8 @@ static uint32_t adaptive_threshold(const struct policy *p, const struct plan *pl
 	 * range as heat: they wait for the source's floor. */
 	crowded = pl->in->crowded_hot ? pl->in->crowded_hot : p->params.crowded_hot_threshold;
 	if (pl->in->footprint_bytes > room && crowded == POLICY_CROWDED_BACKGROUND) {
-		crowded = pl->in->table_hist ? pol_noise_floor(pl->in, room) :
+		crowded = pl->in->table_hist ? pol_noise_floor(pl->in, room, &pl->out->stats) :
 					       p->params.crowded_hot_threshold;
-		pl->out->stats.discovering = pl->in->table_hist &&
-					     crowded < POLICY_NOISE_MIN_FLOOR;
 	}
 	if (pl->in->footprint_bytes > room) {
 		pl->out->stats.crowded_floor = crowded;

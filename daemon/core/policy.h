@@ -44,6 +44,8 @@
 #define POLICY_CROWDED_BACKGROUND UINT32_MAX
 /* The share of the room that chance may fill (policy_noise.c). */
 #define POLICY_NOISE_SHARE 0.005
+/* The most of the table's heat the floor may hold back (policy_noise.c). */
+#define POLICY_NOISE_HELD 0.1
 #define POLICY_NOISE_MIN_FLOOR 2
 #define POLICY_NOISE_MAX_FLOOR 64
 
@@ -241,6 +243,7 @@ struct policy_stats {
 	 * fixed. */
 	uint32_t crowded_floor;
 	bool discovering;	/* policy_input.news_since_ns lowered it */
+	bool thin;		/* the hot memory's own heat lowered it (policy_noise.c) */
 	uint64_t intents[POLICY_R_NR];		/* count per reason */
 	uint64_t promote_bytes;
 	uint64_t fill_bytes;	/* of promote_bytes, POLICY_R_FILL's */

@@ -96,8 +96,9 @@ void pol_demote_cold(struct policy *p, struct plan *pl, int64_t *want,
 void pol_promote(struct policy *p, struct plan *pl);
 void pol_fill(struct policy *p, struct plan *pl);
 /* The crowded floor of a source whose heat counts samples, from
- * @in->table_hist, for a fast tier of @room bytes (policy_noise.c). */
-uint32_t pol_noise_floor(const struct policy_input *in, uint64_t room);
+ * @in->table_hist, for a fast tier of @room bytes; sets @st's discovering
+ * and thin (policy_noise.c). */
+uint32_t pol_noise_floor(const struct policy_input *in, uint64_t room, struct policy_stats *st);
 void pol_open_closed(const struct policy *p, struct plan *pl);
 
 #endif

@@ -40,10 +40,28 @@
  * budget allows over 1 TiB, where a hot range draws a sample or two a
  * half-life and the coldest half of the footprint draws none, 2
  * (docs/sim-results.md).
+ *
+ * A floor is worth its wait only while what it holds back is chance's.
+ * Where the hot memory itself is sampled so thinly that the entries under
+ * the floor hold more than POLICY_NOISE_HELD of the table's heat, the
+ * floor would keep the fast tier from most of what the sampler sees: a
+ * Zipf tail past a small fast tier (its ranges just below the room are
+ * nearly as hot as those in it), or any hot set of a footprint the budget
+ * samples sparsely, whose ranges draw a sample a minute.  The floor is
+ * then the heat at which the hottest entries hold the rest of the heat
+ * (at least 1), below chance's and below POLICY_NOISE_MIN_FLOOR too:
+ * chance's samples cost bytes, a floor over the hot set costs the hot
+ * set.  Not where the heat is about as even as chance makes it
+ * (heat_dispersion()): memory read evenly all over has all its heat under
+ * a floor and none of it says more than chance.  A hot set beside cold
+ * memory keeps its samples on the hot set (98 % of them in tierd-sim's
+ * uniform workloads), far above the floor, and keeps chance's floor.
  */
 #include "policy_int.h"
 
 #define POLICY_NOISE_MAX_LAMBDA 16.0
+/* Heat this much more spread than a Poisson count's is not chance's. */
+#define POLICY_NOISE_UNEVEN 2.0
 
 /* e^@x for x in [0, POLICY_NOISE_MAX_LAMBDA], without libm (as
  * hotness_decay.c's exp2): its Taylor series, every term positive. */
@@ -97,12 +115,73 @@ static uint32_t poisson_floor(double lambda, double limit)
 	return t;
 }
 
-uint32_t pol_noise_floor(const struct policy_input *in, uint64_t room)
+/*
+ * The variance of the footprint's heat over its mean, per entry of the
+ * table's mean size, memory the table does not hold at heat 0 and each
+ * bin's entries at the bin's mean (the spread within a bin left out: the
+ * low side).  About 1 for memory read evenly (a Poisson count; less, for
+ * the decay), far more where some memory is hotter than the rest.
+ */
+static double heat_dispersion(const struct policy_input *in)
+{
+	const struct hot_heat_bin *th = in->table_hist;
+	double heat = 0.0, sq = 0.0, n, mean;
+	uint64_t bytes = 0, entries = 0;
+
+	for (int b = 0; b < POLICY_HEAT_BINS; b++) {
+		bytes += th[b].bytes;
+		entries += th[b].entries;
+		heat += th[b].heat;
+		if (th[b].entries)
+			sq += th[b].heat * th[b].heat / (double)th[b].entries;
+	}
+	if (!entries || heat <= 0.0)
+		return 0.0;
+	n = (double)entries * (double)(in->footprint_bytes > bytes ? in->footprint_bytes : bytes) /
+	    (double)bytes;
+	mean = heat / n;
+	return (sq / n - mean * mean) / mean;
+}
+
+/*
+ * The heat at which the hottest entries hold all but POLICY_NOISE_HELD of
+ * the table's heat: the mean heat of the bin where that share is reached,
+ * at least 1.  UINT32_MAX for an empty table, and for heat spread about
+ * evenly (heat_dispersion() under POLICY_NOISE_UNEVEN): there the heat
+ * under the floor is chance's.
+ */
+static uint32_t held_floor(const struct policy_input *in)
+{
+	const struct hot_heat_bin *th = in->table_hist;
+	double total = 0.0, sum = 0.0, mean;
+
+	for (int b = 0; b < POLICY_HEAT_BINS; b++)
+		total += th[b].heat;
+	if (heat_dispersion(in) < POLICY_NOISE_UNEVEN)
+		return UINT32_MAX;
+	for (int b = POLICY_HEAT_BINS - 1; total > 0.0 && b >= 0; b--) {
+		sum += th[b].heat;
+		if (!th[b].entries || sum < (1.0 - POLICY_NOISE_HELD) * total)
+			continue;
+		mean = th[b].heat / (double)th[b].entries;
+		return mean < 2.0 ? 1 : mean < (double)POLICY_NOISE_MAX_FLOOR ?
+						 (uint32_t)mean : POLICY_NOISE_MAX_FLOOR;
+	}
+	return UINT32_MAX;
+}
+
+uint32_t pol_noise_floor(const struct policy_input *in, uint64_t room, struct policy_stats *st)
 {
 	uint64_t cold = in->footprint_bytes - room;
 	double limit = POLICY_NOISE_SHARE * (double)room / (double)cold;
 	uint32_t t = poisson_floor(coldest_mean(in, cold), limit);
 	uint32_t least = in->news_since_ns ? 1 : POLICY_NOISE_MIN_FLOOR;
+	uint32_t held = held_floor(in);
 
-	return t > least ? t : least;
+	t = t > least ? t : least;
+	st->thin = held < t;
+	if (st->thin)
+		t = held;
+	st->discovering = !st->thin && t < POLICY_NOISE_MIN_FLOOR;
+	return t;
 }

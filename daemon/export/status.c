@@ -142,6 +142,26 @@ static void status_copy(const struct tierd *d, FILE *f, bool json)
 	fputs(")\n", f);
 }
 
+/* "decision":{...}, the last decision and what it held back. */
+static void decision_json(const struct tierd_stats *s, FILE *f)
+{
+	const struct policy_stats *st = &s->decision;
+
+	fprintf(f,
+		"\"decision\":{\"hot_threshold\":%u,\"cold_threshold\":%u,\"crowded_floor\":%u,"
+		"\"discovering\":%s,\"thin\":%s,\"candidate_pages\":%llu,\"promote_bytes\":%llu,"
+		"\"fill_bytes\":%llu,\"demote_bytes\":%llu,\"unmet_bytes\":%llu,\"held\":{",
+		st->hot_threshold, st->cold_threshold, st->crowded_floor,
+		st->discovering ? "true" : "false", st->thin ? "true" : "false",
+		(unsigned long long)s->decision_candidate_pages,
+		(unsigned long long)st->promote_bytes, (unsigned long long)st->fill_bytes,
+		(unsigned long long)st->demote_bytes, (unsigned long long)st->unmet_bytes);
+	for (int h = 0; h < POLICY_H_NR; h++)
+		fprintf(f, "%s\"%s\":%llu", h ? "," : "", policy_hold_name(h),
+			(unsigned long long)st->held[h]);
+	fputs("}},", f);
+}
+
 static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 {
 	const struct tierd_stats *s = &d->stats;
@@ -206,20 +226,8 @@ static void status_json(const struct tierd *d, FILE *f, uint64_t now_ns)
 		json_str(f, name);
 		k += n + (k[n] == ',');
 	}
-	fprintf(f,
-		"],\"decision\":{\"hot_threshold\":%u,\"cold_threshold\":%u,\"crowded_floor\":%u,"
-		"\"discovering\":%s,\"candidate_pages\":%llu,\"promote_bytes\":%llu,\"fill_bytes\":%llu,"
-		"\"demote_bytes\":%llu,\"unmet_bytes\":%llu,\"held\":{",
-		s->decision.hot_threshold, s->decision.cold_threshold, s->decision.crowded_floor,
-		s->decision.discovering ? "true" : "false", (unsigned long long)s->decision_candidate_pages,
-		(unsigned long long)s->decision.promote_bytes,
-		(unsigned long long)s->decision.fill_bytes,
-		(unsigned long long)s->decision.demote_bytes,
-		(unsigned long long)s->decision.unmet_bytes);
-	for (int h = 0; h < POLICY_H_NR; h++)
-		fprintf(f, "%s\"%s\":%llu", h ? "," : "", policy_hold_name(h),
-			(unsigned long long)s->decision.held[h]);
-	fputs("}},", f);
+	fputs("],", f);
+	decision_json(s, f);
 	status_copy(d, f, true);
 	fprintf(f, "\"tick_nice\":%d,\"cgroups\":%d,", s->tick_nice, d->conf->nr_cgroups);
 	gpu_json(d, f);
@@ -239,7 +247,8 @@ static void status_decision(const struct tierd_stats *s, FILE *f)
 		(unsigned long long)s->decision_candidate_pages, st->hot_threshold);
 	if (st->crowded_floor)
 		fprintf(f, " (crowded: at least %u%s)", st->crowded_floor,
-			st->discovering ? ", a new hot set" : "");
+			st->discovering ? ", a new hot set" :
+			st->thin ? ", the hot set sampled thinly" : "");
 	fprintf(f, ", cold <= %u; planned %s up", st->cold_threshold, up);
 	if (st->fill_bytes) {
 		fmt_bytes(fill, sizeof(fill), st->fill_bytes);

@@ -188,7 +188,7 @@ static void test_lifecycle(void)
 	free(text);
 	text = render_status(&d, true);
 	CHECK(strstr(text, "\"decision\":{\"hot_threshold\":4,\"cold_threshold\":2,\"crowded_floor\":0,"
-			   "\"discovering\":false,\"candidate_pages\":1324,"
+			   "\"discovering\":false,\"thin\":false,\"candidate_pages\":1324,"
 			   "\"promote_bytes\":0,\"fill_bytes\":0,\"demote_bytes\":0,\"unmet_bytes\":1228800,"
 			   "\"held\":{\"cooldown\":7,"));
 	CHECK(strstr(text, "\"refill\":300}}"));
@@ -220,6 +220,15 @@ static void test_lifecycle(void)
 	CHECK(strstr(text, "tierd_table_fresh_samples_total 16\n"));
 	free(text);
 	d.stats.decision.discovering = false;
+	/* One sample, where the hot set itself draws few. */
+	d.stats.decision.thin = true;
+	text = render_status(&d, false);
+	CHECK(strstr(text, "hot at heat >= 4 (crowded: at least 1, the hot set sampled thinly),"));
+	free(text);
+	text = render_status(&d, true);
+	CHECK(strstr(text, "\"crowded_floor\":1,\"discovering\":false,\"thin\":true,"));
+	free(text);
+	d.stats.decision.thin = false;
 	d.stats.decision.crowded_floor = 0;
 	/* Fill promotions show as a part of what goes up. */
 	d.stats.decision.promote_bytes = 6 * 1024 * 1024;

@@ -761,6 +761,56 @@ static void test_discovery_floor(void)
 }
 
 /*
+ * A hot set sampled thinly (a Zipf tail): a few ranges far hotter than the
+ * rest, and a third of the table's heat on ranges at heat 1 or 2, over a
+ * chance floor above 2.  The floor drops to where the hottest hold 90%
+ * of the heat, so the heat-2 candidates move too, and no lone sample is
+ * left out for being old (no news).  The same entries at one heat, memory
+ * read evenly, keep chance's floor.
+ */
+static void test_thin_floor(void)
+{
+	struct policy_params pp;
+	struct hot_heat_bin th[POLICY_HEAT_BINS];
+
+	topo_pair();
+	nr_pages = 0;
+	add_pages(4, 10, 0x100000, 1, 1, 1, -1);
+	add_pages(4, 10, 0x200000, 1, 1, 2, -1);
+	add_pages(4, 10, 0x300000, 1, 1, 8, -1);
+	policy_params_default(&pp, &test_geom);
+	footprint = 4 * GiB;
+	crowded_hot = POLICY_CROWDED_BACKGROUND;
+	memset(th, 0, sizeof(th));
+	th[7] = (struct hot_heat_bin){ .bytes = 32 * MiB, .entries = 16, .heat = 1600 };
+	th[2] = (struct hot_heat_bin){ .bytes = 400 * MiB, .entries = 200, .heat = 500 };
+	th[1] = (struct hot_heat_bin){ .bytes = 1600 * MiB, .entries = 800, .heat = 960 };
+	table_hist = th;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.stats.crowded_floor, 1);
+	CHECK(out.stats.thin);
+	CHECK(!out.stats.discovering);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 12);
+	/* The hottest hold 90%: chance's floor. */
+	th[7] = (struct hot_heat_bin){ 0 };
+	th[10] = (struct hot_heat_bin){ .bytes = 32 * MiB, .entries = 16, .heat = 16000 };
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK(out.stats.crowded_floor > POLICY_NOISE_MIN_FLOOR);
+	CHECK(out.stats.crowded_floor <= 8);
+	CHECK(!out.stats.thin);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 4);
+	/* Evenly read: every entry at heat 1.5, as spread as chance. */
+	memset(th, 0, sizeof(th));
+	th[1] = (struct hot_heat_bin){ .bytes = 2 * GiB, .entries = 1024, .heat = 1536 };
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK(out.stats.crowded_floor > POLICY_NOISE_MIN_FLOOR);
+	CHECK(!out.stats.thin);
+	table_hist = NULL;
+	crowded_hot = 0;
+	footprint = 0;
+}
+
+/*
  * Node 2 is GPU HBM, nearer to node 0 than node 1 is: demotion never picks
  * it, and only the rule's cgroup is placed there, up to the cap.
  */
@@ -1184,6 +1234,7 @@ int main(void)
 	RUN(test_crowded_floor);
 	RUN(test_background_floor);
 	RUN(test_discovery_floor);
+	RUN(test_thin_floor);
 	RUN(test_fill);
 	RUN(test_gpu_rules);
 	RUN(test_cold_age_and_demote_off);
