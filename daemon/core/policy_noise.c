@@ -164,8 +164,9 @@ static uint32_t held_floor(const struct policy_input *in)
 		if (!th[b].entries || sum < (1.0 - POLICY_NOISE_HELD) * total)
 			continue;
 		mean = th[b].heat / (double)th[b].entries;
-		return mean < 2.0 ? 1 : mean < (double)POLICY_NOISE_MAX_FLOOR ?
-						 (uint32_t)mean : POLICY_NOISE_MAX_FLOOR;
+		if (mean < 2.0)
+			return 1;
+		return mean < POLICY_NOISE_MAX_FLOOR ? (uint32_t)mean : POLICY_NOISE_MAX_FLOOR;
 	}
 	return UINT32_MAX;
 }
