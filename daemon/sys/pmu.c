@@ -136,18 +136,18 @@ static void pebs_caps(const char *pmu_dir, const char *name, struct pmu_event *e
 static void ibs_caps(const char *pmu_dir, struct pmu_event *ev)
 {
 	static const char *const optional[] = { "cnt_ctl", "l3missonly" };
-	struct pmu_event l3 = { 0 };
 
 	ev->kind = PMU_IBS_OP;
 	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
 		struct pmu_event bit = { 0 };
 
-		if (pmu_parse_event(pmu_dir, optional[i], &bit) == 0)
-			ev->config_mask |= bit.config;
-	}
-	if (pmu_parse_event(pmu_dir, "l3missonly", &l3) == 0) {
-		ev->config |= l3.config;
-		snprintf(ev->desc, sizeof(ev->desc), "AMD IBS op (l3missonly)");
+		if (pmu_parse_event(pmu_dir, optional[i], &bit) < 0)
+			continue;
+		ev->config_mask |= bit.config;
+		if (!strcmp(optional[i], "l3missonly")) {
+			ev->config |= bit.config;
+			snprintf(ev->desc, sizeof(ev->desc), "AMD IBS op (l3missonly)");
+		}
 	}
 }
 
