@@ -653,6 +653,28 @@ static void test_crowded_floor(void)
 }
 
 /*
+ * A source whose floor follows the background (POLICY_CROWDED_BACKGROUND):
+ * 4 GiB of footprint over a fast tier of under 1 GiB, the table's
+ * histogram @th, empty; background_end() puts the inputs back.
+ */
+static void background_start(struct policy_params *pp, struct hot_heat_bin *th)
+{
+	policy_params_default(pp, &test_geom);
+	footprint = 4 * GiB;
+	crowded_hot = POLICY_CROWDED_BACKGROUND;
+	memset(th, 0, POLICY_HEAT_BINS * sizeof(*th));
+	table_hist = th;
+}
+
+static void background_end(void)
+{
+	news_since = 0;
+	table_hist = NULL;
+	crowded_hot = 0;
+	footprint = 0;
+}
+
+/*
  * A source whose floor follows the background: 4 GiB over a fast tier of
  * under 1 GiB, candidates at heat 2 and 8.  With nothing in the table,
  * heat 2 is well above chance and both sets move; the warmer the memory
@@ -670,11 +692,7 @@ static void test_background_floor(void)
 	nr_pages = 0;
 	add_pages(4, 10, 0x100000, 1, 1, 2, -1);
 	add_pages(4, 10, 0x200000, 1, 1, 8, -1);
-	policy_params_default(&pp, &test_geom);
-	footprint = 4 * GiB;
-	crowded_hot = POLICY_CROWDED_BACKGROUND;
-	memset(th, 0, sizeof(th));
-	table_hist = th;
+	background_start(&pp, th);
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 8);
 	/* All of it in the table, at a mean heat of 0.1 ... 1.6 an entry. */
@@ -707,8 +725,7 @@ static void test_background_floor(void)
 	table_hist = NULL;
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(out.stats.hot_threshold, pp.crowded_hot_threshold);
-	crowded_hot = 0;
-	footprint = 0;
+	background_end();
 }
 
 /*
@@ -729,12 +746,8 @@ static void test_discovery_floor(void)
 	add_pages(4, 10, 0x200000, 1, 1, 8, -1);
 	for (int i = 0; i < 4; i++)
 		pages[i].last_access_ns = (i < 2 ? 990 : 999) * SEC;
-	policy_params_default(&pp, &test_geom);
-	footprint = 4 * GiB;
-	crowded_hot = POLICY_CROWDED_BACKGROUND;
-	memset(th, 0, sizeof(th));
+	background_start(&pp, th);
 	th[8] = (struct hot_heat_bin){ .bytes = 32 * MiB, .entries = 16, .heat = 1.6 * 2048 };
-	table_hist = th;
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 4);
 	CHECK_EQ_INT(out.stats.crowded_floor, POLICY_NOISE_MIN_FLOOR);
@@ -754,10 +767,7 @@ static void test_discovery_floor(void)
 	CHECK(out.stats.crowded_floor > POLICY_NOISE_MIN_FLOOR);
 	CHECK(!out.stats.discovering);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 4);
-	news_since = 0;
-	table_hist = NULL;
-	crowded_hot = 0;
-	footprint = 0;
+	background_end();
 }
 
 /*
@@ -778,14 +788,10 @@ static void test_thin_floor(void)
 	add_pages(4, 10, 0x100000, 1, 1, 1, -1);
 	add_pages(4, 10, 0x200000, 1, 1, 2, -1);
 	add_pages(4, 10, 0x300000, 1, 1, 8, -1);
-	policy_params_default(&pp, &test_geom);
-	footprint = 4 * GiB;
-	crowded_hot = POLICY_CROWDED_BACKGROUND;
-	memset(th, 0, sizeof(th));
+	background_start(&pp, th);
 	th[7] = (struct hot_heat_bin){ .bytes = 32 * MiB, .entries = 16, .heat = 1600 };
 	th[2] = (struct hot_heat_bin){ .bytes = 400 * MiB, .entries = 200, .heat = 500 };
 	th[1] = (struct hot_heat_bin){ .bytes = 1600 * MiB, .entries = 800, .heat = 960 };
-	table_hist = th;
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(out.stats.crowded_floor, 1);
 	CHECK(out.stats.thin);
@@ -805,9 +811,7 @@ static void test_thin_floor(void)
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK(out.stats.crowded_floor > POLICY_NOISE_MIN_FLOOR);
 	CHECK(!out.stats.thin);
-	table_hist = NULL;
-	crowded_hot = 0;
-	footprint = 0;
+	background_end();
 }
 
 /*
