@@ -9,7 +9,9 @@
 #include "fsutil.h"
 #include "pmu.h"
 
-/* Spread @value over the bit ranges of @fmt ("config1:0-15" or "config:0-7,32-35"). */
+/* Spread @value over the bit ranges of @fmt ("config1:0-15" or "config:0-7,32-35"),
+ * replacing what the field held: a later term overrides an earlier one, as
+ * in perf's event syntax. */
 static int put_bits(struct pmu_event *ev, const char *fmt, uint64_t value)
 {
 	const char *colon = strchr(fmt, ':');
@@ -27,6 +29,7 @@ static int put_bits(struct pmu_event *ev, const char *fmt, uint64_t value)
 		return -EINVAL;
 	if (cpulist_parse(colon + 1, &bits, 64, NULL) < 0)
 		return -EINVAL;
+	*word &= ~bits;
 	for (unsigned int b = 0; b < 64; b++) {
 		if (!(bits & (1ull << b)))
 			continue;
@@ -151,32 +154,11 @@ static void ibs_caps(const char *pmu_dir, struct pmu_event *ev)
 	}
 }
 
-/*
- * @terms, the sysfs event, with its ldlat term replaced by
- * PMU_PEBS_LDLAT_CYCLES; -EINVAL when the result does not fit @len.
- */
-static int pebs_terms(const char *terms, char *out, size_t len)
-{
-	char copy[256], *save = NULL, *term;
-	size_t n = 0;
-
-	if (snprintf(copy, sizeof(copy), "%s", terms) >= (int)sizeof(copy))
-		return -EINVAL;
-	out[0] = '\0';
-	for (term = strtok_r(copy, ",", &save); term; term = strtok_r(NULL, ",", &save)) {
-		if (!strncmp(term, "ldlat=", 6) || !strcmp(term, "ldlat"))
-			continue;
-		n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s,", term);
-	}
-	n += (size_t)snprintf(out + n, n < len ? len - n : 0, "ldlat=%d", PMU_PEBS_LDLAT_CYCLES);
-	return n < len ? 0 : -EINVAL;
-}
-
 int pmu_find_mem_sampler(const char *sysfs_root, struct pmu_event *ret, char *why,
 			 size_t why_len)
 {
 	static const char *const intel[] = { "cpu", "cpu_core" };
-	char dir[512], path[600], terms[256], event[256];
+	char dir[512], path[600], terms[256], event[32];
 	int r;
 
 	for (size_t i = 0; i < sizeof(intel) / sizeof(intel[0]); i++) {
@@ -189,7 +171,9 @@ int pmu_find_mem_sampler(const char *sysfs_root, struct pmu_event *ret, char *wh
 		if (r == 0)
 			r = read_type(dir, &ret->type);
 		if (r == 0)
-			r = pebs_terms(terms, event, sizeof(event));
+			r = pmu_parse_event(dir, terms, ret);
+		/* sysfs's ldlat=3 takes nearly every load: PMU_PEBS_LDLAT_CYCLES replaces it. */
+		snprintf(event, sizeof(event), "ldlat=%d", PMU_PEBS_LDLAT_CYCLES);
 		if (r == 0)
 			r = pmu_parse_event(dir, event, ret);
 		if (r < 0) {

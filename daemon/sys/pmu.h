@@ -53,8 +53,9 @@ int pmu_find_mem_sampler(const char *sysfs_root, struct pmu_event *ret, char *wh
 /*
  * Put the terms of an event string ("event=0xcd,umask=0x1,ldlat=3") into
  * @ev's config words using the PMU's format files ("config:0-7",
- * "config1:0-15") under @pmu_dir/format/.  0 or -EINVAL (unknown term, bad
- * format), -errno when a format file cannot be read.
+ * "config1:0-15") under @pmu_dir/format/; a term replaces what its field
+ * held, so a later one overrides.  0 or -EINVAL (unknown term, bad format),
+ * -errno when a format file cannot be read.
  */
 int pmu_parse_event(const char *pmu_dir, const char *terms, struct pmu_event *ev);
 
