@@ -654,11 +654,14 @@ static void test_crowded_floor(void)
 
 /*
  * A source whose floor follows the background (POLICY_CROWDED_BACKGROUND):
- * 4 GiB of footprint over a fast tier of under 1 GiB, the table's
- * histogram @th, empty; background_end() puts the inputs back.
+ * 4 GiB of footprint over a fast tier of under 1 GiB (topo_pair()), no
+ * candidates yet, the table's histogram @th, empty; background_end() puts
+ * the inputs back.
  */
 static void background_start(struct policy_params *pp, struct hot_heat_bin *th)
 {
+	topo_pair();
+	nr_pages = 0;
 	policy_params_default(pp, &test_geom);
 	footprint = 4 * GiB;
 	crowded_hot = POLICY_CROWDED_BACKGROUND;
@@ -688,11 +691,9 @@ static void test_background_floor(void)
 	struct hot_heat_bin th[POLICY_HEAT_BINS];
 	uint32_t last = 0;
 
-	topo_pair();
-	nr_pages = 0;
+	background_start(&pp, th);
 	add_pages(4, 10, 0x100000, 1, 1, 2, -1);
 	add_pages(4, 10, 0x200000, 1, 1, 8, -1);
-	background_start(&pp, th);
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 8);
 	/* All of it in the table, at a mean heat of 0.1 ... 1.6 an entry. */
@@ -740,13 +741,11 @@ static void test_discovery_floor(void)
 	struct policy_params pp;
 	struct hot_heat_bin th[POLICY_HEAT_BINS];
 
-	topo_pair();
-	nr_pages = 0;
+	background_start(&pp, th);
 	add_pages(4, 10, 0x100000, 1, 1, 1, -1);
 	add_pages(4, 10, 0x200000, 1, 1, 8, -1);
 	for (int i = 0; i < 4; i++)
 		pages[i].last_access_ns = (i < 2 ? 990 : 999) * SEC;
-	background_start(&pp, th);
 	th[8] = (struct hot_heat_bin){ .bytes = 32 * MiB, .entries = 16, .heat = 1.6 * 2048 };
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 4);
@@ -783,12 +782,10 @@ static void test_thin_floor(void)
 	struct policy_params pp;
 	struct hot_heat_bin th[POLICY_HEAT_BINS];
 
-	topo_pair();
-	nr_pages = 0;
+	background_start(&pp, th);
 	add_pages(4, 10, 0x100000, 1, 1, 1, -1);
 	add_pages(4, 10, 0x200000, 1, 1, 2, -1);
 	add_pages(4, 10, 0x300000, 1, 1, 8, -1);
-	background_start(&pp, th);
 	th[7] = (struct hot_heat_bin){ .bytes = 32 * MiB, .entries = 16, .heat = 1600 };
 	th[2] = (struct hot_heat_bin){ .bytes = 400 * MiB, .entries = 200, .heat = 500 };
 	th[1] = (struct hot_heat_bin){ .bytes = 1600 * MiB, .entries = 800, .heat = 960 };
