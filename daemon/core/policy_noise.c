@@ -22,10 +22,21 @@
  * The coldest of the cold run low, and with them lambda and the floor;
  * the further the cold memory's heat is from uniform, the more.  Where
  * most of the cold memory holds no sample at a moment, the coldest F - R
- * bytes hold none, lambda is near 0 and the floor 2, where the cold
- * memory's rate may call for 3: chance then brings more copies (tierd-sim
- * at one access in 1000 over 1 TiB: 1.3 to 1.7 times the oracle's bytes, at
- * its run time).  Never
+ * bytes hold none and their lambda is 0, whatever the cold memory's rate:
+ * picked by their heat, they are the ones chance passed by.  So lambda is
+ * also taken over the cold memory whole, all of it outside the hottest
+ * entries that hold 1 - POLICY_NOISE_HELD of the table's heat (memory the
+ * table does not hold at heat 0), and the larger of the two counts.  At one
+ * access in 1000 over dram+cxl's 1 TiB in tierd-sim the cold ranges' lambda
+ * is about 0.3: the coldest F - R bytes alone give a floor of 2, and the
+ * cold ranges that drew two samples by chance took DRAM's free room, 1.3
+ * to 1.7 times the oracle's bytes at its run time; with the whole, 3, and
+ * 1.00 to 1.07 (docs/sim-results.md).  Not while a new hot set arrives
+ * (policy_input.news_since_ns, below): its first samples sit outside the
+ * hottest entries too, and counted as chance's they would raise the floor
+ * against the hot set itself (tierd-sim's shift within the CPU budget:
+ * 1.06 of the oracle's run time instead of 1.05 at 1 TiB, 1.07 instead of
+ * 1.02 on grace-hopper).  Never
  * under POLICY_NOISE_MIN_FLOOR: the estimate is of one moment, and every
  * sample the cold memory draws lifts an entry to heat 1 for a while; over
  * the time a promoted range stays, many do.  Except while a new hot set
@@ -35,8 +46,9 @@
  *
  * Memory the table does not hold counts as heat 0, also in the first
  * seconds, before the sampler has reached the cold memory: the floor is
- * 2 then.  Hardware sampling at one access in 1000 of a footprint 2.7
- * times an HBM node gives 5, then 6 (lambda ~1); at the period a 2 % CPU
+ * low then.  Hardware sampling at one access in 1000 of a footprint 2.7
+ * times an HBM node gives 3 and 4 in the first seconds, then 6 and 7
+ * (lambda ~1.5); over dram+cxl's 1 TiB 3 or 4; at the period a 2 % CPU
  * budget allows over 1 TiB, where a hot range draws a sample or two a
  * half-life and the coldest half of the footprint draws none, 2
  * (docs/sim-results.md).
@@ -98,6 +110,41 @@ static double coldest_mean(const struct policy_input *in, uint64_t want)
 		got += take;
 	}
 	lambda = heat * ((double)bytes / (double)entries) / (double)want;
+	return lambda < POLICY_NOISE_MAX_LAMBDA ? lambda : POLICY_NOISE_MAX_LAMBDA;
+}
+
+/*
+ * The mean heat, per entry, of the memory outside the hottest entries that
+ * hold 1 - POLICY_NOISE_HELD of the table's heat: the bins below the one
+ * where their share is reached, and the memory the table does not hold.
+ */
+static double cold_mean(const struct policy_input *in)
+{
+	const struct hot_heat_bin *th = in->table_hist;
+	double total = 0.0, sum = 0.0, heat = 0.0, lambda;
+	uint64_t bytes = 0, entries = 0, cold;
+	int b;
+
+	for (b = 0; b < POLICY_HEAT_BINS; b++) {
+		total += th[b].heat;
+		bytes += th[b].bytes;
+		entries += th[b].entries;
+	}
+	if (!entries)
+		return 0.0;
+	cold = in->footprint_bytes > bytes ? in->footprint_bytes - bytes : 0;
+	for (b = POLICY_HEAT_BINS - 1; b > 0; b--) {
+		sum += th[b].heat;
+		if (sum >= (1.0 - POLICY_NOISE_HELD) * total)
+			break;
+	}
+	while (--b >= 0) {
+		heat += th[b].heat;
+		cold += th[b].bytes;
+	}
+	if (!cold)
+		return 0.0;
+	lambda = heat * ((double)bytes / (double)entries) / (double)cold;
 	return lambda < POLICY_NOISE_MAX_LAMBDA ? lambda : POLICY_NOISE_MAX_LAMBDA;
 }
 
@@ -175,10 +222,15 @@ uint32_t pol_noise_floor(const struct policy_input *in, uint64_t room, struct po
 {
 	uint64_t cold = in->footprint_bytes - room;
 	double limit = POLICY_NOISE_SHARE * (double)room / (double)cold;
-	uint32_t t = poisson_floor(coldest_mean(in, cold), limit);
+	double lambda = coldest_mean(in, cold), whole;
 	uint32_t least = in->news_since_ns ? 1 : POLICY_NOISE_MIN_FLOOR;
-	uint32_t held = held_floor(in);
+	uint32_t held = held_floor(in), t;
 
+	if (!in->news_since_ns) {
+		whole = cold_mean(in);
+		lambda = whole > lambda ? whole : lambda;
+	}
+	t = poisson_floor(lambda, limit);
 	t = t > least ? t : least;
 	st->thin = held < t;
 	if (st->thin)

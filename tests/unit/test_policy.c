@@ -654,14 +654,18 @@ static void test_crowded_floor(void)
 
 /*
  * A source whose floor follows the background (POLICY_CROWDED_BACKGROUND):
- * 4 GiB of footprint over a fast tier of under 1 GiB (topo_pair()), no
- * candidates yet, the table's histogram @th, empty; background_end() puts
- * the inputs back.
+ * 4 GiB of footprint over a fast tier of under 1 GiB (topo_pair()), the
+ * table's histogram @th, empty, and @n sets of 4 candidates on node 1, set
+ * i at 0x100000 * (i + 1) with heat @heat[i]; background_end() puts the
+ * inputs back.
  */
-static void background_start(struct policy_params *pp, struct hot_heat_bin *th)
+static void background_start(struct policy_params *pp, struct hot_heat_bin *th,
+			     const uint32_t *heat, int n)
 {
 	topo_pair();
 	nr_pages = 0;
+	for (int i = 0; i < n; i++)
+		add_pages(4, 10, 0x100000 * (uint64_t)(i + 1), 1, 1, heat[i], -1);
 	policy_params_default(pp, &test_geom);
 	footprint = 4 * GiB;
 	crowded_hot = POLICY_CROWDED_BACKGROUND;
@@ -691,9 +695,7 @@ static void test_background_floor(void)
 	struct hot_heat_bin th[POLICY_HEAT_BINS];
 	uint32_t last = 0;
 
-	background_start(&pp, th);
-	add_pages(4, 10, 0x100000, 1, 1, 2, -1);
-	add_pages(4, 10, 0x200000, 1, 1, 8, -1);
+	background_start(&pp, th, (const uint32_t[]){ 2, 8 }, 2);
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 8);
 	/* All of it in the table, at a mean heat of 0.1 ... 1.6 an entry. */
@@ -741,9 +743,7 @@ static void test_discovery_floor(void)
 	struct policy_params pp;
 	struct hot_heat_bin th[POLICY_HEAT_BINS];
 
-	background_start(&pp, th);
-	add_pages(4, 10, 0x100000, 1, 1, 1, -1);
-	add_pages(4, 10, 0x200000, 1, 1, 8, -1);
+	background_start(&pp, th, (const uint32_t[]){ 1, 8 }, 2);
 	for (int i = 0; i < 4; i++)
 		pages[i].last_access_ns = (i < 2 ? 990 : 999) * SEC;
 	th[8] = (struct hot_heat_bin){ .bytes = 32 * MiB, .entries = 16, .heat = 1.6 * 2048 };
@@ -782,10 +782,7 @@ static void test_thin_floor(void)
 	struct policy_params pp;
 	struct hot_heat_bin th[POLICY_HEAT_BINS];
 
-	background_start(&pp, th);
-	add_pages(4, 10, 0x100000, 1, 1, 1, -1);
-	add_pages(4, 10, 0x200000, 1, 1, 2, -1);
-	add_pages(4, 10, 0x300000, 1, 1, 8, -1);
+	background_start(&pp, th, (const uint32_t[]){ 1, 2, 8 }, 3);
 	th[7] = (struct hot_heat_bin){ .bytes = 32 * MiB, .entries = 16, .heat = 1600 };
 	th[2] = (struct hot_heat_bin){ .bytes = 400 * MiB, .entries = 200, .heat = 500 };
 	th[1] = (struct hot_heat_bin){ .bytes = 1600 * MiB, .entries = 800, .heat = 960 };
@@ -808,6 +805,37 @@ static void test_thin_floor(void)
 	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK(out.stats.crowded_floor > POLICY_NOISE_MIN_FLOOR);
 	CHECK(!out.stats.thin);
+	background_end();
+}
+
+/*
+ * Cold memory of which most draws no sample at a moment: 400 of its 2032
+ * ranges at heat 1.5 (lambda about 0.3), the rest not in the table, and 16
+ * hot ranges that hold nine tenths of the heat and more.  The coldest
+ * 3 GiB and more hold nearly nothing, but the cold memory whole says
+ * chance brings heat 2 to too many ranges: the floor is above 2 and only
+ * the heat-8 candidates move.  While a new hot set arrives its first
+ * samples are among the cold ranges: the coldest alone count (none: the
+ * floor is the one sample news asks), and the heat-2 candidates move too.
+ */
+static void test_cold_whole_floor(void)
+{
+	struct policy_params pp;
+	struct hot_heat_bin th[POLICY_HEAT_BINS];
+
+	background_start(&pp, th, (const uint32_t[]){ 2, 8 }, 2);
+	th[9] = (struct hot_heat_bin){ .bytes = 32 * MiB, .entries = 16, .heat = 16 * 400.0 };
+	th[1] = (struct hot_heat_bin){ .bytes = 800 * MiB, .entries = 400, .heat = 600.0 };
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK(out.stats.crowded_floor > POLICY_NOISE_MIN_FLOOR);
+	CHECK(out.stats.crowded_floor <= 8);
+	CHECK(!out.stats.thin);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 4);
+	news_since = 995 * SEC;
+	CHECK_EQ_INT(run(&pp, NULL, 0, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.stats.crowded_floor, 1);
+	CHECK(out.stats.discovering);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, 0), 8);
 	background_end();
 }
 
@@ -1236,6 +1264,7 @@ int main(void)
 	RUN(test_background_floor);
 	RUN(test_discovery_floor);
 	RUN(test_thin_floor);
+	RUN(test_cold_whole_floor);
 	RUN(test_fill);
 	RUN(test_gpu_rules);
 	RUN(test_cold_age_and_demote_off);
