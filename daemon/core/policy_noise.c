@@ -114,31 +114,43 @@ static double coldest_mean(const struct policy_input *in, uint64_t want)
 }
 
 /*
+ * The bin in which the hottest entries come to hold 1 - POLICY_NOISE_HELD
+ * of the table's heat; -1 for a table without heat.
+ */
+static int held_bin(const struct hot_heat_bin *th)
+{
+	double total = 0.0, sum = 0.0;
+
+	for (int b = 0; b < POLICY_HEAT_BINS; b++)
+		total += th[b].heat;
+	for (int b = POLICY_HEAT_BINS - 1; total > 0.0 && b >= 0; b--) {
+		sum += th[b].heat;
+		if (th[b].entries && sum >= (1.0 - POLICY_NOISE_HELD) * total)
+			return b;
+	}
+	return -1;
+}
+
+/*
  * The mean heat, per entry, of the memory outside the hottest entries that
- * hold 1 - POLICY_NOISE_HELD of the table's heat: the bins below the one
- * where their share is reached, and the memory the table does not hold.
+ * hold 1 - POLICY_NOISE_HELD of the table's heat: the bins below held_bin()
+ * and the memory the table does not hold.
  */
 static double cold_mean(const struct policy_input *in)
 {
 	const struct hot_heat_bin *th = in->table_hist;
-	double total = 0.0, sum = 0.0, heat = 0.0, lambda;
 	uint64_t bytes = 0, entries = 0, cold;
-	int b;
+	int held = held_bin(th);
+	double heat = 0.0, lambda;
 
-	for (b = 0; b < POLICY_HEAT_BINS; b++) {
-		total += th[b].heat;
+	if (held < 0)
+		return 0.0;
+	for (int b = 0; b < POLICY_HEAT_BINS; b++) {
 		bytes += th[b].bytes;
 		entries += th[b].entries;
 	}
-	if (!entries)
-		return 0.0;
 	cold = in->footprint_bytes > bytes ? in->footprint_bytes - bytes : 0;
-	for (b = POLICY_HEAT_BINS - 1; b > 0; b--) {
-		sum += th[b].heat;
-		if (sum >= (1.0 - POLICY_NOISE_HELD) * total)
-			break;
-	}
-	while (--b >= 0) {
+	for (int b = 0; b < held; b++) {
 		heat += th[b].heat;
 		cold += th[b].bytes;
 	}
@@ -200,22 +212,18 @@ static double heat_dispersion(const struct policy_input *in)
 static uint32_t held_floor(const struct policy_input *in)
 {
 	const struct hot_heat_bin *th = in->table_hist;
-	double total = 0.0, sum = 0.0, mean;
+	int b;
+	double mean;
 
-	for (int b = 0; b < POLICY_HEAT_BINS; b++)
-		total += th[b].heat;
 	if (heat_dispersion(in) < POLICY_NOISE_UNEVEN)
 		return UINT32_MAX;
-	for (int b = POLICY_HEAT_BINS - 1; total > 0.0 && b >= 0; b--) {
-		sum += th[b].heat;
-		if (!th[b].entries || sum < (1.0 - POLICY_NOISE_HELD) * total)
-			continue;
-		mean = th[b].heat / (double)th[b].entries;
-		if (mean < 2.0)
-			return 1;
-		return mean < POLICY_NOISE_MAX_FLOOR ? (uint32_t)mean : POLICY_NOISE_MAX_FLOOR;
-	}
-	return UINT32_MAX;
+	b = held_bin(th);
+	if (b < 0)
+		return UINT32_MAX;
+	mean = th[b].heat / (double)th[b].entries;
+	if (mean < 2.0)
+		return 1;
+	return mean < POLICY_NOISE_MAX_FLOOR ? (uint32_t)mean : POLICY_NOISE_MAX_FLOOR;
 }
 
 uint32_t pol_noise_floor(const struct policy_input *in, uint64_t room, struct policy_stats *st)
