@@ -88,20 +88,51 @@ static double exp_series(double x)
 	return sum;
 }
 
-/* The mean heat of the coldest @want bytes of the footprint, per entry. */
-static double coldest_mean(const struct policy_input *in, uint64_t want)
+/* The table's histogram summed over its bins. */
+struct table_sum {
+	uint64_t bytes, entries;
+	double heat;
+};
+
+static struct table_sum table_sum(const struct hot_heat_bin *th)
 {
-	const struct hot_heat_bin *th = in->table_hist;
-	uint64_t bytes = 0, entries = 0, got;
-	double heat = 0.0, lambda;
+	struct table_sum s = { 0 };
 
 	for (int b = 0; b < POLICY_HEAT_BINS; b++) {
-		bytes += th[b].bytes;
-		entries += th[b].entries;
+		s.bytes += th[b].bytes;
+		s.entries += th[b].entries;
+		s.heat += th[b].heat;
 	}
-	if (!entries || !want)
+	return s;
+}
+
+/* @heat spread over @over bytes, per entry of the table's mean size. */
+static double lambda_of(double heat, const struct table_sum *s, uint64_t over)
+{
+	double lambda;
+
+	if (!s->entries || !over)
 		return 0.0;
-	got = in->footprint_bytes > bytes ? in->footprint_bytes - bytes : 0;
+	lambda = heat * ((double)s->bytes / (double)s->entries) / (double)over;
+	return lambda < POLICY_NOISE_MAX_LAMBDA ? lambda : POLICY_NOISE_MAX_LAMBDA;
+}
+
+/* The memory the table does not hold: at heat 0. */
+static uint64_t untracked(const struct policy_input *in, const struct table_sum *s)
+{
+	return in->footprint_bytes > s->bytes ? in->footprint_bytes - s->bytes : 0;
+}
+
+/* The mean heat of the coldest @want bytes of the footprint, per entry. */
+static double coldest_mean(const struct policy_input *in, const struct table_sum *s,
+			   uint64_t want)
+{
+	const struct hot_heat_bin *th = in->table_hist;
+	uint64_t got = untracked(in, s);
+	double heat = 0.0;
+
+	if (!s->entries)
+		return 0.0;
 	for (int b = 0; b < POLICY_HEAT_BINS && got < want; b++) {
 		uint64_t take = th[b].bytes < want - got ? th[b].bytes : want - got;
 
@@ -109,23 +140,20 @@ static double coldest_mean(const struct policy_input *in, uint64_t want)
 			heat += th[b].heat * (double)take / (double)th[b].bytes;
 		got += take;
 	}
-	lambda = heat * ((double)bytes / (double)entries) / (double)want;
-	return lambda < POLICY_NOISE_MAX_LAMBDA ? lambda : POLICY_NOISE_MAX_LAMBDA;
+	return lambda_of(heat, s, want);
 }
 
 /*
  * The bin in which the hottest entries come to hold 1 - POLICY_NOISE_HELD
  * of the table's heat; -1 for a table without heat.
  */
-static int held_bin(const struct hot_heat_bin *th)
+static int held_bin(const struct hot_heat_bin *th, const struct table_sum *s)
 {
-	double total = 0.0, sum = 0.0;
+	double sum = 0.0;
 
-	for (int b = 0; b < POLICY_HEAT_BINS; b++)
-		total += th[b].heat;
-	for (int b = POLICY_HEAT_BINS - 1; total > 0.0 && b >= 0; b--) {
+	for (int b = POLICY_HEAT_BINS - 1; s->heat > 0.0 && b >= 0; b--) {
 		sum += th[b].heat;
-		if (th[b].entries && sum >= (1.0 - POLICY_NOISE_HELD) * total)
+		if (th[b].entries && sum >= (1.0 - POLICY_NOISE_HELD) * s->heat)
 			return b;
 	}
 	return -1;
@@ -133,31 +161,22 @@ static int held_bin(const struct hot_heat_bin *th)
 
 /*
  * The mean heat, per entry, of the memory outside the hottest entries that
- * hold 1 - POLICY_NOISE_HELD of the table's heat: the bins below held_bin()
- * and the memory the table does not hold.
+ * hold 1 - POLICY_NOISE_HELD of the table's heat: the bins below @held
+ * (held_bin()) and the memory the table does not hold.
  */
-static double cold_mean(const struct policy_input *in)
+static double cold_mean(const struct policy_input *in, const struct table_sum *s, int held)
 {
 	const struct hot_heat_bin *th = in->table_hist;
-	uint64_t bytes = 0, entries = 0, cold;
-	int held = held_bin(th);
-	double heat = 0.0, lambda;
+	uint64_t cold = untracked(in, s);
+	double heat = 0.0;
 
 	if (held < 0)
 		return 0.0;
-	for (int b = 0; b < POLICY_HEAT_BINS; b++) {
-		bytes += th[b].bytes;
-		entries += th[b].entries;
-	}
-	cold = in->footprint_bytes > bytes ? in->footprint_bytes - bytes : 0;
 	for (int b = 0; b < held; b++) {
 		heat += th[b].heat;
 		cold += th[b].bytes;
 	}
-	if (!cold)
-		return 0.0;
-	lambda = heat * ((double)bytes / (double)entries) / (double)cold;
-	return lambda < POLICY_NOISE_MAX_LAMBDA ? lambda : POLICY_NOISE_MAX_LAMBDA;
+	return lambda_of(heat, s, cold);
 }
 
 /* The least t >= 1 with P(X >= t | @lambda) <= @limit, X Poisson. */
@@ -181,24 +200,18 @@ static uint32_t poisson_floor(double lambda, double limit)
  * low side).  About 1 for memory read evenly (a Poisson count; less, for
  * the decay), far more where some memory is hotter than the rest.
  */
-static double heat_dispersion(const struct policy_input *in)
+static double heat_dispersion(const struct policy_input *in, const struct table_sum *s)
 {
 	const struct hot_heat_bin *th = in->table_hist;
-	double heat = 0.0, sq = 0.0, n, mean;
-	uint64_t bytes = 0, entries = 0;
+	double sq = 0.0, n, mean;
 
-	for (int b = 0; b < POLICY_HEAT_BINS; b++) {
-		bytes += th[b].bytes;
-		entries += th[b].entries;
-		heat += th[b].heat;
+	for (int b = 0; b < POLICY_HEAT_BINS; b++)
 		if (th[b].entries)
 			sq += th[b].heat * th[b].heat / (double)th[b].entries;
-	}
-	if (!entries || heat <= 0.0)
+	if (!s->entries || s->heat <= 0.0)
 		return 0.0;
-	n = (double)entries * (double)(in->footprint_bytes > bytes ? in->footprint_bytes : bytes) /
-	    (double)bytes;
-	mean = heat / n;
+	n = (double)s->entries * (double)(s->bytes + untracked(in, s)) / (double)s->bytes;
+	mean = s->heat / n;
 	return (sq / n - mean * mean) / mean;
 }
 
@@ -209,18 +222,14 @@ static double heat_dispersion(const struct policy_input *in)
  * evenly (heat_dispersion() under POLICY_NOISE_UNEVEN): there the heat
  * under the floor is chance's.
  */
-static uint32_t held_floor(const struct policy_input *in)
+static uint32_t held_floor(const struct policy_input *in, const struct table_sum *s, int held)
 {
 	const struct hot_heat_bin *th = in->table_hist;
-	int b;
 	double mean;
 
-	if (heat_dispersion(in) < POLICY_NOISE_UNEVEN)
+	if (held < 0 || heat_dispersion(in, s) < POLICY_NOISE_UNEVEN)
 		return UINT32_MAX;
-	b = held_bin(th);
-	if (b < 0)
-		return UINT32_MAX;
-	mean = th[b].heat / (double)th[b].entries;
+	mean = th[held].heat / (double)th[held].entries;
 	if (mean < 2.0)
 		return 1;
 	return mean < POLICY_NOISE_MAX_FLOOR ? (uint32_t)mean : POLICY_NOISE_MAX_FLOOR;
@@ -228,14 +237,16 @@ static uint32_t held_floor(const struct policy_input *in)
 
 uint32_t pol_noise_floor(const struct policy_input *in, uint64_t room, struct policy_stats *st)
 {
+	struct table_sum sum = table_sum(in->table_hist);
 	uint64_t cold = in->footprint_bytes - room;
 	double limit = POLICY_NOISE_SHARE * (double)room / (double)cold;
-	double lambda = coldest_mean(in, cold), whole;
+	double lambda = coldest_mean(in, &sum, cold), whole;
 	uint32_t least = in->news_since_ns ? 1 : POLICY_NOISE_MIN_FLOOR;
-	uint32_t held = held_floor(in), t;
+	int bin = held_bin(in->table_hist, &sum);
+	uint32_t held = held_floor(in, &sum, bin), t;
 
 	if (!in->news_since_ns) {
-		whole = cold_mean(in);
+		whole = cold_mean(in, &sum, bin);
 		lambda = whole > lambda ? whole : lambda;
 	}
 	t = poisson_floor(lambda, limit);
