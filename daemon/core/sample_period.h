@@ -9,7 +9,9 @@
 #include <stdint.h>
 
 struct sample_period_params {
-	double budget_pct;	/* the most CPU time the sampler may use, in % of all CPUs */
+	/* The most CPU time the sampler may use, in % of the @ncpus CPUs that
+	 * sample_period_next() is given (tierd gives 1: of one CPU). */
+	double budget_pct;
 	uint64_t min_period;	/* events per sample, the densest sampling allowed */
 	uint64_t max_period;	/* the sparsest */
 };
