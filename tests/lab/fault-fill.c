@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Fill a NUMA node with locked memory until only LEAVE_MIB of it is free,
- * then hold it until SIGTERM: the "fast tier is full" fault.  The pages are
- * bound to NODE and mlock'd, so reclaim can neither swap nor demote them.
+ * and stays so for a second (reclaim that the fill set off gives memory
+ * back), then hold it until SIGTERM: the "fast tier is full" fault.  The
+ * pages are bound to NODE and mlock'd, so reclaim can neither swap nor
+ * demote them.
  *
  *   fault-fill NODE LEAVE_MIB
  *
@@ -11,6 +13,7 @@
 #include <errno.h>
 #include <numaif.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,9 @@
 
 #define MiB (1ul << 20)
 #define CHUNK (8 * MiB)
+#define SETTLE_READS 10		/* reads of the free memory, */
+#define SETTLE_US 100000	/* this far apart: a second */
+#define FILL_ROUNDS 20
 
 static long node_free_mib(int node)
 {
@@ -37,26 +43,15 @@ static long node_free_mib(int node)
 	return kb < 0 ? -1 : kb / 1024;
 }
 
-int main(int argc, char **argv)
+/*
+ * Chunk by chunk, re-reading the free memory: reclaim of the page cache
+ * gives some back on the way.  Returns the MiB taken, or -1.
+ */
+static long fill_to(int node, long leave)
 {
-	unsigned long mask, filled = 0;
-	long leave, fr, page = sysconf(_SC_PAGESIZE);
-	sigset_t set;
-	int node, sig;
+	unsigned long mask = 1ul << node;
+	long fr, filled = 0, page = sysconf(_SC_PAGESIZE);
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: fault-fill NODE LEAVE_MIB\n");
-		return 2;
-	}
-	node = atoi(argv[1]);
-	leave = atol(argv[2]);
-	mask = 1ul << node;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	/* Chunk by chunk, re-reading the free memory: reclaim of the page
-	 * cache gives some back on the way. */
 	while ((fr = node_free_mib(node)) >= 0 && fr > leave) {
 		size_t len = (size_t)(fr - leave) * MiB;
 		void *p;
@@ -66,11 +61,11 @@ int main(int argc, char **argv)
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED) {
 			perror("fault-fill: mmap");
-			return 1;
+			return -1;
 		}
 		if (mbind(p, len, MPOL_BIND, &mask, 64, 0) < 0 || mlock(p, len) < 0) {
 			fprintf(stderr, "fault-fill: mbind/mlock: %s\n", strerror(errno));
-			return 1;
+			return -1;
 		}
 		/* mlock() has faulted every page in (writable: a page of
 		 * its own, not the zero page); a store per page makes sure.
@@ -79,9 +74,50 @@ int main(int argc, char **argv)
 		 * it, 5.5 s without). */
 		for (size_t off = 0; off < len; off += (size_t)page)
 			((volatile char *)p)[off] = 0x5a;
-		filled += len / MiB;
+		filled += (long)(len / MiB);
 	}
-	printf("# filled %lu MiB on node %d, its free memory now %ld MiB\n", filled, node,
+	return filled;
+}
+
+/* Whether @node's free memory stays at or under @leave MiB for a second. */
+static bool stays_full(int node, long leave)
+{
+	for (int i = 0; i < SETTLE_READS; i++) {
+		long fr = node_free_mib(node);
+
+		if (fr < 0 || fr > leave)
+			return false;
+		usleep(SETTLE_US);
+	}
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	long leave, filled = 0, got;
+	sigset_t set;
+	int node, sig, round = 0;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: fault-fill NODE LEAVE_MIB\n");
+		return 2;
+	}
+	node = atoi(argv[1]);
+	leave = atol(argv[2]);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* A fill that dips under a zone's low watermark wakes kswapd, which
+	 * reclaims past the high one (the page cache): memory comes back after
+	 * the last chunk, above LEAVE_MIB.  So fill again until it stays. */
+	do {
+		got = fill_to(node, leave);
+		if (got < 0)
+			return 1;
+		filled += got;
+	} while (++round < FILL_ROUNDS && !stays_full(node, leave));
+	printf("# filled %ld MiB on node %d, its free memory now %ld MiB\n", filled, node,
 	       node_free_mib(node));
 	fflush(stdout);
 	sigwait(&set, &sig);
