@@ -13,6 +13,15 @@
  * bandwidth the machine has, for tierd on either kernel, up to the log2
  * bucketing of heat.  Its placement is sim_oracle_place(), which
  * oracle-seen (sys_oracle_seen.c) calls with less than the truth.
+ *
+ * The target is whole log2 buckets of heat, from the hottest down, while
+ * they fit: the first bucket that would not fit is left out, and the room
+ * it leaves stays free.  oracle-fill then fills that room, bucket by
+ * bucket down to one access, from the slow tier; what it filled leaves,
+ * as any fast range outside the target, coldest first and only when the
+ * target needs the room.  It moves more bytes for a better run time where a bucket
+ * is large (a Zipf tail, docs/sim-results.md); the targets' oracle is the
+ * one that leaves the room.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,6 +33,7 @@
 struct sim_oracle {
 	const struct sim_setup *s;
 	uint32_t *order, *bucket_start;
+	bool fill;	/* oracle-fill: the room the target leaves too */
 };
 
 static int none_init(void **ret, const struct sim_setup *s)
@@ -53,13 +63,14 @@ const struct sim_system sim_sys_all_dram = {
 	.decide = none_decide, .destroy = none_destroy,
 };
 
-int sim_oracle_new(const struct sim_setup *s, struct sim_oracle **ret)
+int sim_oracle_new(const struct sim_setup *s, bool fill, struct sim_oracle **ret)
 {
 	struct sim_oracle *o = calloc(1, sizeof(*o));
 
 	if (!o)
 		return -ENOMEM;
 	o->s = s;
+	o->fill = fill;
 	o->order = malloc(s->nr_ranges * sizeof(*o->order));
 	o->bucket_start = malloc(34 * sizeof(*o->bucket_start));
 	if (!o->order || !o->bucket_start) {
@@ -149,7 +160,7 @@ int sim_oracle_place(struct sim_oracle *o, const struct sim_view *v, const uint3
 	for (uint32_t i = n; t && i-- > 0 && k < max;) {
 		uint32_t r = o->order[i];
 
-		if (heat[r] < t)
+		if (heat[r] < (o->fill ? 1 : t))
 			break;
 		if (m->nodes[v->node[r]].tier == 0)
 			continue;
@@ -167,7 +178,16 @@ int sim_oracle_place(struct sim_oracle *o, const struct sim_view *v, const uint3
 static int oracle_init(void **ret, const struct sim_setup *s)
 {
 	struct sim_oracle *o = NULL;
-	int r = sim_oracle_new(s, &o);
+	int r = sim_oracle_new(s, false, &o);
+
+	*ret = o;
+	return r;
+}
+
+static int oracle_fill_init(void **ret, const struct sim_setup *s)
+{
+	struct sim_oracle *o = NULL;
+	int r = sim_oracle_new(s, true, &o);
 
 	*ret = o;
 	return r;
@@ -186,6 +206,12 @@ static void oracle_destroy(void *st)
 
 const struct sim_system sim_sys_oracle = {
 	.name = "oracle", .kernel = SIM_KERNEL_PATCHED, .init = oracle_init,
+	.decide = oracle_decide,
+	.destroy = oracle_destroy,
+};
+
+const struct sim_system sim_sys_oracle_fill = {
+	.name = "oracle-fill", .kernel = SIM_KERNEL_PATCHED, .init = oracle_fill_init,
 	.decide = oracle_decide,
 	.destroy = oracle_destroy,
 };

@@ -54,7 +54,7 @@ static int seen_init(void **ret, const struct sim_setup *s)
 		return -ENOMEM;
 	t->named = calloc(s->nr_ranges, sizeof(*t->named));
 	t->heat = calloc(s->nr_ranges, sizeof(*t->heat));
-	r = t->named && t->heat ? sim_oracle_new(s, &t->o) : -ENOMEM;
+	r = t->named && t->heat ? sim_oracle_new(s, false, &t->o) : -ENOMEM;
 	r = r ?: sim_tierd_conf_read(&t->conf, err);
 	if (r == -EINVAL)
 		fprintf(stderr, "tierd-sim: oracle-seen: %s\n", err);

@@ -94,7 +94,8 @@ struct sim_system {
  * told less: its moves for @v were @heat the next interval's accesses.
  */
 struct sim_oracle;
-int sim_oracle_new(const struct sim_setup *s, struct sim_oracle **ret);
+/* @fill: oracle-fill's placement (sys_basic.c). */
+int sim_oracle_new(const struct sim_setup *s, bool fill, struct sim_oracle **ret);
 void sim_oracle_free(struct sim_oracle *o);
 int sim_oracle_place(struct sim_oracle *o, const struct sim_view *v, const uint32_t *heat,
 		     struct sim_move *moves, uint32_t max, uint32_t *ret_n);

@@ -7,10 +7,11 @@
 #include "system.h"
 
 extern const struct sim_system sim_sys_none, sim_sys_all_dram, sim_sys_oracle,
-	sim_sys_oracle_seen, sim_sys_tierd_vanilla, sim_sys_tierd_patched;
+	sim_sys_oracle_fill, sim_sys_oracle_seen, sim_sys_tierd_vanilla, sim_sys_tierd_patched;
 
 const struct sim_system *const sim_systems[] = {
-	&sim_sys_none, &sim_sys_all_dram, &sim_sys_oracle, &sim_sys_oracle_seen,
+	&sim_sys_none, &sim_sys_all_dram, &sim_sys_oracle, &sim_sys_oracle_fill,
+	&sim_sys_oracle_seen,
 	&sim_sys_numab, &sim_sys_damos, &sim_sys_tierd_vanilla, &sim_sys_tierd_patched, NULL,
 };
 

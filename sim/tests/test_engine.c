@@ -78,8 +78,9 @@ static const struct sim_system script_sys = {
 	.destroy = script_destroy,
 };
 
-static struct sim_result run(const struct sim_system *sys, uint64_t budget,
-			     uint64_t interval_ns)
+static struct sim_result run_source(const struct sim_system *sys,
+				    int (*fill)(void *, uint64_t, uint32_t *, bool *),
+				    uint64_t budget, uint64_t interval_ns)
 {
 	static const uint16_t tenant[3];
 	struct sim_machine m = machine();
@@ -89,13 +90,19 @@ static struct sim_result run(const struct sim_system *sys, uint64_t budget,
 			       .nr_tenants = 1, .range_tenant = tenant,
 			       .budget_bytes = budgets };
 	struct sim_run r = { .s = &s, .sys = sys,
-			     .src = { .fill = table_fill },
+			     .src = { .fill = fill },
 			     .max_intervals = 100 };
 	struct sim_result res;
 
 	CHECK_EQ_INT(sim_engine_run(&r, &res), 0);
 	CHECK(!res.over_capacity && !res.pages_lost && !res.over_budget);
 	return res;
+}
+
+static struct sim_result run(const struct sim_system *sys, uint64_t budget,
+			     uint64_t interval_ns)
+{
+	return run_source(sys, table_fill, budget, interval_ns);
 }
 
 static void test_none(void)
@@ -125,6 +132,41 @@ static void test_oracle(void)
 	CHECK_EQ_INT(res.t90_ns, 10000000);
 	CHECK_EQ_INT(res.u90, -1);	/* no clock of its own */
 	sim_result_free(&res);
+}
+
+/* Two intervals of {10, 3, 2}: buckets 8-15 (one range) and 2-3 (two). */
+static int bucket_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
+{
+	*ret_end = i >= 2;
+	if (!*ret_end) {
+		acc[0] = 10;
+		acc[1] = 3;
+		acc[2] = 2;
+	}
+	return 0;
+}
+
+/*
+ * The fast node holds two ranges: the oracle's target is range 0's bucket
+ * alone (the next bucket's two would not fit), and the room left stays
+ * free; oracle-fill moves range 2 into it too (the bucket's last range
+ * first), in the same call: interval 1 reads 10 + 2 accesses at 100 ns.
+ */
+static void test_oracle_fill(void)
+{
+	struct sim_result o = run_source(sim_system_find("oracle"), bucket_fill, 0, 10000000);
+	struct sim_result f = run_source(sim_system_find("oracle-fill"), bucket_fill, 0,
+					 10000000);
+
+	CHECK_EQ_U64(o.bytes_migrated, 2 * MIB);
+	CHECK(o.access_ns == 15 * 300 + 10 * 100 + 5 * 300);
+	CHECK_EQ_U64(o.stall_ns, 400 + RANGE_NS);
+	CHECK_EQ_U64(f.bytes_migrated, 4 * MIB);
+	CHECK(f.access_ns == 15 * 300 + 12 * 100 + 3 * 300);
+	CHECK_EQ_U64(f.stall_ns, 400 + 2 * RANGE_NS);
+	CHECK_EQ_U64(f.bytes_pingpong, 0);
+	sim_result_free(&o);
+	sim_result_free(&f);
 }
 
 /* Three intervals: {10, 0, 5}, nothing, {10, 0, 5}. */
@@ -304,6 +346,7 @@ int main(void)
 	RUN(test_threshold);
 	RUN(test_none);
 	RUN(test_oracle);
+	RUN(test_oracle_fill);
 	RUN(test_oracle_seen);
 	RUN(test_all_dram);
 	RUN(test_pingpong);
