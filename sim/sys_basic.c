@@ -175,22 +175,23 @@ int sim_oracle_place(struct sim_oracle *o, const struct sim_view *v, const uint3
 	return 0;
 }
 
-static int oracle_init(void **ret, const struct sim_setup *s)
+static int oracle_open(void **ret, const struct sim_setup *s, bool fill)
 {
 	struct sim_oracle *o = NULL;
-	int r = sim_oracle_new(s, false, &o);
+	int r = sim_oracle_new(s, fill, &o);
 
 	*ret = o;
 	return r;
 }
 
+static int oracle_init(void **ret, const struct sim_setup *s)
+{
+	return oracle_open(ret, s, false);
+}
+
 static int oracle_fill_init(void **ret, const struct sim_setup *s)
 {
-	struct sim_oracle *o = NULL;
-	int r = sim_oracle_new(s, true, &o);
-
-	*ret = o;
-	return r;
+	return oracle_open(ret, s, true);
 }
 
 static int oracle_decide(void *st, const struct sim_view *v,
