@@ -73,6 +73,7 @@ int sample_sources_new(const struct tierd *d, struct tierd_stats *st,
 		dp.max_nr_regions = c->sampling.damon_max_regions;
 		/* Regions as fine as the ranges the policy moves (core/damon_fit.c). */
 		dp.region_bytes = d->geom.range;
+		dp.drain_us = (uint64_t)c->interval_ms * 1000;
 		if (dp.update_us < dp.aggr_us)
 			dp.update_us = dp.aggr_us;
 		dp.max_targets = DAMON_MAX_TARGETS;

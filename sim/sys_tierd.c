@@ -416,7 +416,8 @@ int sim_tierd_damon_spec(char *buf, size_t len, const struct sim_setup *s, char 
 		snprintf(err, SIM_ERR_LEN, "no page geometry for %s", m->name);
 		return -EINVAL;
 	}
-	damon_fit(&conf, (uint64_t)s->nr_ranges * s->range_bytes, s->nr_tenants, g.range, &fit);
+	damon_fit(&conf, (uint64_t)s->nr_ranges * s->range_bytes, s->nr_tenants, g.range,
+		  (uint64_t)c.interval_ms * 1000, &fit);
 	snprintf(buf, len, "damon:%llu:%llu:%u:%u", (unsigned long long)fit.sample_us,
 		 (unsigned long long)fit.aggr_us, fit.min_nr_regions, fit.max_nr_regions);
 	return 0;

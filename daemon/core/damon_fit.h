@@ -26,19 +26,24 @@ struct damon_attrs {
 
 /*
  * The attributes for @footprint_bytes of monitored memory in @nr_targets
- * targets, watched at @region_bytes (the policy's unit, the range),
- * from the configured @conf, into *@ret.  A footprint of at most @conf's
- * max_nr_regions ranges keeps @conf.  A larger one gets one region per
- * range: max_nr_regions the footprint's ranges (at most
- * DAMON_FIT_MAX_REGIONS), min_nr_regions that over @nr_targets (DAMON
- * starts each target with min_nr_regions), the sampling and aggregation
- * intervals stretched by as much as the regions grew, so that the kdamond
- * checks no more pages a second than @conf allows (max_nr_regions /
- * sample_us), and an aggregation keeps @conf's samples up to
- * DAMON_FIT_MAX_AGGR_US (cut no lower than DAMON_FIT_MIN_SAMPLES).  @conf must be
- * valid (sample_us > 0, 3 <= min <= max); @region_bytes 0 keeps @conf.
+ * targets, watched at @region_bytes (the policy's unit, the range), read
+ * by tierd every @drain_us, from the configured @conf, into *@ret.
+ * min_nr_regions is the footprint's ranges over @nr_targets (at most
+ * DAMON_FIT_MAX_REGIONS of them), where that is more than @conf's: DAMON
+ * starts each target with min_nr_regions and merges no region past the
+ * watched bytes over it.  A footprint of at most @conf's max_nr_regions
+ * ranges keeps @conf's intervals and most regions.  A larger one gets one
+ * region per range: max_nr_regions the footprint's ranges (at most
+ * DAMON_FIT_MAX_REGIONS), the sampling and aggregation intervals
+ * stretched by as much as the regions grew, so that the kdamond checks no
+ * more pages a second than @conf allows (max_nr_regions / sample_us), and
+ * an aggregation keeps @conf's samples up to DAMON_FIT_MAX_AGGR_US (cut no
+ * lower than DAMON_FIT_MIN_SAMPLES).  Either way an aggregation lasts at
+ * least @drain_us, in whole sampling intervals (0: no such floor).  @conf
+ * must be valid (sample_us > 0, 3 <= min <= max); @region_bytes 0 keeps
+ * @conf but for the drain.
  */
 void damon_fit(const struct damon_attrs *conf, uint64_t footprint_bytes, uint32_t nr_targets,
-	       uint64_t region_bytes, struct damon_attrs *ret);
+	       uint64_t region_bytes, uint64_t drain_us, struct damon_attrs *ret);
 
 #endif

@@ -25,6 +25,9 @@ struct sampler_damon_params {
 	 * to the targets' memory at this size (core/damon_fit.h); 0: the
 	 * configured ones, whatever the memory. */
 	uint64_t region_bytes;
+	/* How often tierd drains the source (interval_ms as tierd started):
+	 * a fitted aggregation lasts at least that long; 0: no such floor. */
+	uint64_t drain_us;
 	uint32_t max_targets;
 	/* The memory the known-heat sketch is sized for (damon_feed.h:
 	 * damon_known_cells_for()); 0: this machine's. */

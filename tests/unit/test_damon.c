@@ -1689,8 +1689,9 @@ static const char *expect_attrs(const char *log, uint32_t min, uint64_t sample_u
 }
 
 /* A DAMON source on a fresh fixture tree in geometry @g, its regions
- * fitted at the range, started. */
-static struct sampler *mk_fit(const struct page_geom *g)
+ * fitted at the range and its aggregations to a drain every @drain_us,
+ * started. */
+static struct sampler *mk_fit(const struct page_geom *g, uint64_t drain_us)
 {
 	char why[SAMPLER_WHY_MAX] = "";
 	struct sampler_damon_params p;
@@ -1703,6 +1704,7 @@ static struct sampler *mk_fit(const struct page_geom *g)
 	p.procfs_root = procroot;
 	p.on_write = kernel;
 	p.region_bytes = g->range;
+	p.drain_us = drain_us;
 	CHECK_EQ_INT(sampler_damon_new(&p, &s), 0);
 	CHECK_EQ_INT(sampler_start(s, why, sizeof(why)), 0);
 	CHECK_EQ_STR(log_buf, start_seq);
@@ -1716,7 +1718,10 @@ static struct sampler *mk_fit(const struct page_geom *g)
  * 2048 ranges of 2 MiB, over the default 1000 regions, so 2048 regions
  * sampled 2.048 times as seldom; a second target of 4 GiB doubles them,
  * each target starting with half.  The same targets write nothing, and
- * a footprint within the configured regions writes the configured ones.
+ * a footprint within the configured regions writes the configured
+ * intervals and most regions, and a region per range as the least.
+ * With a drain every 500 ms the aggregation spans it (100 samples), and
+ * the idle pace's stays five of its samples, as without.
  * With 64 KiB pages statm counts 64 KiB pages and a range is still
  * 2 MiB: 4 GiB is the same 2048 ranges (read as 4 KiB pages it would be
  * 256 MiB, 128 ranges, within the configured regions).
@@ -1727,7 +1732,7 @@ static void test_fit_to_targets(void)
 	const pid_t one[] = { 100 }, two[] = { 100, 200 };
 	struct sampler *s;
 
-	s = mk_fit(&test_geom);
+	s = mk_fit(&test_geom, 0);
 	put_statm(100, 4ull << 30, test_geom.base);
 	put_statm(200, 4ull << 30, test_geom.base);
 	CHECK_EQ_INT(set_targets(s, one, 1), 0);
@@ -1749,12 +1754,23 @@ static void test_fit_to_targets(void)
 	put_statm(100, 1ull << 30, test_geom.base);
 	log_buf[0] = '\0';
 	CHECK_EQ_INT(set_targets(s, one, 1), 0);
-	CHECK(starts_with(expect_attrs(log_buf, 10, 5000, 100000, 1000),
+	CHECK(starts_with(expect_attrs(log_buf, 512, 5000, 100000, 1000),
 			  "kdamonds/0/contexts/0/targets/nr_targets=1\n"));
 	sampler_stop(s);
 	sampler_free(s);
 
-	s = mk_fit(&g64k);
+	s = mk_fit(&test_geom, 500000);
+	put_statm(100, 1ull << 30, test_geom.base);
+	CHECK_EQ_INT(set_targets(s, one, 1), 0);
+	CHECK(starts_with(expect_attrs(log_buf, 512, 5000, 500000, 1000),
+			  "kdamonds/0/contexts/0/targets/nr_targets=1\n"));
+	log_buf[0] = '\0';
+	CHECK_EQ_INT(set_pace(s, 10), 0);
+	CHECK(strstr(log_buf, "intervals/aggr_us=250000\n") != NULL);
+	sampler_stop(s);
+	sampler_free(s);
+
+	s = mk_fit(&g64k, 0);
 	put_statm(100, 4ull << 30, g64k.base);
 	CHECK_EQ_INT(set_targets(s, one, 1), 0);
 	CHECK(starts_with(expect_attrs(log_buf, 2048, 10240, 204800, 2048),

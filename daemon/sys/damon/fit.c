@@ -23,7 +23,7 @@ int damon_fit_targets(struct sampler_damon *d, const pid_t *pids, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (proc_rss_bytes(proc, pids[i], d->p.geom.base, &rss) == 0)
 			total += rss;
-	damon_fit(&d->conf, total, (uint32_t)n, d->p.region_bytes, &fit);
+	damon_fit(&d->conf, total, (uint32_t)n, d->p.region_bytes, d->p.drain_us, &fit);
 	if (fit.sample_us == d->p.sample_us && fit.aggr_us == d->p.aggr_us &&
 	    fit.min_nr_regions == d->p.min_nr_regions &&
 	    fit.max_nr_regions == d->p.max_nr_regions)

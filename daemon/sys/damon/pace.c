@@ -10,10 +10,13 @@
 #include "source.h"
 
 /*
- * The aggregation interval at @pace.  The sampling interval stretches by
- * the whole of @pace, the aggregation interval with it only as far as
+ * The aggregation interval at @pace.  At pace 1, the fitted one
+ * (fit.c).  Slower, the sampling interval stretches by the whole of
+ * @pace, the aggregation interval with it only as far as
  * IDLE_AGGR_SAMPLES sampling intervals, and never below the configured
- * one.  The kdamond's cost is its sampling; an aggregation costs a merge,
+ * one (aggr_interval_us, not the fit's, which may span a drain: tierd
+ * is idle, and an aggregation's end is when it hears of a change).
+ * The kdamond's cost is its sampling; an aggregation costs a merge,
  * a split and a tracepoint event per region, and it is where a moved hot
  * set first shows: the program's wake comes at an aggregation's end.  At
  * the defaults (5 ms / 100 ms) and the idle slowdown of 10 that is 250 ms
@@ -29,9 +32,9 @@ uint64_t damon_aggr_us_at(const struct sampler_damon *d, unsigned int pace)
 {
 	uint64_t aggr = d->p.aggr_us * pace, most = IDLE_AGGR_SAMPLES * d->p.sample_us * pace;
 
-	if (aggr <= most)
+	if (pace <= 1 || aggr <= most)
 		return aggr;
-	return most > d->p.aggr_us ? most : d->p.aggr_us;
+	return most > d->conf.aggr_us ? most : d->conf.aggr_us;
 }
 
 /*
