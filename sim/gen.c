@@ -13,7 +13,8 @@
  *   scan     uniform, and from scan_at s on, every cold range read once
  *            (one access per base page), in order, over scan_s s
  *   tenants  N tenants of equal size, each uniform within its block;
- *            tenant t's budget is (t+1)/N of its hot set
+ *            tenant t's budget is (t+1)/N of its hot set; with move s,
+ *            each tenant's hot window moves by its own size every s
  */
 #include <errno.h>
 #include <math.h>
@@ -33,7 +34,7 @@ static const char *const gen_names[] = { "uniform", "zipf", "shift", "phases",
 struct gen {
 	enum gen_kind kind;
 	uint64_t rng, footprint, range_bytes;
-	double seconds, rate, hot, cold, alpha, shift, period, scan_at, scan_s;
+	double seconds, rate, hot, cold, alpha, shift, period, scan_at, scan_s, move;
 	double interval_s;
 	uint32_t n, hot_n, tenants;
 	uint32_t *perm;
@@ -71,6 +72,7 @@ static int set_key(struct gen *g, const char *k, const char *v)
 		{ "period", &g->period, 0.001, 1e7 },
 		{ "scan_at", &g->scan_at, 0, 1e7 },
 		{ "scan_s", &g->scan_s, 0.001, 1e7 },
+		{ "move", &g->move, 0.001, 1e7 },
 	};
 	char *end;
 	double d;
@@ -167,16 +169,20 @@ static void fill_scan(struct gen *g, uint32_t *acc, double t)
 		acc[g->perm[g->hot_n + k]] += pages;
 }
 
-static void fill_tenants(struct gen *g, uint32_t *acc, double x)
+/* Each tenant's block perm[t * per, +per): its hot window of @hot from
+ * (t / move) * hot on, wrapping; moved 0 without move. */
+static void fill_tenants(struct gen *g, uint32_t *acc, double x, double t)
 {
-	uint32_t per = g->n / g->tenants, hot = g->hot_n / g->tenants;
+	uint32_t per = g->n / g->tenants, hot = g->hot_n / g->tenants, lo = 0;
 
 	if (!hot)
 		hot = 1;
+	if (g->move > 0)
+		lo = (uint64_t)floor(t / g->move) * hot % per;
 	for (uint32_t k = 0; k < g->n; k++) {
 		uint32_t r = g->perm[k];
 
-		acc[r] = round_rand(g, (k % per) < hot ?
+		acc[r] = round_rand(g, (k % per + per - lo) % per < hot ?
 					       x * (1 - g->cold) / (hot * g->tenants) :
 					       x * g->cold / (g->n - hot * g->tenants));
 	}
@@ -197,7 +203,7 @@ static int gen_fill(void *state, uint64_t i, uint32_t *acc, bool *ret_end)
 			acc[g->perm[k]] = round_rand(g, x * g->weight[k]);
 		return 0;
 	case GEN_TENANTS:
-		fill_tenants(g, acc, x);
+		fill_tenants(g, acc, x, t);
 		return 0;
 	case GEN_SHIFT:
 		lo = (uint64_t)floor(t / g->shift) * g->hot_n % g->n;

@@ -5,9 +5,11 @@
  * estimated run time), and the oracle.
  *
  * The oracle knows the next interval's accesses.  Its target is the
- * hottest ranges of that interval that fit the fast tier; it demotes just
- * enough of the coldest fast ranges outside the target to make room, then
- * promotes the target's ranges hottest first.  The engine holds it to the
+ * hottest ranges of that interval that fit the fast tier, and of a tenant
+ * with a budget as many as the budget holds; it demotes just enough of
+ * the coldest fast ranges outside the target to make room, on the fast
+ * tier or under a tenant's budget, then promotes the target's ranges
+ * hottest first.  The engine holds it to the
  * same copy time per interval as any system, at the patched kernel's copy
  * costs, the cheaper: the best placement within the most migration
  * bandwidth the machine has, for tierd on either kernel, up to the log2
@@ -21,7 +23,8 @@
  * as any fast range outside the target, coldest first and only when the
  * target needs the room.  It moves more bytes for a better run time where a bucket
  * is large (a Zipf tail, docs/sim-results.md); the targets' oracle is the
- * one that leaves the room.
+ * one that leaves the room.  It fills no tenant with a budget: the
+ * budget's share is the target's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,6 +36,10 @@
 struct sim_oracle {
 	const struct sim_setup *s;
 	uint32_t *order, *bucket_start;
+	uint8_t *target;	/* [nr_ranges]: in the interval's target */
+	uint32_t *left;		/* [nr_tenants]: target ranges its budget has left */
+	uint32_t *room;		/* [nr_tenants]: ranges its budget lets up now */
+	uint32_t *excess;	/* [nr_tenants]: target ranges past that room */
 	bool fill;	/* oracle-fill: the room the target leaves too */
 };
 
@@ -73,7 +80,11 @@ int sim_oracle_new(const struct sim_setup *s, bool fill, struct sim_oracle **ret
 	o->fill = fill;
 	o->order = malloc(s->nr_ranges * sizeof(*o->order));
 	o->bucket_start = malloc(34 * sizeof(*o->bucket_start));
-	if (!o->order || !o->bucket_start) {
+	o->target = malloc(s->nr_ranges);
+	o->left = calloc(s->nr_tenants + 1, sizeof(*o->left));
+	o->room = calloc(s->nr_tenants + 1, sizeof(*o->room));
+	o->excess = calloc(s->nr_tenants + 1, sizeof(*o->excess));
+	if (!o->order || !o->bucket_start || !o->target || !o->left || !o->room || !o->excess) {
 		sim_oracle_free(o);
 		return -ENOMEM;
 	}
@@ -87,6 +98,10 @@ void sim_oracle_free(struct sim_oracle *o)
 		return;
 	free(o->order);
 	free(o->bucket_start);
+	free(o->target);
+	free(o->left);
+	free(o->room);
+	free(o->excess);
 	free(o);
 }
 
@@ -124,52 +139,139 @@ static int pick_node(const struct sim_view *v, bool fast, uint64_t *used)
 	return best;
 }
 
+static uint16_t tenant_of(const struct sim_setup *s, uint32_t r)
+{
+	return s->range_tenant ? s->range_tenant[r] : 0;
+}
+
+/* Tenants, counting a layout without them as one. */
+static uint32_t nr_tenants(const struct sim_setup *s)
+{
+	return s->nr_tenants ? s->nr_tenants : 1;
+}
+
+/* Each tenant's budget in ranges, and what it lets up now: the budget less
+ * what the tenant holds on the fast tier (UINT32_MAX: no budget). */
+static void budget_rooms(struct sim_oracle *o, const struct sim_view *v)
+{
+	const struct sim_setup *s = v->s;
+
+	for (uint32_t ten = 0; ten < nr_tenants(s); ten++) {
+		bool real = ten < s->nr_tenants;
+		uint64_t b = real && s->budget_bytes ? s->budget_bytes[ten] : 0;
+		uint64_t held = real && v->tenant_fast_bytes ? v->tenant_fast_bytes[ten] : 0;
+
+		o->left[ten] = b ? (uint32_t)(b / s->range_bytes) : UINT32_MAX;
+		o->room[ten] = !b ? UINT32_MAX : b > held ? (uint32_t)((b - held) / s->range_bytes) : 0;
+		o->excess[ten] = 0;
+	}
+}
+
+/*
+ * Mark the target: the ranges at @t or hotter, hottest bucket first, as
+ * many of each tenant's as its budget holds; within a bucket a tenant's
+ * fast ranges before its slow ones, so that ties stay where they are.
+ * Sets o->excess[] to the target's slow ranges past their tenant's room;
+ * returns the target's slow ranges.
+ */
+static uint32_t mark_target(struct sim_oracle *o, const struct sim_view *v,
+			    const uint32_t *heat, uint32_t t)
+{
+	const struct sim_setup *s = v->s;
+	uint32_t end = s->nr_ranges, start, want = 0;
+
+	memset(o->target, 0, s->nr_ranges);
+	for (; t && end > 0 && heat[o->order[end - 1]] >= t; end = start) {
+		int b = heat_bucket(heat[o->order[end - 1]]);
+
+		for (start = end - 1; start > 0 && heat_bucket(heat[o->order[start - 1]]) == b;)
+			start--;
+		for (int pass = 0; pass < 2; pass++) {
+			for (uint32_t i = start; i < end; i++) {
+				uint32_t r = o->order[i], ten = tenant_of(s, r);
+				bool fast = s->m->nodes[v->node[r]].tier == 0;
+
+				if (fast != !pass || !o->left[ten] || heat[r] < t)
+					continue;
+				o->target[r] = 1;
+				if (o->left[ten] != UINT32_MAX)
+					o->left[ten]--;
+				want += !fast;
+				o->excess[ten] += !fast;
+			}
+		}
+	}
+	for (uint32_t ten = 0; ten < nr_tenants(s); ten++)
+		o->excess[ten] = o->excess[ten] > o->room[ten] ? o->excess[ten] - o->room[ten] : 0;
+	return want;
+}
+
+static void move_range(const struct sim_view *v, uint64_t *used, struct sim_move *mv,
+		       uint32_t r, int node)
+{
+	used[node] += v->s->range_bytes;
+	used[v->node[r]] -= v->s->range_bytes;
+	*mv = (struct sim_move){ .range = r, .node = node };
+}
+
 int sim_oracle_place(struct sim_oracle *o, const struct sim_view *v, const uint32_t *heat,
 		     struct sim_move *moves, uint32_t max, uint32_t *ret_n)
 {
-	const struct sim_machine *m = v->s->m;
-	uint32_t n = v->s->nr_ranges, fast_ranges = 0, t, want = 0, k = 0;
+	const struct sim_setup *s = v->s;
+	const struct sim_machine *m = s->m;
+	uint32_t n = s->nr_ranges, fast_ranges = 0, t, want, k = 0, excess = 0;
 	uint64_t used[SIM_MAX_NODES];
 	int free_fast = 0, node;
 
 	for (int i = 0; i < m->nr_nodes; i++)
 		if (m->nodes[i].tier == 0) {
-			fast_ranges += sim_node_ranges(v->s, i);
+			fast_ranges += sim_node_ranges(s, i);
 			free_fast += (m->nodes[i].capacity_bytes - v->used_bytes[i]) /
-				     v->s->range_bytes;
+				     s->range_bytes;
 		}
 	t = sim_hot_threshold(heat, n, fast_ranges, 1.0);
 	memcpy(used, v->used_bytes, sizeof(used));
 	order_by_heat(o, heat);
-	for (uint32_t r = 0; t && r < n; r++)
-		want += heat[r] >= t && m->nodes[v->node[r]].tier != 0;
-	/* Demote the coldest fast ranges outside the target, only for room. */
-	for (uint32_t i = 0; i < n && (int)want > free_fast && k < max; i++) {
-		uint32_t r = o->order[i];
+	budget_rooms(o, v);
+	want = mark_target(o, v, heat, t);
+	for (uint32_t ten = 0; ten < nr_tenants(s); ten++)
+		excess += o->excess[ten];
+	/* Demote the coldest fast ranges outside the target, only for room:
+	 * the fast tier's, or a tenant's budget's for its own. */
+	for (uint32_t i = 0; i < n && ((int)want > free_fast || excess) && k < max; i++) {
+		uint32_t r = o->order[i], ten = tenant_of(s, r);
 
-		if (m->nodes[v->node[r]].tier != 0 || (t && heat[r] >= t))
+		if (m->nodes[v->node[r]].tier != 0 || o->target[r] ||
+		    ((int)want <= free_fast && !o->excess[ten]))
 			continue;
 		node = pick_node(v, false, used);
 		if (node < 0)
 			break;
-		used[node] += v->s->range_bytes;
-		used[v->node[r]] -= v->s->range_bytes;
-		moves[k++] = (struct sim_move){ .range = r, .node = node };
+		move_range(v, used, &moves[k++], r, node);
 		free_fast++;
+		if (o->excess[ten]) {
+			o->excess[ten]--;
+			excess--;
+		}
+		if (o->room[ten] != UINT32_MAX)
+			o->room[ten]++;
 	}
+	/* The target hottest first; oracle-fill then what is left down to one
+	 * access, but for a tenant with a budget (its share is the target). */
 	for (uint32_t i = n; t && i-- > 0 && k < max;) {
-		uint32_t r = o->order[i];
+		uint32_t r = o->order[i], ten = tenant_of(s, r);
 
 		if (heat[r] < (o->fill ? 1 : t))
 			break;
-		if (m->nodes[v->node[r]].tier == 0)
+		if (m->nodes[v->node[r]].tier == 0 || !o->room[ten] ||
+		    (!o->target[r] && (!o->fill || o->room[ten] != UINT32_MAX)))
 			continue;
 		node = pick_node(v, true, used);
 		if (node < 0)
 			break;
-		used[node] += v->s->range_bytes;
-		used[v->node[r]] -= v->s->range_bytes;
-		moves[k++] = (struct sim_move){ .range = r, .node = node };
+		move_range(v, used, &moves[k++], r, node);
+		if (o->room[ten] != UINT32_MAX)
+			o->room[ten]--;
 	}
 	*ret_n = k;
 	return 0;

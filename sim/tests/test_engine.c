@@ -169,6 +169,33 @@ static void test_oracle_fill(void)
 	sim_result_free(&f);
 }
 
+/* Four intervals: range 0 hot in the first two, range 2 in the last two. */
+static int move_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
+{
+	*ret_end = i >= 4;
+	if (!*ret_end)
+		acc[i < 2 ? 0 : 2] = 10;
+	return 0;
+}
+
+/*
+ * A budget of one range, and the hot range moves: the oracle promotes
+ * range 0 for interval 1, then, its budget full, demotes range 0 and
+ * promotes range 2 for interval 2, in that order.  Interval 0 reads
+ * 10 x 300 ns, the others 10 x 100 ns.
+ */
+static void test_oracle_budget(void)
+{
+	struct sim_result res = run_source(sim_system_find("oracle"), move_fill, 2 * MIB,
+					   10000000);
+
+	CHECK(res.access_ns == 10 * 300 + 3 * 10 * 100);
+	CHECK_EQ_U64(res.bytes_migrated, 6 * MIB);
+	CHECK_EQ_U64(res.bytes_pingpong, 2 * MIB);
+	CHECK_EQ_U64(res.tenants[0].max_fast_bytes, 2 * MIB);
+	sim_result_free(&res);
+}
+
 /* Three intervals: {10, 0, 5}, nothing, {10, 0, 5}. */
 static int gap_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
 {
@@ -347,6 +374,7 @@ int main(void)
 	RUN(test_none);
 	RUN(test_oracle);
 	RUN(test_oracle_fill);
+	RUN(test_oracle_budget);
 	RUN(test_oracle_seen);
 	RUN(test_all_dram);
 	RUN(test_pingpong);

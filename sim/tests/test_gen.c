@@ -128,6 +128,26 @@ static void test_tenants(void)
 	done(&g);
 }
 
+/* The same with move=2: each tenant's other two ranges are hot from 2 s
+ * on, and its first two again from 4 s. */
+static void test_tenants_move(void)
+{
+	uint32_t first[8];
+	struct got g;
+
+	CHECK_EQ_INT(make(&g, "tenants:footprint=16M,tenants=2,hot=0.5,cold=0,rate=1000,move=2", 3), 0);
+	fill(&g, 1);
+	memcpy(first, g.acc, sizeof(first));
+	CHECK_EQ_INT(count_eq(first, 4, 250), 2);
+	CHECK_EQ_INT(count_eq(first + 4, 4, 250), 2);
+	fill(&g, 2);
+	for (int r = 0; r < 8; r++)
+		CHECK_EQ_INT(g.acc[r], first[r] ? 0 : 250);
+	fill(&g, 4);
+	CHECK(!memcmp(g.acc, first, sizeof(first)));
+	done(&g);
+}
+
 static void test_deterministic(void)
 {
 	uint32_t a[64];
@@ -246,6 +266,7 @@ int main(void)
 	RUN(test_shift);
 	RUN(test_scan);
 	RUN(test_tenants);
+	RUN(test_tenants_move);
 	RUN(test_deterministic);
 	RUN(test_bad_spec);
 	RUN(test_trace_source);
