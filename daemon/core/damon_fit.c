@@ -96,7 +96,10 @@
  * watches: sparse mappings, and memory a target maps after, get regions
  * larger than a range; so does the largest of targets of unequal sizes
  * (its share of min_nr_regions is the others').  An aggregation of up to
- * 2 s is the first heat tierd sees after a start or a change of targets.
+ * 2 s, or of a drain where that is longer, is the first heat tierd sees
+ * after a start or a change of targets.  The drain is interval_ms as
+ * tierd started: a reload that changes it keeps the aggregations until a
+ * restart.
  */
 #include "damon_fit.h"
 
