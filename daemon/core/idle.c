@@ -40,6 +40,19 @@ int idle_add(struct idle_set *s, pid_t pid, uint64_t start, uint64_t end, uint64
 	if ((i > 0 && s->r[i - 1].pid == pid && s->r[i - 1].end > start) ||
 	    (i < s->n && s->r[i].pid == pid && s->r[i].start < end))
 		return -EINVAL;
+	/* Appended right after the same pid's last range: one range, idle
+	 * since the later of the two.  A region tierd fits to a range
+	 * (core/damon_fit.c) starts wherever DAMON split, not on a 2 MiB
+	 * boundary, so whole ranges are only in runs of idle regions. */
+	if (i == s->n && i > 0 && s->r[i - 1].pid == pid && s->r[i - 1].end == start) {
+		struct idle_range *last = &s->r[i - 1];
+
+		last->end = end;
+		if (since_ns > last->since_ns)
+			last->since_ns = since_ns;
+		s->bytes += end - start;
+		return 0;
+	}
 	if (s->n == s->cap) {
 		s->dropped++;
 		return -ENOSPC;

@@ -51,7 +51,8 @@ void idle_begin(struct idle_set *s);
  * Range [@start, @end) of @pid, unaccessed since @since_ns, into the
  * report.  Kept in (pid, start) order: a source that reports in that
  * order (DAMON's targets are sorted pids, their regions in address order)
- * appends.  Returns 0; -EINVAL (pid <= 0, an empty range, one that
+ * appends, and a range appended where the pid's last one ends extends it
+ * (idle since the later of the two).  Returns 0; -EINVAL (pid <= 0, an empty range, one that
  * overlaps a range of the same pid); -ENOSPC when the set is full (counted
  * in dropped).
  */

@@ -135,6 +135,22 @@ static void test_set_order_and_bounds(void)
 	CHECK_EQ_INT(idle_add(&s, 100, 0x6000, 0x6000, 1), -EINVAL);
 	CHECK_EQ_INT(idle_add(&s, 0, 0x6000, 0x7000, 1), -EINVAL);
 	CHECK_EQ_INT(idle_add(&s, 200, 0x3000, 0x5000, 1), 0);	/* another pid */
+	/* Appended where the pid's last range ends: one range, idle since
+	 * the later; a gap or another pid starts a new one. */
+	idle_begin(&s);
+	CHECK_EQ_INT(idle_add(&s, 100, 0x2000, 0x4000, 9), 0);
+	CHECK_EQ_INT(idle_add(&s, 100, 0x4000, 0x5000, 3), 0);
+	CHECK_EQ_INT(idle_add(&s, 100, 0x5000, 0x6000, 12), 0);
+	CHECK_EQ_INT(s.n, 1);
+	CHECK_EQ_U64(s.r[0].end, 0x6000);
+	CHECK_EQ_U64(s.r[0].since_ns, 12);
+	CHECK_EQ_U64(s.bytes, 0x4000);
+	CHECK_EQ_INT(idle_add(&s, 100, 0x7000, 0x8000, 1), 0);
+	CHECK_EQ_INT(idle_add(&s, 200, 0x8000, 0x9000, 1), 0);
+	CHECK_EQ_INT(s.n, 3);
+	idle_begin(&s);
+	CHECK_EQ_INT(idle_add(&s, 100, 0x2000, 0x4000, 1), 0);
+	CHECK_EQ_INT(idle_add(&s, 200, 0x3000, 0x5000, 1), 0);	/* another pid */
 	/* Where a walk goes on. */
 	CHECK_EQ_INT(idle_find(&s, 0, 0), 0);
 	CHECK_EQ_INT(idle_find(&s, 100, 0x3fff), 0);
