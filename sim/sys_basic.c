@@ -178,14 +178,13 @@ static uint32_t mark_target(struct sim_oracle *o, const struct sim_view *v,
 			    const uint32_t *heat, uint32_t t)
 {
 	const struct sim_setup *s = v->s;
-	uint32_t end = s->nr_ranges, start, want = 0;
+	uint32_t want = 0;
 
 	memset(o->target, 0, s->nr_ranges);
-	for (; t && end > 0 && heat[o->order[end - 1]] >= t; end = start) {
-		int b = heat_bucket(heat[o->order[end - 1]]);
+	/* order_by_heat() left each bucket's end in bucket_start[]. */
+	for (int b = 32; t && b >= heat_bucket(t); b--) {
+		uint32_t start = b ? o->bucket_start[b - 1] : 0, end = o->bucket_start[b];
 
-		for (start = end - 1; start > 0 && heat_bucket(heat[o->order[start - 1]]) == b;)
-			start--;
 		for (int pass = 0; pass < 2; pass++) {
 			for (uint32_t i = start; i < end; i++) {
 				uint32_t r = o->order[i], ten = tenant_of(s, r);
