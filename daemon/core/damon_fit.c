@@ -17,16 +17,15 @@
  * tierd moves ranges, so a region larger than one is a range whose
  * heat it cannot tell from its neighbours'.
  *
- * The rule.  min_nr_regions is the footprint's ranges over the targets
- * (DAMON starts every target with min_nr_regions regions,
- * damon_va_init(), and merges no region past the watched bytes over
- * min_nr_regions, damon_region_sz_limit()), so that with one target no
- * merge goes past a range, and with n targets of one size none past n
- * ranges; never below the configured min_nr_regions.  Up to
- * max_nr_regions ranges of footprint, the configured intervals and most
- * regions stand: DAMON's own splits reach a range.  Above it, one region
- * per range: max_nr_regions = the footprint's ranges, so the kdamond
- * never splits (it splits only below max_nr_regions / 2);
+ * The rule.  Up to max_nr_regions ranges of footprint, the configured
+ * attributes stand: DAMON's own regions reach a range.  Above it, one
+ * region per range: max_nr_regions = the footprint's ranges, and
+ * min_nr_regions the same over the targets (DAMON starts every target
+ * with min_nr_regions regions, damon_va_init(), and merges no region past
+ * the watched bytes over min_nr_regions, damon_region_sz_limit()), so
+ * that with one target no merge goes past a range, and with n targets of
+ * one size none past n ranges; the kdamond never splits (it splits only
+ * below max_nr_regions / 2);
  * the sampling interval grows by as much as the regions, so the pages
  * checked a second stay what the configuration allows; the aggregation
  * keeps the configuration's samples while that is at most
@@ -125,14 +124,13 @@ void damon_fit(const struct damon_attrs *conf, uint64_t footprint_bytes, uint32_
 	if (!region_bytes || !conf->sample_us || !conf->max_nr_regions)
 		goto out;
 	want = footprint_bytes / region_bytes + (footprint_bytes % region_bytes != 0);
-	per_target = (want > DAMON_FIT_MAX_REGIONS ? DAMON_FIT_MAX_REGIONS : want) /
-		     (nr_targets ? nr_targets : 1);
-	if (per_target > conf->min_nr_regions)
-		ret->min_nr_regions = (uint32_t)per_target;
 	if (want <= conf->max_nr_regions)
 		goto out;
 	if (want > DAMON_FIT_MAX_REGIONS)
 		want = DAMON_FIT_MAX_REGIONS;
+	per_target = want / (nr_targets ? nr_targets : 1);
+	if (per_target > conf->min_nr_regions)
+		ret->min_nr_regions = (uint32_t)per_target;
 	ret->max_nr_regions = (uint32_t)want;
 	ret->sample_us = (conf->sample_us * want + conf->max_nr_regions - 1) / conf->max_nr_regions;
 	samples = conf->aggr_us / conf->sample_us;

