@@ -42,6 +42,11 @@
  *     stay under its cap; otherwise a page on a lower tier goes to the
  *     nearest upper-tier non-GPU node with room, unless that would take its
  *     cgroup over its fast-tier cap;
+ * 3b. exchange demotions: a cgroup whose cap held hot pages back trades
+ *     its coldest fast-tier pages for them, each at most cold_pct of the
+ *     heat of the waiting page it makes room for, hottest waiting first;
+ *     they are promoted on a later tick, once the room under the cap is
+ *     real;
  *  4. room demotions: hot bytes that found no room are made room for by
  *     demoting as many cold bytes from the node they wanted (at least
  *     enough to open it, when it was closed); they are promoted on a later
@@ -86,7 +91,8 @@
  * -------------
  * One sort of the candidate indices by heat (qsort_r, n log n: 100 000
  * candidates is ~1.7 M comparisons, a few milliseconds), then at most four
- * linear passes; target choice scans the nodes (at most 64).  No allocation:
+ * linear passes, and one more for each cgroup whose cap held pages back
+ * (step 3b); target choice scans the nodes (at most 64).  No allocation:
  * the index array and per-cgroup scratch are sized in policy_new().
  *
  * How it fails
@@ -108,7 +114,7 @@
  * Where it lives
  * --------------
  * This file: set-up, the threshold and the tick (policy_run()).
- * policy_demote.c: steps 1, 2 and 4; policy_promote.c: step 3;
+ * policy_demote.c: steps 1, 2, 3b and 4; policy_promote.c: step 3;
  * policy_target.c: node targets and the choice of a node;
  * policy_budget.c: holds, caps, rate buckets and writing an intent;
  * policy_rules.c: GPU placement rules and the stats' names;
@@ -162,7 +168,9 @@ int policy_new(const struct policy_params *params, size_t max_pages, size_t max_
 	p->taken = calloc(max_pages ? max_pages : 1, sizeof(*p->taken));
 	p->cg_delta = calloc(max_cgroups ? max_cgroups : 1, sizeof(*p->cg_delta));
 	p->cg_excess = calloc(max_cgroups ? max_cgroups : 1, sizeof(*p->cg_excess));
-	if (!p->order || !p->taken || !p->cg_delta || !p->cg_excess) {
+	p->wait = calloc(max_pages ? max_pages : 1, sizeof(*p->wait));
+	p->cg_wait = calloc(max_cgroups ? max_cgroups : 1, sizeof(*p->cg_wait));
+	if (!p->order || !p->taken || !p->cg_delta || !p->cg_excess || !p->wait || !p->cg_wait) {
 		policy_free(p);
 		return -ENOMEM;
 	}
@@ -178,6 +186,8 @@ void policy_free(struct policy *p)
 	free(p->taken);
 	free(p->cg_delta);
 	free(p->cg_excess);
+	free(p->wait);
+	free(p->cg_wait);
 	free(p);
 }
 
@@ -339,11 +349,16 @@ int policy_run(struct policy *p, const struct policy_input *in, struct policy_ou
 	qsort_r(p->order, in->nr_pages, sizeof(*p->order), cmp_heat, (void *)in->pages);
 	memset(p->taken, 0, in->nr_pages);
 	memset(p->cg_delta, 0, in->nr_cgroups * sizeof(*p->cg_delta));
+	memset(p->cg_wait, 0, in->nr_cgroups * sizeof(*p->cg_wait));
+	p->nr_wait = 0;
 
 	pol_demote_for_cap(p, &pl);
 	if (p->params.demote)
 		pol_demote_cold(p, &pl, pl.need, POLICY_R_WMARK);
 	pol_promote(p, &pl);
+	pol_exchange_for_cap(p, &pl);
+	if (out->cg_wait_bytes)
+		memcpy(out->cg_wait_bytes, p->cg_wait, in->nr_cgroups * sizeof(*p->cg_wait));
 	/* After the hot, in the room left; the batcher puts its calls last. */
 	if (policy_fills(&p->params, topo, in->footprint_bytes))
 		pol_fill(p, &pl);

@@ -199,6 +199,9 @@ enum policy_reason {
 	POLICY_R_WMARK,		/* its node is below its low watermark */
 	POLICY_R_ROOM,		/* cold, making room for hotter pages */
 	POLICY_R_FILL,		/* never seen, and all the memory fits (POLICY_F_FILL) */
+	/* its cgroup's fast-tier cap held back pages of its own at least
+	 * twice as hot (cold_pct): they take its place on a later tick */
+	POLICY_R_EXCHANGE,
 	POLICY_R_NR,
 };
 
@@ -263,6 +266,11 @@ struct policy_output {
 	 * before the rate buckets are charged for it. */
 	uint64_t max_bytes;
 	uint64_t bytes;			/* the intents' */
+	/* Per cgroup (the caller's array of nr_cgroups; NULL: not wanted),
+	 * the bytes of hot candidates its fast-tier cap held back: where
+	 * candidate selection looks for what they may take the place of
+	 * (cand_in.cg_wait). */
+	uint64_t *cg_wait_bytes;
 	struct policy_stats stats;
 };
 
@@ -280,11 +288,13 @@ int policy_new(const struct policy_params *params, size_t max_pages, size_t max_
 void policy_free(struct policy *p);
 
 /*
- * Decide one tick.  Intents are written in the order they should be carried
- * out: demotions (cap, then watermark, then room) before promotions, hottest
- * promotions first, coldest demotions first.  Rate buckets are charged for
- * every intent written.  Returns 0, or -EINVAL when in->nr_pages exceeds the
- * policy's size (or in->nr_cgroups), a candidate's cgroup or rule index is out of range, or the
+ * Decide one tick.  Intents are written in the order of the tick's steps
+ * (policy.c): cap and watermark demotions, promotions, exchange
+ * demotions, fill promotions, room demotions; hottest promotions first,
+ * coldest demotions first (the batcher carries every demotion out before
+ * the promotions).  Rate buckets are charged for every intent written.
+ * Returns 0, or -EINVAL when in->nr_pages exceeds the policy's size (or
+ * in->nr_cgroups), a candidate's cgroup or rule index is out of range, or the
  * topology has more than 64 nodes.
  */
 int policy_run(struct policy *p, const struct policy_input *in, struct policy_output *out);

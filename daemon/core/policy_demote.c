@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Demotion: cgroups over their fast-tier cap, nodes below their low
- * watermark, and room for hot pages that found none (steps 1, 2 and 4 of
- * policy.c's tick).
+ * watermark, cgroups at their cap with hotter pages waiting, and room for
+ * hot pages that found none (steps 1, 2, 3b and 4 of policy.c's tick).
  */
 #include "policy_int.h"
 
@@ -69,6 +69,88 @@ void pol_demote_for_cap(struct policy *p, struct plan *pl)
 		if (pol_emit_bytes(p, pl, i, from, to, POLICY_DEMOTE, POLICY_R_CAP, bytes))
 			p->cg_excess[pg->cgroup] -= bytes;
 	}
+}
+
+/* Candidate @i, hot, found its cgroup's fast-tier cap full (step 3). */
+void pol_cap_wait(struct policy *p, const struct plan *pl, uint32_t i)
+{
+	const struct policy_page *pg = &pl->in->pages[i];
+
+	p->wait[p->nr_wait++] = i;
+	p->cg_wait[pg->cgroup] += page_bytes(p, pg);
+}
+
+/* From p->order[@k] on, the next candidate of cgroup @c on the fast tier
+ * that is free to move; nr_pages when there is none. */
+static size_t next_resident(const struct policy *p, const struct plan *pl, int c, size_t k)
+{
+	for (; k < pl->in->nr_pages; k++) {
+		const struct policy_page *pg = &pl->in->pages[p->order[k]];
+		int from = src_index(pl, pg);
+
+		if (pg->cgroup == c && from >= 0 && fast_node(pl->topo, from) &&
+		    !p->taken[p->order[k]])
+			break;
+	}
+	return k;
+}
+
+/* pol_exchange_for_cap() for cgroup @c: its waiting pages, hottest first,
+ * against its residents, coldest first. */
+static void exchange_cgroup(struct policy *p, struct plan *pl, int c)
+{
+	const struct policy_page *pages = pl->in->pages;
+	int64_t owed = 0;	/* waiting bytes not yet made room for */
+	size_t k = 0;
+
+	for (size_t w = 0; w < p->nr_wait; w++) {
+		const struct policy_page *hot = &pages[p->wait[w]];
+
+		if (hot->cgroup != c)
+			continue;
+		owed += (int64_t)page_bytes(p, hot);
+		while (owed > 0) {
+			uint32_t i;
+			int from, to;
+
+			k = next_resident(p, pl, c, k);
+			if (k == pl->in->nr_pages)
+				return;
+			i = p->order[k++];
+			/* The waiting pages that follow are no hotter. */
+			if ((uint64_t)pages[i].heat * 100 > (uint64_t)hot->heat * p->params.cold_pct)
+				return;
+			if (pol_held_recently(p, pl, i, false))
+				continue;
+			from = src_index(pl, &pages[i]);
+			to = pol_pick_node(p, pl, from, false, page_bytes(p, &pages[i]), true);
+			if (to < 0) {
+				hold(pl, POLICY_H_NO_ROOM);
+				continue;
+			}
+			if (pol_emit(p, pl, i, from, to, POLICY_DEMOTE, POLICY_R_EXCHANGE))
+				owed -= (int64_t)page_bytes(p, &pages[i]);
+		}
+	}
+}
+
+/*
+ * Step 3b, the cap exchange: a cgroup whose fast-tier cap held back hot
+ * pages of its own (pol_cap_wait()) trades its coldest fast-tier pages
+ * for them.  The hottest waiting page against the coldest resident: the
+ * resident goes down while its heat is at most cold_pct of the waiting
+ * page's (the heat hysteresis, as between the hot and the cold
+ * threshold), as many bytes as wait; the waiting pages go up on a later
+ * tick, once the cap has the room, and the cool-down holds both where
+ * they went.  Without it the first hot set to fill a cap would keep it
+ * for good: a cgroup at its cap takes no promotion, and what it holds
+ * leaves only when it is over the cap or its node runs short.
+ */
+void pol_exchange_for_cap(struct policy *p, struct plan *pl)
+{
+	for (size_t c = 0; c < pl->in->nr_cgroups; c++)
+		if (p->cg_wait[c])
+			exchange_cgroup(p, pl, (int)c);
 }
 
 /* Coldest cold pages first off nodes with @want[] bytes to shed. */

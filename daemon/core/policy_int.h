@@ -20,6 +20,12 @@ struct policy {
 	uint8_t *taken;		/* candidate already has an intent this tick */
 	int64_t *cg_delta;	/* planned change of a cgroup's fast-tier bytes */
 	int64_t *cg_excess;	/* bytes over the cap still to demote */
+	/* Candidates a cgroup's fast-tier cap held back this tick, hottest
+	 * first (nr_wait of them), and their bytes per cgroup: what the cap
+	 * exchange weighs (pol_exchange_for_cap()). */
+	uint32_t *wait;
+	size_t nr_wait;
+	uint64_t *cg_wait;
 };
 
 /* Per-tick plan of the nodes, by node index. */
@@ -91,6 +97,8 @@ int64_t pol_cap_left(const struct policy *p, const struct plan *pl,
 
 /* policy_demote.c, policy_promote.c: the steps of one tick */
 void pol_demote_for_cap(struct policy *p, struct plan *pl);
+void pol_cap_wait(struct policy *p, const struct plan *pl, uint32_t i);
+void pol_exchange_for_cap(struct policy *p, struct plan *pl);
 void pol_demote_cold(struct policy *p, struct plan *pl, int64_t *want,
 		     enum policy_reason reason);
 void pol_promote(struct policy *p, struct plan *pl);

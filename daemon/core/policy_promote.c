@@ -48,6 +48,7 @@ static void promote_one(struct policy *p, struct plan *pl, uint32_t i, enum poli
 	fit = pol_fit_bytes(p, pg, pol_cap_left(p, pl, pg, near), false);
 	if (!fit) {
 		hold(pl, POLICY_H_CGROUP_CAP);
+		pol_cap_wait(p, pl, i);
 		return;
 	}
 	if (fit < bytes) {

@@ -16,6 +16,7 @@ static const char *const reason_names[POLICY_R_NR] = {
 	[POLICY_R_WMARK] = "watermark",
 	[POLICY_R_ROOM] = "room",
 	[POLICY_R_FILL] = "fill",
+	[POLICY_R_EXCHANGE] = "exchange",
 };
 
 static const char *const hold_names[POLICY_H_NR] = {

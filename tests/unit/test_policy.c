@@ -103,6 +103,7 @@ static uint64_t footprint;	/* run()'s in.footprint_bytes */
 static uint32_t crowded_hot;	/* run()'s in.crowded_hot */
 static const struct hot_heat_bin *table_hist;	/* run()'s in.table_hist */
 static uint64_t news_since;	/* run()'s in.news_since_ns */
+static uint64_t *cg_wait;	/* run()'s out.cg_wait_bytes */
 
 static int run(const struct policy_params *params, struct policy_cgroup *cgs, size_t nr_cgs,
 	       const uint64_t *rule_used, struct bucket *global, uint64_t blocked, uint64_t now)
@@ -132,6 +133,7 @@ static int run(const struct policy_params *params, struct policy_cgroup *cgs, si
 	out.intents = intents;
 	out.max_intents = sizeof(intents) / sizeof(intents[0]);
 	out.max_bytes = max_bytes;
+	out.cg_wait_bytes = cg_wait;
 	r = policy_run(p, &in, &out);
 	policy_free(p);
 	return r;
@@ -472,7 +474,7 @@ static void test_cgroup_cap(void)
 	cgs[0].fast_bytes = 13 * PG;
 	nr_pages = 0;
 	add_pages(4, 10, 0x100000, 1, 1, 300, 0);
-	add_pages(5, 10, 0x900000, 1, 0, 20, 0);
+	add_pages(5, 10, 0x900000, 1, 0, 200, 0);
 	pages[8].heat = 1;
 	pages[6].heat = 2;
 	CHECK_EQ_INT(run(&pp, cgs, 2, NULL, NULL, 0, 1000 * SEC), 0);
@@ -482,6 +484,59 @@ static void test_cgroup_cap(void)
 	CHECK_EQ_U64(intents[1].addr, 0x900000 + 2 * PG);
 	CHECK_EQ_U64(intents[2].addr, 0x900000);
 	CHECK_EQ_INT(out.stats.held[POLICY_H_CGROUP_CAP], 4);
+}
+
+/*
+ * A cgroup at its cap whose hotter pages wait below trades its coldest
+ * fast-tier pages for them (pol_exchange_for_cap()): the hottest waiting
+ * against the coldest resident, while the resident's heat is at most
+ * cold_pct (50) of the waiting page's, as many bytes as wait.  The
+ * waiting pages are promoted on a later tick.
+ */
+static void test_cap_exchange(void)
+{
+	struct policy_params pp;
+	uint64_t wait[2];
+	struct policy_cgroup cgs[2] = {
+		{ .fast_bytes = 10 * PG, .fast_max_bytes = 10 * PG },
+		{ .fast_bytes = 10 * PG, .fast_max_bytes = 10 * PG },
+	};
+
+	topo_pair();
+	nr_pages = 0;
+	add_pages(3, 10, 0x100000, 1, 1, 300, 0);	/* 0-2: waiting, 300 */
+	add_pages(2, 10, 0x200000, 1, 1, 120, 0);	/* 3-4: waiting, 120 */
+	add_pages(5, 10, 0x900000, 1, 0, 150, 0);	/* 5-9: residents */
+	pages[5].heat = 60;
+	pages[6].heat = 10;
+	pages[9].heat = 200;
+	add_pages(3, 11, 0x900000, 1, 0, 1, 1);	/* cgroup 1's: nothing waits */
+	policy_params_default(&pp, &test_geom);
+	pp.hot_threshold = 100;
+	cg_wait = wait;
+	CHECK_EQ_INT(run(&pp, cgs, 2, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_U64(wait[0], 5 * PG);
+	CHECK_EQ_U64(wait[1], 0);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_CGROUP_CAP], 5);
+	CHECK_EQ_INT(count(POLICY_PROMOTE, POLICY_R_HOT, -1), 0);
+	/* The three at 300 take the coldest three (10, 60, then one at 150,
+	 * half as hot); the two at 120 would take the other at 150, more
+	 * than half as hot: it stays, and so does the one at 200. */
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_EXCHANGE, 1), 3);
+	CHECK_EQ_INT(out.nr_intents, 3);
+	CHECK_EQ_U64(intents[0].addr, 0x900000 + PG);
+	CHECK_EQ_U64(intents[1].addr, 0x900000);
+	CHECK_EQ_U64(intents[2].addr, 0x900000 + 2 * PG);
+	CHECK_EQ_INT(intents[2].cgroup, 0);
+
+	/* A resident promoted within the cool-down stays: the four at most
+	 * half as hot as the hottest waiting one are held. */
+	for (int i = 5; i < 10; i++)
+		pages[i].last_promote_ns = 995 * SEC;
+	CHECK_EQ_INT(run(&pp, cgs, 2, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_EXCHANGE, -1), 0);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_COOLDOWN], 4);
+	cg_wait = NULL;
 }
 
 /*
@@ -1257,6 +1312,7 @@ int main(void)
 	RUN(test_min_room);
 	RUN(test_cooldown_and_pingpong);
 	RUN(test_cgroup_cap);
+	RUN(test_cap_exchange);
 	RUN(test_range_caps);
 	RUN(test_rates);
 	RUN(test_tick_bytes);
