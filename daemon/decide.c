@@ -289,7 +289,8 @@ int decide_step(struct decide_stage *m, const struct decide_in *in, uint64_t now
 {
 	const struct tierd_conf *c = in->conf;
 	struct policy_output po = { .intents = out->intents, .max_intents = m->max_cand,
-				    .max_bytes = tick_bytes(m, in->conf, in->bytes_per_s) };
+				    .max_bytes = tick_bytes(m, in->conf, in->bytes_per_s),
+				    .cg_wait_bytes = out->cg_wait };
 	struct policy_input pi = {
 		.topo = in->topo,
 		.now_ns = now_ns,

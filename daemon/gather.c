@@ -376,7 +376,7 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 	bool cg_capped[CONF_MAX_CGROUPS], any_capped = false;
 	struct cand_in ci = {
 		.topo = in->topo, .hot = in->hot, .procs = in->procs, .ranges = in->ranges,
-		.demote = in->demote, .cg_burst = cg_burst,
+		.demote = in->demote, .cg_burst = cg_burst, .cg_wait = in->cg_wait,
 		.idle = in->idle, .idle_min_ns = m->pp.cold_age_ns,
 	};
 

@@ -114,6 +114,7 @@ struct gather_in {
 	 * fill pass runs. */
 	uint64_t footprint_bytes;
 	const uint64_t *fast_bytes; /* each cgroup's, gather_usage() */
+	const uint64_t *cg_wait; /* each cgroup's, the last decide_out's */
 };
 
 int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_cand,
@@ -152,6 +153,9 @@ struct decide_out {
 	size_t max_intents;
 	size_t nr_intents;
 	bool cut; /* the tick's bytes or intents held some back: a backlog */
+	/* Per configured cgroup, the hot bytes its fast-tier cap held back
+	 * (policy_output.cg_wait_bytes): the next gather's cap walk. */
+	uint64_t cg_wait[CONF_MAX_CGROUPS];
 	struct policy_stats stats;
 };
 

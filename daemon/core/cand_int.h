@@ -18,6 +18,10 @@
 			  * or a range's when more */
 #define COLD_WINDOWS 2 /* MAX_VIEWS selections the coldest pass makes a tick */
 #define HOT_WINDOWS 2 /* and the head past its first MAX_VIEWS */
+/* The cap exchange's share of a tick's slots, 1 / CAND_CAP_SHARE each:
+ * for the waiting entries of cgroups at their cap, and for the residents
+ * of cgroups whose cap held some back (cand_cap.c). */
+#define CAND_CAP_SHARE 8
 #define IDLE_QUERY_PAGES (64u << 10) /* base pages the idle (fill) pass queries a tick */
 #define IDLE_VISITS (64u << 10) /* 2 MiB ranges it looks at a tick: 128 GiB */
 
@@ -67,6 +71,9 @@ struct cand_select {
 	void **addrs; /* the staged entries' pages, query_pages */
 	int *status;
 	bool capped;
+	uint32_t pass; /* selections run, this one's among them (cand_range.cap_pass) */
+	bool cap_walked; /* this selection's cap walk took entries */
+	size_t cap_peeks; /* entries of cgroups at their cap the head staged */
 	/* This run's inputs and outputs (cand_select_run()'s arguments). */
 	const struct cand_in *in;
 	const struct cand_io *io;
@@ -77,6 +84,22 @@ struct cand_select {
 	struct policy_page *cand;
 	uint64_t *rule_used;
 };
+
+/* The slots entry @v takes staged, its pages queried (a range of base
+ * pages: 512 of 4 KiB; a THP or a base page: one), and through
+ * *@nr_pages the base pages each of them stands for. */
+static inline uint32_t cand_entry_slots(const struct cand_select *m,
+					const struct hot_entry_view *v, uint32_t *nr_pages)
+{
+	*nr_pages = 1;
+	if (v->len != m->geom.range)
+		return 1;
+	if (m->io->is_thp && m->io->is_thp(m->io->ctx, v->pid, v->addr) == 1) {
+		*nr_pages = m->range_pages;
+		return 1;
+	}
+	return m->range_pages;
+}
 
 /* candidates.c */
 /* The staged entries' candidates appended to cand[], with their nodes. */
@@ -95,5 +118,17 @@ void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns);
  * tier, as fill candidates (POLICY_F_FILL) until @limit slots are taken;
  * once through each of the set's reports. */
 void cand_fill_walk(struct cand_select *m, size_t limit, uint64_t now_ns);
+
+/* cand_cap.c: the cap exchange's candidates.  First in a selection (it
+ * counts them, cand_select.pass): the coldest entries seen on the fast
+ * tier of the cgroups whose cap held hot candidates back, until @limit
+ * slots are taken; */
+void cand_cap_walk(struct cand_select *m, size_t limit, uint64_t now_ns);
+/* did this selection's cap walk take @v (no other pass takes it then); */
+bool cand_cap_taken(const struct cand_select *m, const struct hot_entry_view *v);
+/* does the head leave @v out for its cgroup's cap: one at its cap, past
+ * its share of the tick's slots for such entries (counted here: ask only
+ * of an entry the head stages unless this says no). */
+bool cand_cap_left_out(struct cand_select *m, const struct hot_entry_view *v);
 
 #endif

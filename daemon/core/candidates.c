@@ -3,6 +3,8 @@
  * Candidate selection (candidates.h), from the hotness table to a tick's
  * candidates, each with the node it is on:
  *
+ *  0. for a cgroup whose fast-tier cap held hot candidates back, its
+ *     coldest ranges seen on the fast tier (the cap exchange, cand_cap.c);
  *  1. the hottest entries of the table (promotion) and, when the policy
  *     may demote this tick (policy_may_demote(): a node short of free
  *     memory, a cgroup over its cap), up to a quarter of them from the
@@ -98,11 +100,9 @@ static void query_staged(struct cand_select *m)
 	}
 }
 
-/*
- * Can a 2 MiB candidate ever pass the rate limits of @proc?  Not when a
+/* Can a 2 MiB candidate ever pass the rate limits of @proc?  Not when a
  * bucket holds less (a rate below 4 MiB/s at 500 ms ticks): its pages stay
- * candidates of their own then, as they fit a tick's refill.
- */
+ * candidates of their own then, as they fit a tick's refill. */
 static bool range_fits_rates(const struct cand_select *m, const struct cand_proc *proc)
 {
 	uint64_t cg = proc->cgroup >= 0 && m->in->cg_burst ? m->in->cg_burst[proc->cgroup] : 0;
@@ -209,17 +209,12 @@ void cand_flush_staged(struct cand_select *m, uint64_t now_ns)
 bool cand_stage_entry(struct cand_select *m, const struct hot_entry_view *v, bool cold,
 		      uint64_t now_ns)
 {
-	uint32_t nr_pages = 1, count = 1;
+	uint32_t nr_pages, count;
 	struct staged *s;
 
 	if (!cand_proc_find(m->procs, v->pid))
 		return true;
-	if (v->len == m->geom.range) {
-		if (m->io->is_thp && m->io->is_thp(m->io->ctx, v->pid, v->addr) == 1)
-			nr_pages = m->range_pages;
-		else
-			count = m->range_pages;
-	}
+	count = cand_entry_slots(m, v, &nr_pages);
 	if (m->nr_staged == QUERY_ENTRIES || m->staged_pages + count > m->query_pages ||
 	    m->slots + m->staged_pages + count > m->max_cand)
 		cand_flush_staged(m, now_ns);
@@ -238,10 +233,8 @@ bool cand_stage_entry(struct cand_select *m, const struct hot_entry_view *v, boo
 	return true;
 }
 
-/*
- * Are @limit candidate slots taken?  Staged pages count as taken until
- * their query, which may give some back: then they are queried first.
- */
+/* Are @limit candidate slots taken?  Staged pages count as taken until
+ * their query, which may give some back: then they are queried first. */
 bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
 {
 	if (m->slots + m->staged_pages < limit)
@@ -257,9 +250,9 @@ bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
  * only pages that are candidates: with a hot set of more than max_cand
  * pages the hottest alone fill the cap, and the cold pages the policy
  * would demote are never looked at (300 entries of 2 MiB base pages fill
- * the cap after 64).  Otherwise promotion gets the whole cap: a reserve
- * kept always would cut each tick of a hot set of base pages to 24 Ki
- * pages.
+ * the cap after 64).  Otherwise promotion gets the whole cap but the cap
+ * exchange's share (cand_cap.c): a reserve kept always would cut each tick of
+ * a hot set of base pages to 24 Ki pages.
  *
  * With fewer than MAX_VIEWS entries the views are the whole table, the
  * coldest at their tail: the reserve is taken from there first, then the
@@ -280,11 +273,54 @@ bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
  * (cand_flush_staged()), and its queries are bounded by COLD_QUERY_PAGES a
  * tick: 16 Ki base pages, what a quarter of the cap's slots would query.
  */
-static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns);
+/*
+ * The coldest pass over a table larger than MAX_VIEWS: the entries colder
+ * than @floor_heat, coldest first, MAX_VIEWS at a time (at most
+ * COLD_WINDOWS selections), from where the last tick's pass stopped
+ * (m->cold_cursor) until the cap is full or the tick's COLD_QUERY_PAGES
+ * are staged; once it reaches @floor_heat or the end of the table, the
+ * next pass starts again from the coldest.  Without the cursor a table
+ * whose MAX_VIEWS coldest entries all sit on the lowest tier (more than
+ * 8 GiB of 2 MiB ranges) hides every colder-than-hot page behind them on
+ * the fast tier: each tick would look at the same coldest entries only.
+ * A selection walks the whole table (12-19 ms for a million entries), so
+ * a tick makes at most COLD_WINDOWS of them, and only while the policy
+ * may demote.
+ */
+static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns)
+{
+	for (int w = 0; w < COLD_WINDOWS; w++) {
+		size_t nv = hot_select_coldest_after(m->hot, 0, now_ns, &m->cold_cursor,
+						     m->views, MAX_VIEWS);
+		bool stopped = false;
+		size_t i;
 
-/* Stage @v unless it is settled on the fast tier, or its cgroup is full;
- * @walked: head_settled() judged it, and only a range the memory does not
- * know is left to sample.  False when @limit slots are taken. */
+		for (i = 0; i < nv && m->views[i].heat < floor_heat; i++) {
+			if (cand_known_low(m->ranges, &m->views[i], now_ns) ||
+			    cand_cap_taken(m, &m->views[i]))
+				continue;
+			stopped = m->cold_queried >= COLD_QUERY_PAGES ||
+				  !cand_stage_entry(m, &m->views[i], true, now_ns);
+			if (stopped)	/* the tick's pages, or views[i] did not fit */
+				break;
+		}
+		if (stopped) {	/* views[i] first next time */
+			if (i > 0)
+				hot_cursor_after(m->hot, &m->views[i - 1], &m->cold_cursor);
+			return;
+		}
+		if (i < nv || nv < MAX_VIEWS) {	/* the floor or the end */
+			memset(&m->cold_cursor, 0, sizeof(m->cold_cursor));
+			return;
+		}
+		hot_cursor_after(m->hot, &m->views[nv - 1], &m->cold_cursor);
+	}
+}
+
+/* Stage @v unless the cap walk took it, it is settled on the fast tier, or
+ * its cgroup is full (past its share, cand_cap_left_out()); @walked: head_settled() judged
+ * it, and only a range the memory does not know is left to sample.  False
+ * when @limit slots are taken. */
 static bool head_take(struct cand_select *m, const struct hot_entry_view *v, size_t limit,
 		      uint64_t now_ns, bool walked)
 {
@@ -296,17 +332,18 @@ static bool head_take(struct cand_select *m, const struct hot_entry_view *v, siz
 		settled = !cand_range_peek(m->ranges, v->pid, v->addr) &&
 			  cand_still_fast(m->ranges, m->procs, m->io, m->topo, v, now_ns);
 	else
-		settled = cand_cgroup_marked(m->procs, m->in->cg_full, v->pid) ||
-			  cand_known_fast(m->ranges, v, now_ns) ||
-			  cand_still_fast(m->ranges, m->procs, m->io, m->topo, v, now_ns);
+		settled = cand_cap_taken(m, v) || cand_known_fast(m->ranges, v, now_ns) ||
+			  cand_still_fast(m->ranges, m->procs, m->io, m->topo, v, now_ns) ||
+			  cand_cap_left_out(m, v);
 	if (!settled)
 		cand_stage_entry(m, v, false, now_ns);
 	return true;
 }
 
 /*
- * What the head's walk leaves out: a range known fast, one of a cgroup at
- * its fast-tier cap (cand_cgroup_marked()), and one seen fast whose recheck is
+ * What the head's walk leaves out: a range known fast or the cap walk's,
+ * one of a cgroup at its fast-tier cap (no peeks past the first MAX_VIEWS:
+ * a selection's skip comes in table order), and one seen fast whose recheck is
  * due, rechecked by its sample (cand_still_fast()) while the tick's
  * HEAD_RECHECKS last, else taken as still fast until a later tick's: a
  * settled hot set of tens of thousands of ranges, rechecked whole every
@@ -326,7 +363,7 @@ static bool head_settled(void *ctx, const struct hot_entry_view *v)
 	struct cand_select *m = h->m;
 	const struct cand_range *rg;
 
-	if (cand_known_fast(m->ranges, v, h->now_ns) ||
+	if (cand_known_fast(m->ranges, v, h->now_ns) || cand_cap_taken(m, v) ||
 	    cand_cgroup_marked(m->procs, m->in->cg_full, v->pid))
 		return true;
 	rg = cand_range_peek(m->ranges, v->pid, v->addr);
@@ -386,11 +423,10 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 	bool tail;
 
 	m->cand_full = false;
-	m->n = 0;
-	m->slots = 0;
-	m->cold_queried = 0;
+	m->n = m->slots = m->cold_queried = 0;
 	m->idle.visited = m->idle.queried = m->fill.visited = m->fill.queried = 0;
 	m->idle.end = m->fill.end = false;
+	cand_cap_walk(m, m->max_cand / CAND_CAP_SHARE, now_ns); /* first: it takes m->views */
 	nv = hot_select_hottest(m->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);
 	reserve = demote ? m->max_cand / 4 : 0;
 	/* Idle memory first: nothing is colder.  What it leaves of the
@@ -406,7 +442,8 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 	if (tail) {
 		memset(m->cold_taken, 0, sizeof(m->cold_taken));
 		for (size_t k = nv; k-- > 0 && !cand_slots_taken(m, reserve, now_ns);) {
-			if (cand_known_low(m->ranges, &m->views[k], now_ns))
+			if (cand_known_low(m->ranges, &m->views[k], now_ns) ||
+			    cand_cap_taken(m, &m->views[k]))
 				continue;
 			cand_stage_entry(m, &m->views[k], false, now_ns);
 			m->cold_taken[k / 64] |= 1ull << (k % 64);
@@ -438,49 +475,6 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 		cand_idle_walk(m, m->max_cand, now_ns);
 	cand_flush_staged(m, now_ns);
 	return m->n;
-}
-
-/*
- * The coldest pass over a table larger than MAX_VIEWS: the entries colder
- * than @floor_heat, coldest first, MAX_VIEWS at a time (at most
- * COLD_WINDOWS selections), from where the last tick's pass stopped
- * (m->cold_cursor) until the cap is full or the tick's COLD_QUERY_PAGES
- * are staged; once it reaches @floor_heat or the end of the table, the
- * next pass starts again from the coldest.  Without the cursor a table
- * whose MAX_VIEWS coldest entries all sit on the lowest tier (more than
- * 8 GiB of 2 MiB ranges) hides every colder-than-hot page behind them on
- * the fast tier: each tick would look at the same coldest entries only.
- * A selection walks the whole table (12-19 ms for a million entries), so
- * a tick makes at most COLD_WINDOWS of them, and only while the policy
- * may demote.
- */
-static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns)
-{
-	for (int w = 0; w < COLD_WINDOWS; w++) {
-		size_t nv = hot_select_coldest_after(m->hot, 0, now_ns, &m->cold_cursor,
-						     m->views, MAX_VIEWS);
-		bool stopped = false;
-		size_t i;
-
-		for (i = 0; i < nv && m->views[i].heat < floor_heat; i++) {
-			if (cand_known_low(m->ranges, &m->views[i], now_ns))
-				continue;
-			stopped = m->cold_queried >= COLD_QUERY_PAGES ||
-				  !cand_stage_entry(m, &m->views[i], true, now_ns);
-			if (stopped)	/* the tick's pages, or views[i] did not fit */
-				break;
-		}
-		if (stopped) {	/* views[i] first next time */
-			if (i > 0)
-				hot_cursor_after(m->hot, &m->views[i - 1], &m->cold_cursor);
-			return;
-		}
-		if (i < nv || nv < MAX_VIEWS) {	/* the floor or the end */
-			memset(&m->cold_cursor, 0, sizeof(m->cold_cursor));
-			return;
-		}
-		hot_cursor_after(m->hot, &m->views[nv - 1], &m->cold_cursor);
-	}
 }
 
 void cand_select_run(struct cand_select *m, const struct cand_in *in, const struct cand_io *io,

@@ -82,6 +82,9 @@ struct cand_range {
 	/* 0 = not known to be wholly on the lowest tier, where nothing can be
 	 * demoted from (the cold passes do not query it again) */
 	uint32_t low_seen;
+	/* The selection (cand_select's count of them) whose cap walk took
+	 * the range: no other pass of that selection takes it (cand_cap.c) */
+	uint32_t cap_pass;
 };
 
 /*
@@ -262,6 +265,11 @@ struct cand_in {
 	/* Per cgroup index (NULL: none), true when the cgroup has a fast-tier
 	 * cap: the fill pass leaves its ranges, as the policy fills none. */
 	const bool *cg_capped;
+	/* Per cgroup index (NULL: none), the bytes of hot candidates its
+	 * fast-tier cap held back in the last tick's policy
+	 * (policy_output.cg_wait_bytes): the cap walk looks for what they
+	 * may take the place of (cand_cap.c). */
+	const uint64_t *cg_wait;
 };
 
 struct cand_out {

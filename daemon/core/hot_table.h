@@ -220,6 +220,13 @@ struct hot_skip {
 	void *ctx;
 };
 
+/* hot_select_coldest() of the entries @skip (not NULL) does not leave
+ * out, in one pass over the table; @skip is asked only of an entry cold
+ * enough to enter the selection. */
+size_t hot_select_coldest_skip(const struct hot_table *t, uint64_t now_ns,
+			       const struct hot_skip *skip, struct hot_entry_view *out,
+			       size_t max);
+
 /*
  * hot_select_hottest() of the entries after @after in the hottest-first
  * order, colder than it (NULL or lapsed: from the hottest), leaving out

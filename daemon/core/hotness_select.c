@@ -212,6 +212,13 @@ size_t hot_select_coldest_after(const struct hot_table *t, pid_t pid, uint64_t n
 	return hot_select(t, pid, false, 0.0, after, NULL, now_ns, out, max, -1);
 }
 
+size_t hot_select_coldest_skip(const struct hot_table *t, uint64_t now_ns,
+			       const struct hot_skip *skip, struct hot_entry_view *out,
+			       size_t max)
+{
+	return hot_select(t, 0, false, 0.0, NULL, skip, now_ns, out, max, -1);
+}
+
 size_t hot_select_hottest_after(const struct hot_table *t, pid_t pid, uint64_t now_ns,
 				const struct hot_cursor *after, const struct hot_skip *skip,
 				struct hot_entry_view *out, size_t max)

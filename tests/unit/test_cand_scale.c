@@ -17,7 +17,10 @@
  *     are rechecked by a sample, not queried whole, and the slow ranges
  *     past them are the tick's candidates;
  *   - a cgroup at its fast-tier cap, whose slow ranges are the hottest:
- *     another cgroup's colder ranges are the tick's candidates.
+ *     another cgroup's colder ranges are the tick's candidates, after an
+ *     eighth of the slots for its hottest (the cap exchange's);
+ *   - a cgroup whose cap held candidates back: its coldest fast ranges
+ *     come first, an eighth of the slots, each a candidate once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,7 @@
 #define NR_RANGES 6000
 #define CAP_RANGES 64	/* the cap, in ranges of 512 base pages */
 #define MAX_CAND (CAP_RANGES * 512)
+#define PEEKS (CAP_RANGES / 8)	/* ranges in the cap exchange's share (CAND_CAP_SHARE) */
 
 static struct topology topo;
 static struct hot_table hot;
@@ -45,6 +49,8 @@ static struct policy_page cand[MAX_CAND];
 static unsigned char node_of[NR_RANGES];	/* of each range, all its pages */
 static size_t sample_queries;	/* of CAND_SAMPLE_PAGES pages */
 static const bool *cg_full;	/* run()'s, per cgroup */
+static const uint64_t *cg_wait;	/* run()'s, per cgroup */
+static bool demote;	/* run()'s */
 
 static int fake_query(void *ctx, pid_t pid, size_t count, void **addrs, int *status)
 {
@@ -150,7 +156,7 @@ static size_t run(struct cand_select *sel, uint64_t now_ns, struct cand_out *out
 {
 	struct cand_io io = { .query = fake_query };
 	struct cand_in in = { .topo = &topo, .hot = &hot, .procs = &procs, .ranges = &ranges,
-			      .cg_full = cg_full };
+			      .cg_full = cg_full, .cg_wait = cg_wait, .demote = demote };
 
 	*out = (struct cand_out){ .cand = cand };
 	cand_select_run(sel, &in, &io, now_ns, out);
@@ -270,8 +276,9 @@ static void test_forgotten_fast(void)
 /*
  * PID's 6000 ranges, all slow and the hottest, are in cgroup 0, at its
  * fast-tier cap; PID2's 100 colder ones in cgroup 1, below its.  The
- * policy would promote none of PID's: the tick's candidates are PID2's
- * hottest, in order.
+ * policy would promote none of PID's, but weighs its hottest for the cap
+ * exchange: the tick's candidates are PID's 8 hottest (an eighth of the
+ * slots), then PID2's hottest, in order.
  */
 static void test_full_cgroup(void)
 {
@@ -293,9 +300,76 @@ static void test_full_cgroup(void)
 	cg_full = NULL;
 	CHECK_EQ_U64(n, CAP_RANGES);
 	for (size_t i = 0; i < n && i < CAP_RANGES; i++) {
-		CHECK_EQ_INT(cand[i].pid, PID2);
-		CHECK_EQ_U64(cand[i].addr, BASE2 + i * TEST_HUGE_SIZE);
+		size_t k = i < PEEKS ? i : i - PEEKS;
+
+		CHECK_EQ_INT(cand[i].pid, i < PEEKS ? PID : PID2);
+		CHECK_EQ_U64(cand[i].addr, (i < PEEKS ? BASE : BASE2) + k * TEST_HUGE_SIZE);
 	}
+	cand_select_free(sel);
+}
+
+/*
+ * Cgroup 0's cap held hot candidates back last tick (cg_wait): its 100
+ * coldest ranges seen fast go first, as many as an eighth of the slots
+ * holds (8 ranges of 512 base pages), coldest first, and no other pass
+ * takes them again; the rest are the head's, as without.  With nothing
+ * waiting there is no such pass.
+ */
+static void test_cap_walk(void)
+{
+	static const uint64_t wait[1] = { 2 * TEST_HUGE_SIZE };
+	const uint64_t nr_fast = NR_RANGES - 100;
+	struct cand_select *sel;
+	struct cand_out out;
+	size_t n, dup = 0;
+
+	/* Ranges 0..99 slow (the hottest), 100..5999 fast, seen there. */
+	setup();
+	for (uint64_t r = 0; r < NR_RANGES; r++) {
+		node_of[r] = r < NR_RANGES - nr_fast ? 1 : 0;
+		if (node_of[r] == 0)
+			cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen =
+				cand_time(2 * SEC);
+	}
+	procs.procs[0].cgroup = 0;
+	cg_wait = wait;
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
+	n = run(sel, 3 * SEC, &out);
+	CHECK_EQ_U64(n, CAP_RANGES);
+	for (size_t i = 0; i < PEEKS; i++) {
+		CHECK_EQ_INT(cand[i].node, 0);
+		CHECK_EQ_U64(cand[i].addr, BASE + (NR_RANGES - 1 - i) * TEST_HUGE_SIZE);
+	}
+	for (size_t i = PEEKS; i < n && i < CAP_RANGES; i++) {
+		CHECK_EQ_INT(cand[i].node, 1);
+		CHECK_EQ_U64(cand[i].addr, BASE + (i - PEEKS) * TEST_HUGE_SIZE);
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			dup += cand[i].addr == cand[j].addr;
+	CHECK_EQ_U64(dup, 0);
+
+	cg_wait = NULL;
+	check_next(run(sel, 4 * SEC, &out), 0);
+
+	/* A table of 1000 ranges, whose coldest the cold reserve takes when
+	 * the policy may demote, in the quarter of the slots the cap walk's
+	 * eighth is part of: the next 8, not those the cap walk took. */
+	for (uint64_t r = 1000; r < NR_RANGES; r++)
+		CHECK_EQ_INT(hot_forget(&hot, PID, BASE + r * TEST_HUGE_SIZE), 0);
+	cg_wait = wait;
+	demote = true;
+	n = run(sel, 5 * SEC, &out);
+	cg_wait = NULL;
+	demote = false;
+	CHECK_EQ_U64(n, CAP_RANGES);
+	for (size_t i = 0; i < 2 * PEEKS && i < n; i++)
+		CHECK_EQ_U64(cand[i].addr, BASE + (999 - i) * TEST_HUGE_SIZE);
+	dup = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			dup += cand[i].addr == cand[j].addr;
+	CHECK_EQ_U64(dup, 0);
 	cand_select_free(sel);
 }
 
@@ -308,5 +382,6 @@ int main(void)
 	RUN(test_head_recheck_bound);
 	RUN(test_forgotten_fast);
 	RUN(test_full_cgroup);
+	RUN(test_cap_walk);
 	return TEST_EXIT();
 }
