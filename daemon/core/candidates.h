@@ -52,7 +52,8 @@ const struct cand_proc *cand_proc_find(const struct cand_procs *p, pid_t pid);
 /* Is @pid's process in a cgroup that @marks (per cgroup index; NULL:
  * none) marks: cand_in's cg_full (at its fast-tier cap: the policy
  * promotes none of its pages, which would take every tick's candidates
- * from the other cgroups' where they are the hotter) or cg_capped? */
+ * from the other cgroups' where they are the hotter, but trades them
+ * for its coldest, cand_cap.c) or cg_capped? */
 bool cand_cgroup_marked(const struct cand_procs *p, const bool *marks, pid_t pid);
 
 /*
@@ -260,7 +261,9 @@ struct cand_in {
 	uint64_t global_burst;
 	const uint64_t *cg_burst;
 	/* Per cgroup index (NULL: none), true when the cgroup is at its
-	 * fast-tier cap: its ranges are no promotion candidates. */
+	 * fast-tier cap: of its ranges off the fast tier only the hottest,
+	 * in the cap exchange's share of the slots, are candidates
+	 * (cand_cap.c). */
 	const bool *cg_full;
 	/* Per cgroup index (NULL: none), true when the cgroup has a fast-tier
 	 * cap: the fill pass leaves its ranges, as the policy fills none. */
