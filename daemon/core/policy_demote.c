@@ -95,6 +95,25 @@ static size_t next_resident(const struct policy *p, const struct plan *pl, int c
 	return k;
 }
 
+/*
+ * Is a page of heat @w clearly hotter than one of heat @r, enough to take
+ * its place: @r at most cold_pct of @w, and the two apart by more than
+ * POLICY_EXCHANGE_SIGMAS standard deviations of chance.  A heat counts
+ * events of chance (samples, or DAMON's accessed checks: sums, decayed,
+ * of counts whose variance is at most their mean), so its variance is at
+ * most the heat.  The exchange sets the hottest waiting against the
+ * coldest resident: where the heats are a few samples (a terabyte within
+ * the sampling budget), those two are chance's extremes, twice apart
+ * for nothing.
+ */
+static bool clearly_hotter(const struct policy *p, uint32_t w, uint32_t r)
+{
+	double d = (double)w - (double)r;
+
+	return (uint64_t)r * 100 <= (uint64_t)w * p->params.cold_pct && d > 0 &&
+	       d * d >= POLICY_EXCHANGE_SIGMAS * POLICY_EXCHANGE_SIGMAS * ((double)w + r);
+}
+
 /* pol_exchange_for_cap() for cgroup @c: its waiting pages, hottest first,
  * against its residents, coldest first. */
 static void exchange_cgroup(struct policy *p, struct plan *pl, int c)
@@ -118,7 +137,7 @@ static void exchange_cgroup(struct policy *p, struct plan *pl, int c)
 				return;
 			i = p->order[k++];
 			/* The waiting pages that follow are no hotter. */
-			if ((uint64_t)pages[i].heat * 100 > (uint64_t)hot->heat * p->params.cold_pct)
+			if (!clearly_hotter(p, hot->heat, pages[i].heat))
 				return;
 			if (pol_held_recently(p, pl, i, false))
 				continue;

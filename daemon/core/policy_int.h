@@ -28,6 +28,10 @@ struct policy {
 	uint64_t *cg_wait;
 };
 
+/* How far apart, in standard deviations of chance, a waiting page's heat
+ * and a resident's must be for the cap exchange (clearly_hotter()). */
+#define POLICY_EXCHANGE_SIGMAS 3
+
 /* Per-tick plan of the nodes, by node index. */
 struct plan {
 	const struct policy_input *in;

@@ -490,8 +490,9 @@ static void test_cgroup_cap(void)
  * A cgroup at its cap whose hotter pages wait below trades its coldest
  * fast-tier pages for them (pol_exchange_for_cap()): the hottest waiting
  * against the coldest resident, while the resident's heat is at most
- * cold_pct (50) of the waiting page's, as many bytes as wait.  The
- * waiting pages are promoted on a later tick.
+ * cold_pct (50) of the waiting page's and three standard deviations of
+ * chance below it, as many bytes as wait.  The waiting pages are
+ * promoted on a later tick.
  */
 static void test_cap_exchange(void)
 {
@@ -536,6 +537,21 @@ static void test_cap_exchange(void)
 	CHECK_EQ_INT(run(&pp, cgs, 2, NULL, NULL, 0, 1000 * SEC), 0);
 	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_EXCHANGE, -1), 0);
 	CHECK_EQ_INT(out.stats.held[POLICY_H_COOLDOWN], 4);
+
+	/* Heats of a few samples: 4 against 1 is four times as hot, and
+	 * what chance gives two pages alike (3 apart, sqrt(5) = 2.2 the
+	 * standard deviation); 40 against 10 is not. */
+	nr_pages = 0;
+	add_pages(1, 10, 0x100000, 1, 1, 4, 0);
+	add_pages(1, 10, 0x900000, 1, 0, 1, 0);
+	pp.hot_threshold = 2;
+	CHECK_EQ_INT(run(&pp, cgs, 2, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(out.stats.held[POLICY_H_CGROUP_CAP], 1);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_EXCHANGE, -1), 0);
+	pages[0].heat = 40;
+	pages[1].heat = 10;
+	CHECK_EQ_INT(run(&pp, cgs, 2, NULL, NULL, 0, 1000 * SEC), 0);
+	CHECK_EQ_INT(count(POLICY_DEMOTE, POLICY_R_EXCHANGE, 1), 1);
 	cg_wait = NULL;
 }
 
