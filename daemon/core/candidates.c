@@ -251,8 +251,8 @@ bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
  * pages the hottest alone fill the cap, and the cold pages the policy
  * would demote are never looked at (300 entries of 2 MiB base pages fill
  * the cap after 64).  Otherwise promotion gets the whole cap but the cap
- * exchange's share (cand_cap.c): a reserve kept always would cut each tick of
- * a hot set of base pages to 24 Ki pages.
+ * exchange's share (cand_cap.c): a reserve kept always would cut each
+ * tick of a hot set of base pages to 24 Ki pages.
  *
  * With fewer than MAX_VIEWS entries the views are the whole table, the
  * coldest at their tail: the reserve is taken from there first, then the
@@ -272,7 +272,9 @@ bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns)
  * at, so an entry it finds on the lowest tier takes no slot
  * (cand_flush_staged()), and its queries are bounded by COLD_QUERY_PAGES a
  * tick: 16 Ki base pages, what a quarter of the cap's slots would query.
+ * (select_candidates() follows cold_walk() and head_take(), which it calls.)
  */
+
 /*
  * The coldest pass over a table larger than MAX_VIEWS: the entries colder
  * than @floor_heat, coldest first, MAX_VIEWS at a time (at most
@@ -318,9 +320,9 @@ static void cold_walk(struct cand_select *m, double floor_heat, uint64_t now_ns)
 }
 
 /* Stage @v unless the cap walk took it, it is settled on the fast tier, or
- * its cgroup is full (past its share, cand_cap_left_out()); @walked: head_settled() judged
- * it, and only a range the memory does not know is left to sample.  False
- * when @limit slots are taken. */
+ * its cgroup is full (past its share, cand_cap_left_out()); @walked:
+ * head_settled() judged it, and only a range the memory does not know is
+ * left to sample.  False when @limit slots are taken. */
 static bool head_take(struct cand_select *m, const struct hot_entry_view *v, size_t limit,
 		      uint64_t now_ns, bool walked)
 {
