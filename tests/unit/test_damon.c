@@ -1267,6 +1267,73 @@ static void test_feed_idle(void)
 	sampler_free(s);
 }
 
+/*
+ * An idle region's age counts aggregations, and an aggregation counts
+ * sampling intervals, each its sleep plus the kdamond's checks: on a busy
+ * machine it takes longer than its interval.  The drains time the
+ * aggregations, and an age of N is N of them as they ran; never less than
+ * the nominal interval (drains that come early read faster), and the time
+ * while the kdamond changed (new targets, another pace) is not counted.
+ */
+static void test_feed_idle_clock(void)
+{
+	static uint64_t mem[8192];
+	static struct idle_range room[4];
+	static const struct damon_feed_rec regions[] = {
+		{ 0x600000, 0x40600000, 0, 0, 400, 0 },	/* pid 100, age 400 */
+	};
+	const uint64_t now = 1000000000000ull, s1 = 1000000000ull;
+	const pid_t one[] = { 100 };
+	struct fake_feed ff = { .pass = 7, .regions = regions, .nregions = 1 };
+	struct idle_set set;
+	struct hot_table t;
+	struct sampler *s;
+	uint64_t at = now;
+
+	idle_init(&set, room, 4);
+	s = mk_watching(&ff, &t, mem, sizeof(mem), 1024);
+	CHECK_EQ_INT(sampler_idle_into(s, &set), 0);
+	CHECK_EQ_INT(set_pace(s, 10), 0);	/* the feed: 250 ms aggregations */
+	ff.done = 9;
+	CHECK_EQ_INT(drain(s, &t, at), 0);
+	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 250000000ull);	/* nothing timed yet */
+	/* Four aggregations (1 s) every 2 s, for 3 minutes: each takes 500 ms. */
+	for (int i = 0; i < 90; i++) {
+		ff.done += 4;
+		at += 2 * s1;
+		CHECK_EQ_INT(drain(s, &t, at), 0);
+	}
+	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 500000000ull);
+	/* New targets: the minute the kdamond was off is not an aggregation's. */
+	ff.pass = ff.done;
+	CHECK_EQ_INT(set_targets(s, one, 1), 0);
+	ff.done += 4;
+	at += 60 * s1;
+	CHECK_EQ_INT(drain(s, &t, at), 0);
+	ff.done += 4;
+	at += 2 * s1;
+	CHECK_EQ_INT(drain(s, &t, at), 0);
+	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 500000000ull);
+	/* Nor the time at another pace: at pace 20 (500 ms aggregations) the
+	 * next drain only starts a reference. */
+	CHECK_EQ_INT(set_pace(s, 20), 0);
+	ff.done += 1;
+	at += 30 * s1;
+	CHECK_EQ_INT(drain(s, &t, at), 0);
+	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 1000000000ull);
+	/* Drains that read the aggregations as faster than their interval
+	 * (here, from a load that has gone: halved away each minute) leave
+	 * the nominal one. */
+	for (int i = 0; i < 240; i++) {
+		ff.done += 4;
+		at += s1;
+		CHECK_EQ_INT(drain(s, &t, at), 0);
+	}
+	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 500000000ull);
+	CHECK_EQ_INT(sampler_idle_into(s, NULL), 0);
+	sampler_free(s);
+}
+
 /* A peek: only with the feed, each aggregation once, without folding it;
  * "new" is where the table's heat is below half the region's weight. */
 static void test_peek(void)
@@ -1792,6 +1859,7 @@ int main(void)
 	RUN(test_tick_never_waits);
 	RUN(test_feed);
 	RUN(test_feed_idle);
+	RUN(test_feed_idle_clock);
 	RUN(test_peek);
 	RUN(test_known);
 	RUN(test_known_unit);

@@ -67,8 +67,10 @@ static int change_done(struct sampler_damon *d, int err)
 		if (!d->on && d->feed_on)
 			damon_tp_follow(d, 0);
 	}
-	if (pace)
+	if (pace) {
 		d->pace = pace;
+		damon_clock_restart(d);
+	}
 	if (!d->on)
 		return 0;
 	if (targets || d->feed_switch || !d->kdamond_pid) {

@@ -38,6 +38,55 @@ uint64_t damon_aggr_us_at(const struct sampler_damon *d, unsigned int pace)
 }
 
 /*
+ * An aggregation as it runs.  DAMON counts an aggregation in sampling
+ * intervals, not in time (mm/damon/core.c: kdamond_fn() ends one when
+ * passed_sample_intervals reaches next_aggregation_sis), and a sampling
+ * interval is a sleep of sample_us plus the check of every region, so on a
+ * busy machine, or with many regions, an aggregation takes longer than
+ * its interval.  A region's age counts aggregations: its age times the
+ * nominal interval says an idle region has been idle for less time than it
+ * has, and cold_age_s stretches with the load.  The drains time them: the
+ * time between drains that read a new pass, over the nominal intervals of
+ * the aggregations that ended in it, each sum halved once it spans
+ * DAMON_CLOCK_WINDOW_NS, so that the ratio follows the load over about
+ * the time an age of cold_age_s took to build.  Never below 1: an
+ * aggregation is never shorter than its samples, and what reads below is
+ * a drain's timing (a tick at the most, against the window).  After a
+ * change of kdamond or pace the next drain only starts a new reference:
+ * time while the kdamond was off, or at another pace, counts for nothing.
+ */
+#define DAMON_CLOCK_WINDOW_NS (60ull * 1000000000ull)
+
+void damon_clock_note(struct sampler_damon *d, uint64_t pass, uint64_t now_ns)
+{
+	if (d->clock_ns && pass > d->clock_pass && now_ns > d->clock_ns) {
+		d->clock_real_ns += now_ns - d->clock_ns;
+		d->clock_nominal_ns += (pass - d->clock_pass) * damon_aggr_us_at(d, d->pace) * 1000;
+		if (d->clock_real_ns > DAMON_CLOCK_WINDOW_NS) {
+			d->clock_real_ns /= 2;
+			d->clock_nominal_ns /= 2;
+		}
+	}
+	d->clock_pass = pass;
+	d->clock_ns = now_ns;
+}
+
+void damon_clock_restart(struct sampler_damon *d)
+{
+	d->clock_ns = 0;
+}
+
+uint64_t damon_aggr_real_ns(const struct sampler_damon *d)
+{
+	uint64_t nominal = damon_aggr_us_at(d, d->pace) * 1000;
+
+	if (d->clock_real_ns <= d->clock_nominal_ns)
+		return nominal;
+	return (uint64_t)((double)nominal * (double)d->clock_real_ns /
+			  (double)d->clock_nominal_ns);
+}
+
+/*
  * What an aggregation's nr_accesses at the current pace is worth in the
  * configured pace's: the table's heat and the policy's thresholds keep one
  * unit, the most a region can read at the configured intervals (aggr /

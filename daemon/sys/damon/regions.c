@@ -152,6 +152,7 @@ int damon_tp_follow(struct sampler_damon *d, pid_t pid)
 		return r;
 	if (d->idle)
 		idle_begin(d->idle);	/* the old targets' idle regions */
+	damon_clock_restart(d);
 	d->feed_after = pass;
 	d->peek_after = pass;
 	return 0;
@@ -164,7 +165,7 @@ int damon_tp_follow(struct sampler_damon *d, pid_t pid)
  * next aggregation's end, a tick later at the most.
  */
 /* Idle region @g of a drain at @now_ns into the idle set, with @aggr_ns
- * the aggregation interval its age counts. */
+ * what each aggregation its age counts took (pace.c: damon_aggr_real_ns()). */
 static void idle_note(struct sampler_damon *d, const struct damon_feed_rec *g,
 		      uint64_t aggr_ns, uint64_t now_ns)
 {
@@ -182,7 +183,7 @@ int damon_tp_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now_ns
 {
 	struct damon_feed_counters c;
 	double acc = damon_acc_scale(d);
-	uint64_t aggr_ns = damon_aggr_us_at(d, d->pace) * 1000;
+	uint64_t aggr_ns;
 	int records = 0, n;
 	uint64_t pass = 0;
 
@@ -192,6 +193,8 @@ int damon_tp_drain(struct sampler_damon *d, struct hot_table *t, uint64_t now_ns
 	if (n < 0)
 		return n;
 	d->feed_after = pass;
+	damon_clock_note(d, pass, now_ns);
+	aggr_ns = damon_aggr_real_ns(d);
 	if (d->idle)
 		idle_begin(d->idle);
 	for (int i = 0; i < n; i++) {

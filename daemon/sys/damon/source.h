@@ -79,6 +79,13 @@ struct sampler_damon {
 	uint32_t feed_cap;
 	uint32_t known_cells;	/* the sketch's size, for the feed's start */
 	struct idle_set *idle;	/* idle_into()'s, NULL: none */
+	/* The kdamond's aggregations against the clock (pace.c:
+	 * damon_aggr_real_ns()): the newest pass at the last drain that read
+	 * one, and when (clock_ns 0: none since a change of kdamond or pace);
+	 * the decayed sums of the time between such drains and of the nominal
+	 * intervals of the aggregations that ended in it. */
+	uint64_t clock_pass, clock_ns;
+	uint64_t clock_real_ns, clock_nominal_ns;
 	/* The kdamond's CPU time at the last drain (cost_update()). */
 	pid_t cost_pid;
 	uint64_t cost_ticks, cost_ns;
@@ -164,6 +171,13 @@ int damon_change_take(struct sampler_damon *d);
 /* Our kdamond's pid read once: recorded, and followed by the feed. */
 int damon_kdamond_found(struct sampler_damon *d);
 uint64_t damon_aggr_us_at(const struct sampler_damon *d, unsigned int pace);
+/* A drain read aggregations up to @pass at @now_ns; the kdamond or its
+ * pace changed (the next drain only starts a new reference). */
+void damon_clock_note(struct sampler_damon *d, uint64_t pass, uint64_t now_ns);
+void damon_clock_restart(struct sampler_damon *d);
+/* The time an aggregation at the current pace takes, as measured, never
+ * less than its nominal interval. */
+uint64_t damon_aggr_real_ns(const struct sampler_damon *d);
 uint64_t damon_max_nr_accesses(const struct sampler_damon *d);
 double damon_acc_scale(const struct sampler_damon *d);
 double damon_acc_scale_at(const struct sampler_damon *d, unsigned int pace);
