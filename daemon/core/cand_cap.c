@@ -12,57 +12,71 @@
  *    stages the hottest of them in 1 / CAND_CAP_SHARE of the tick's
  *    slots, so the policy sees what waits (cand_cap_left_out());
  *  - the residents: the head skips what it knows is on the fast tier, and
- *    the cold passes run only while the policy may demote, from the
- *    table's coldest, below where the head stopped.  So for each cgroup
- *    whose cap held hot candidates back in the last tick's policy
- *    (cand_in.cg_wait), its coldest entries that were seen on the fast
- *    tier (cand_range.fast_seen) go first (cand_cap_walk()), in as
- *    many of the tick's slots, from one selection of the table a tick
- *    while some cgroup waits.
+ *    the cold passes (idle memory, the table's coldest below where the
+ *    head stopped) run only while the policy may demote.  So for each
+ *    cgroup whose cap held hot candidates back in the last tick's policy
+ *    (cand_in.cg_wait), its residents go first (cand_cap_walk()), in as
+ *    many of the tick's slots: the idle memory of its processes, when the
+ *    idle pass does not run this tick (cand_cap_idle_walk(): data loaded
+ *    on the fast tier and never touched since has no heat, and would hold
+ *    the cap for good), then its coldest entries that were seen on the
+ *    fast tier (cand_range.fast_seen), from one selection of the table a
+ *    tick while some cgroup waits; and, in the slots those leave, from a
+ *    second selection, its coldest whole ranges never queried:
+ *    first-touch memory with heat, which the head, taking the hottest not
+ *    known fast, never reaches (DAMON's first, coarse regions give a data
+ *    set loaded and left a little heat).  Each is queried once and
+ *    remembered where the query found it.  Second, not mixed in: a
+ *    cgroup's cold tail on the slow tier, never queried either, is often
+ *    colder than its residents, and would take the slots from them for
+ *    as many ticks as it has ranges.
  *
- * The residents the walk took are marked with the selection's pass
+ * The residents the table walk took are marked with the selection's pass
  * (cand_range.cap_pass), and the other passes leave them (cand_cap_taken()):
- * a range must be one candidate a tick, or two intents could move it.  A
- * resident tierd never saw on the fast tier (first-touch memory the head
- * never queried) is weighed only when another pass makes it a candidate.
+ * a range must be one candidate a tick, or two intents could move it.  (The
+ * idle walk stages only ranges the table does not hold, and the passes
+ * that take idle memory otherwise do not run in the same tick.)  Base
+ * page entries (the sampling-event source's) are not remembered so, and
+ * are weighed only once seen on the fast tier.
  */
 #include "cand_int.h"
 
-static int waiting_cgroup(const struct cand_select *m, pid_t pid)
+bool cand_cap_waiting(const struct cand_select *m, pid_t pid)
 {
 	const struct cand_proc *proc = cand_proc_find(m->procs, pid);
 
-	if (!proc || proc->cgroup < 0 || !m->in->cg_wait[proc->cgroup])
-		return -1;
-	return proc->cgroup;
+	return m->in->cg_wait && proc && proc->cgroup >= 0 && m->in->cg_wait[proc->cgroup];
 }
 
 /* The walk's entries: of a waiting cgroup, seen on the fast tier. */
-static bool not_resident(void *ctx, const struct hot_entry_view *v)
+static bool not_seen_fast(void *ctx, const struct hot_entry_view *v)
 {
 	const struct cand_select *m = ctx;
 	const struct cand_range *rg;
 
-	if (waiting_cgroup(m, v->pid) < 0)
+	if (!cand_cap_waiting(m, v->pid))
 		return true;
 	rg = cand_range_peek(m->ranges, v->pid, v->addr);
 	return !rg || !rg->fast_seen;
 }
 
-void cand_cap_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
+/* ... and, in what those leave, whole ranges never queried (their query
+ * says, once: the flush remembers a range found all on one side). */
+static bool queried(void *ctx, const struct hot_entry_view *v)
 {
-	const struct hot_skip skip = { .fn = not_resident, .ctx = m };
-	bool any = false;
-	size_t nv;
+	const struct cand_select *m = ctx;
 
-	m->pass = m->pass == UINT32_MAX ? 1 : m->pass + 1;
-	m->cap_walked = false;
-	m->cap_peeks = 0;
-	for (int i = 0; m->in->cg_wait && i < m->procs->nr && !any; i++)
-		any = waiting_cgroup(m, m->procs->procs[i].pid) >= 0;
-	if (!any)
-		return;
-	nv = hot_select_coldest_skip(m->hot, now_ns, &skip, m->views, MAX_VIEWS);
+	return !cand_cap_waiting(m, v->pid) || v->len != m->geom.range ||
+	       cand_range_peek(m->ranges, v->pid, v->addr);
+}
+
+/* The coldest entries @skip leaves, staged until @limit slots are taken. */
+static void take_coldest(struct cand_select *m, bool (*skip)(void *, const struct hot_entry_view *),
+			 size_t limit, uint64_t now_ns)
+{
+	const struct hot_skip sk = { .fn = skip, .ctx = m };
+	size_t nv = hot_select_coldest_skip(m->hot, now_ns, &sk, m->views, MAX_VIEWS);
+
 	for (size_t i = 0; i < nv && !cand_slots_taken(m, limit, now_ns); i++) {
 		const struct hot_entry_view *v = &m->views[i];
 
@@ -71,6 +85,24 @@ void cand_cap_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 		cand_range(m->ranges, v->pid, v->addr)->cap_pass = m->pass;
 		m->cap_walked = true;
 	}
+}
+
+void cand_cap_walk(struct cand_select *m, size_t limit, bool idle, uint64_t now_ns)
+{
+	bool any = false;
+
+	m->pass = m->pass == UINT32_MAX ? 1 : m->pass + 1;
+	m->cap_walked = false;
+	m->cap_peeks = 0;
+	for (int i = 0; m->in->cg_wait && i < m->procs->nr && !any; i++)
+		any = cand_cap_waiting(m, m->procs->procs[i].pid);
+	if (!any)
+		return;
+	if (idle)	/* nothing is colder */
+		cand_cap_idle_walk(m, limit, now_ns);
+	take_coldest(m, not_seen_fast, limit, now_ns);
+	if (!cand_slots_taken(m, limit, now_ns))
+		take_coldest(m, queried, limit, now_ns);
 	cand_flush_staged(m, now_ns);
 }
 

@@ -69,9 +69,13 @@ static bool range_worth(struct cand_select *m, pid_t pid, uint64_t addr, bool fi
  * whatever the set holds then (idle_find()); at its end the next pass
  * starts again from the first range.
  */
+enum walk_kind { WALK_IDLE, WALK_FILL, WALK_CAP_IDLE };
+
 static void walk(struct cand_select *m, struct cand_walk *w, const struct idle_set *s,
-		 bool fill, size_t limit, uint64_t now_ns)
+		 enum walk_kind kind, size_t limit, uint64_t now_ns)
 {
+	bool fill = kind == WALK_FILL;
+
 	for (uint32_t i = idle_find(s, w->pid, w->addr); i < s->n; i++) {
 		const struct idle_range *r = &s->r[i];
 		uint64_t range = m->geom.range;
@@ -80,7 +84,8 @@ static void walk(struct cand_select *m, struct cand_walk *w, const struct idle_s
 		if (!cand_proc_find(m->procs, r->pid))
 			continue;
 		if (fill ? cand_cgroup_marked(m->procs, m->in->cg_capped, r->pid) :
-			   now_ns < r->since_ns || now_ns - r->since_ns < m->in->idle_min_ns)
+			   now_ns < r->since_ns || now_ns - r->since_ns < m->in->idle_min_ns ||
+			   (kind == WALK_CAP_IDLE && !cand_cap_waiting(m, r->pid)))
 			continue;
 		if (r->pid == w->pid && a < w->addr)
 			a = w->addr;
@@ -142,7 +147,21 @@ void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 	const struct idle_set *s = m->in->idle;
 
 	if (s && s->n && !m->idle.end)
-		walk(m, &m->idle, s, false, limit, now_ns);
+		walk(m, &m->idle, s, WALK_IDLE, limit, now_ns);
+}
+
+/*
+ * The cap exchange's idle pass (cand_cap.c): the same, over the processes
+ * of the cgroups waiting at their cap only, for the ticks the idle pass
+ * does not run (the policy may not demote).  Its own place in the set:
+ * the idle pass's is where demotion goes on from.
+ */
+void cand_cap_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
+{
+	const struct idle_set *s = m->in->idle;
+
+	if (s && s->n && !m->cap_idle.end)
+		walk(m, &m->cap_idle, s, WALK_CAP_IDLE, limit, now_ns);
 }
 
 /*
@@ -165,7 +184,7 @@ void cand_fill_walk(struct cand_select *m, size_t limit, uint64_t now_ns)
 
 	if (!s || !s->n || m->fill.end || m->fill.done == s->reports)
 		return;
-	walk(m, &m->fill, s, true, limit, now_ns);
+	walk(m, &m->fill, s, WALK_FILL, limit, now_ns);
 	if (m->fill.end) {
 		if (!m->fill.found)
 			m->fill.done = s->reports;

@@ -65,7 +65,9 @@ struct cand_select {
 	struct staged *staged; /* entries whose query is pending, QUERY_ENTRIES */
 	size_t nr_staged, staged_pages; /* their number, and their pages in addrs[] */
 	struct hot_cursor cold_cursor; /* where the coldest pass goes on from */
-	struct cand_walk idle, fill; /* the passes over range sets (cand_idle.c) */
+	/* The passes over range sets (cand_idle.c): idle memory, fill, and
+	 * the idle memory of cgroups waiting at their cap (cand_cap.c). */
+	struct cand_walk idle, fill, cap_idle;
 	struct hot_entry_view *views;
 	uint64_t cold_taken[MAX_VIEWS / 64]; /* views the cold reserve added */
 	void **addrs; /* the staged entries' pages, query_pages */
@@ -114,16 +116,22 @@ bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns);
 /* cand_idle.c: memory the source saw idle, as cold candidates until @limit
  * slots are taken; a second call in a tick goes on where the first stopped. */
 void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns);
+/* cand_idle.c: the idle pass over the processes of cgroups waiting at
+ * their cap only (cand_cap_waiting()), with its own place in the set. */
+void cand_cap_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns);
 /* cand_idle.c: the processes' memory the table does not hold, on a lower
  * tier, as fill candidates (POLICY_F_FILL) until @limit slots are taken;
  * once through each of the set's reports. */
 void cand_fill_walk(struct cand_select *m, size_t limit, uint64_t now_ns);
 
 /* cand_cap.c: the cap exchange's candidates.  First in a selection (it
- * counts them, cand_select.pass): the coldest entries seen on the fast
- * tier of the cgroups whose cap held hot candidates back, until @limit
- * slots are taken; */
-void cand_cap_walk(struct cand_select *m, size_t limit, uint64_t now_ns);
+ * counts them, cand_select.pass): of the cgroups whose cap held hot
+ * candidates back, their idle memory (@idle: when no other pass takes
+ * idle memory this tick), then their coldest entries seen on the fast
+ * tier, until @limit slots are taken; */
+void cand_cap_walk(struct cand_select *m, size_t limit, bool idle, uint64_t now_ns);
+/* is @pid's cgroup one whose cap held hot candidates back; */
+bool cand_cap_waiting(const struct cand_select *m, pid_t pid);
 /* did this selection's cap walk take @v (no other pass takes it then); */
 bool cand_cap_taken(const struct cand_select *m, const struct hot_entry_view *v);
 /* does the head leave @v out for its cgroup's cap: one at its cap, past

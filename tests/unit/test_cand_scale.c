@@ -20,7 +20,8 @@
  *     another cgroup's colder ranges are the tick's candidates, after an
  *     eighth of the slots for its hottest (the cap exchange's);
  *   - a cgroup whose cap held candidates back: its coldest fast ranges
- *     come first, an eighth of the slots, each a candidate once.
+ *     come first, an eighth of the slots, each a candidate once; before
+ *     them its idle memory on the fast tier, when no idle pass runs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #define PID2 78	/* in cgroup 1 (PID: cgroup 0), its ranges all slow */
 #define BASE2 0x200000000000ull
 #define BASE 0x100000000000ull
+#define BASE_IDLE 0x300000000000ull	/* idle memory, on the fast node */
 #define VIEWS 4096	/* MAX_VIEWS in candidates.c */
 #define NR_RANGES 6000
 #define CAP_RANGES 64	/* the cap, in ranges of 512 base pages */
@@ -51,6 +53,7 @@ static size_t sample_queries;	/* of CAND_SAMPLE_PAGES pages */
 static const bool *cg_full;	/* run()'s, per cgroup */
 static const uint64_t *cg_wait;	/* run()'s, per cgroup */
 static bool demote;	/* run()'s */
+static const struct idle_set *idle;	/* run()'s, idle for a minute at least */
 
 static int fake_query(void *ctx, pid_t pid, size_t count, void **addrs, int *status)
 {
@@ -59,7 +62,8 @@ static int fake_query(void *ctx, pid_t pid, size_t count, void **addrs, int *sta
 		uint64_t a = (uint64_t)(uintptr_t)addrs[i];
 		uint64_t r = (a - BASE) / TEST_HUGE_SIZE;
 
-		status[i] = pid == PID && a >= BASE && r < NR_RANGES ? node_of[r] :
+		status[i] = a >= BASE_IDLE ? 0 :
+			    pid == PID && a >= BASE && r < NR_RANGES ? node_of[r] :
 			    pid == PID2 && a >= BASE2 ? 1 : -14;
 	}
 	return 0;
@@ -156,7 +160,8 @@ static size_t run(struct cand_select *sel, uint64_t now_ns, struct cand_out *out
 {
 	struct cand_io io = { .query = fake_query };
 	struct cand_in in = { .topo = &topo, .hot = &hot, .procs = &procs, .ranges = &ranges,
-			      .cg_full = cg_full, .cg_wait = cg_wait, .demote = demote };
+			      .cg_full = cg_full, .cg_wait = cg_wait, .demote = demote,
+			      .idle = idle, .idle_min_ns = 60 * SEC };
 
 	*out = (struct cand_out){ .cand = cand };
 	cand_select_run(sel, &in, &io, now_ns, out);
@@ -373,6 +378,117 @@ static void test_cap_walk(void)
 	cand_select_free(sel);
 }
 
+/*
+ * A waiting cgroup's ranges the head never queried (first-touch memory
+ * with heat): the cap walk takes its coldest whole ranges too, each
+ * queried once; those found on the slow tier are remembered so and left
+ * the next tick, those found fast are the exchange's residents.
+ */
+static void test_cap_unqueried(void)
+{
+	static const uint64_t wait[1] = { 2 * TEST_HUGE_SIZE };
+	struct cand_select *sel;
+	struct cand_out out;
+	size_t n;
+
+	/* 0..99 slow (the hottest), 100..5995 fast, 5996..5999 slow; none
+	 * queried. */
+	setup_fast(0);
+	for (uint64_t r = 100; r < NR_RANGES - 4; r++)
+		node_of[r] = 0;
+	procs.procs[0].cgroup = 0;
+	cg_wait = wait;
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
+	n = run(sel, 3 * SEC, &out);
+	CHECK(n >= PEEKS);
+	for (size_t i = 0; i < PEEKS && i < n; i++) {
+		CHECK_EQ_U64(cand[i].addr, BASE + (NR_RANGES - 1 - i) * TEST_HUGE_SIZE);
+		CHECK_EQ_INT(cand[i].node, i < 4 ? 1 : 0);
+	}
+	/* The next tick: the slow four are known low. */
+	n = run(sel, 4 * SEC, &out);
+	CHECK(n >= PEEKS);
+	for (size_t i = 0; i < PEEKS && i < n; i++) {
+		CHECK_EQ_U64(cand[i].addr, BASE + (NR_RANGES - 5 - i) * TEST_HUGE_SIZE);
+		CHECK_EQ_INT(cand[i].node, 0);
+	}
+	cand_select_free(sel);
+
+	/* Residents seen fast fill the walk's slots: never-queried ranges,
+	 * colder though they are, wait for slots those leave. */
+	setup_fast(NR_RANGES - 4);
+	procs.procs[0].cgroup = 0;
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
+	n = run(sel, 3 * SEC, &out);
+	CHECK(n >= PEEKS);
+	for (size_t i = 0; i < PEEKS && i < n; i++)
+		CHECK_EQ_U64(cand[i].addr, BASE + (NR_RANGES - 5 - i) * TEST_HUGE_SIZE);
+	cg_wait = NULL;
+	cand_select_free(sel);
+}
+
+/*
+ * Idle memory of a waiting cgroup on the fast tier: data loaded there and
+ * never touched has no heat, so the table never holds it.  When the policy
+ * may not demote (no idle pass this tick), the cap walk stages it first,
+ * once idle for idle_min_ns, then the table's coldest fast ranges in what
+ * is left of its eighth; when it may, the idle pass takes it, once.
+ */
+static void test_cap_idle(void)
+{
+	static const uint64_t wait[2] = { 2 * TEST_HUGE_SIZE, 0 };
+	static struct idle_range room[2];
+	struct cand_select *sel;
+	struct idle_set set;
+	struct cand_out out;
+	size_t n, seen = 0;
+
+	setup_fast(0);
+	for (uint64_t r = 100; r < NR_RANGES; r++) {
+		node_of[r] = 0;
+		cand_range(&ranges, PID, BASE + r * TEST_HUGE_SIZE)->fast_seen = cand_time(2 * SEC);
+	}
+	procs.procs[0].cgroup = 0;
+	/* PID2, in cgroup 1, does not wait. */
+	procs.procs[procs.nr++] = (struct cand_proc){ .pid = PID2, .cgroup = 1, .rule = -1 };
+	cg_wait = wait;
+	idle_init(&set, room, 2);
+	idle_begin(&set);
+	CHECK_EQ_INT(idle_add(&set, PID, BASE_IDLE, BASE_IDLE + 4 * TEST_HUGE_SIZE, 1 * SEC), 0);
+	CHECK_EQ_INT(idle_add(&set, PID2, BASE_IDLE, BASE_IDLE + 2 * TEST_HUGE_SIZE, 1 * SEC), 0);
+	idle = &set;
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
+	/* Idle for 2 s: not yet. */
+	n = run(sel, 3 * SEC, &out);
+	CHECK(n > 0);
+	CHECK_EQ_U64(cand[0].addr, BASE + (NR_RANGES - 1) * TEST_HUGE_SIZE);
+	/* For a minute: first, then the table's coldest; only the waiting
+	 * cgroup's. */
+	n = run(sel, 61 * SEC, &out);
+	CHECK_EQ_U64(n, CAP_RANGES);
+	for (size_t i = 0; i < 4; i++) {
+		CHECK_EQ_U64(cand[i].addr, BASE_IDLE + i * TEST_HUGE_SIZE);
+		CHECK_EQ_INT(cand[i].pid, PID);
+		CHECK_EQ_INT(cand[i].node, 0);
+		CHECK_EQ_INT(cand[i].heat, 0);
+	}
+	for (size_t i = 4; i < PEEKS; i++)
+		CHECK_EQ_U64(cand[i].addr, BASE + (NR_RANGES - 1 - (i - 4)) * TEST_HUGE_SIZE);
+	for (size_t i = 0; i < n; i++)
+		CHECK_EQ_INT(cand[i].pid, PID);
+	/* The idle pass's when the policy may demote: each range once, the
+	 * other cgroup's too. */
+	demote = true;
+	n = run(sel, 63 * SEC, &out);
+	demote = false;
+	for (size_t i = 0; i < n; i++)
+		seen += cand[i].addr >= BASE_IDLE;
+	CHECK_EQ_U64(seen, 6);
+	cg_wait = NULL;
+	idle = NULL;
+	cand_select_free(sel);
+}
+
 int main(void)
 {
 	RUN(test_memory_holds_hot_set);
@@ -383,5 +499,7 @@ int main(void)
 	RUN(test_forgotten_fast);
 	RUN(test_full_cgroup);
 	RUN(test_cap_walk);
+	RUN(test_cap_unqueried);
+	RUN(test_cap_idle);
 	return TEST_EXIT();
 }
