@@ -29,9 +29,10 @@
  *    remembered where the query found it.  Second, not mixed in: a
  *    cgroup's cold tail on the slow tier, never queried either, is often
  *    colder than its residents, and would take the slots from them for
- *    as many ticks as it has ranges.
+ *    as many ticks as it has ranges.  The second selection costs a tick
+ *    as much as the first, and runs only when the first left slots.
  *
- * The residents the table walk took are marked with the selection's pass
+ * The residents the table's selections took are marked with the pass
  * (cand_range.cap_pass), and the other passes leave them (cand_cap_taken()):
  * a range must be one candidate a tick, or two intents could move it.  (The
  * idle walk stages only ranges the table does not hold, and the passes
