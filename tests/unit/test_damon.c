@@ -1272,8 +1272,9 @@ static void test_feed_idle(void)
  * sampling intervals, each its sleep plus the kdamond's checks: on a busy
  * machine it takes longer than its interval.  The drains time the
  * aggregations, and an age of N is N of them as they ran; never less than
- * the nominal interval (drains that come early read faster), and the time
- * while the kdamond changed (new targets, another pace) is not counted.
+ * the nominal interval (drains that come early read faster).  A change of
+ * kdamond (new targets) or pace starts the measure over, from the nominal
+ * interval; within a pace it follows the load over about a minute.
  */
 static void test_feed_idle_clock(void)
 {
@@ -1288,7 +1289,7 @@ static void test_feed_idle_clock(void)
 	struct idle_set set;
 	struct hot_table t;
 	struct sampler *s;
-	uint64_t at = now;
+	uint64_t at = now, idle_ns;
 
 	idle_init(&set, room, 4);
 	s = mk_watching(&ff, &t, mem, sizeof(mem), 1024);
@@ -1304,32 +1305,47 @@ static void test_feed_idle_clock(void)
 		CHECK_EQ_INT(drain(s, &t, at), 0);
 	}
 	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 500000000ull);
-	/* New targets: the minute the kdamond was off is not an aggregation's. */
+	/* New targets: the minute the kdamond was off is not an aggregation's;
+	 * the measure starts over. */
 	ff.pass = ff.done;
 	CHECK_EQ_INT(set_targets(s, one, 1), 0);
 	ff.done += 4;
 	at += 60 * s1;
 	CHECK_EQ_INT(drain(s, &t, at), 0);
+	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 250000000ull);
 	ff.done += 4;
 	at += 2 * s1;
 	CHECK_EQ_INT(drain(s, &t, at), 0);
 	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 500000000ull);
-	/* Nor the time at another pace: at pace 20 (500 ms aggregations) the
-	 * next drain only starts a reference. */
+	/* Another pace (20: 500 ms aggregations) starts over too. */
 	CHECK_EQ_INT(set_pace(s, 20), 0);
 	ff.done += 1;
 	at += 30 * s1;
 	CHECK_EQ_INT(drain(s, &t, at), 0);
-	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 1000000000ull);
-	/* Drains that read the aggregations as faster than their interval
-	 * (here, from a load that has gone: halved away each minute) leave
-	 * the nominal one. */
+	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 500000000ull);
+	/* One aggregation every 2 s there, for a minute: four times. */
+	for (int i = 0; i < 30; i++) {
+		ff.done += 1;
+		at += 2 * s1;
+		CHECK_EQ_INT(drain(s, &t, at), 0);
+	}
+	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 2000000000ull);
+	/* The load gone: the measure follows it within minutes, and drains
+	 * that read aggregations shorter than their interval (four of 500 ms
+	 * a second) leave the nominal one. */
 	for (int i = 0; i < 240; i++) {
 		ff.done += 4;
 		at += s1;
 		CHECK_EQ_INT(drain(s, &t, at), 0);
 	}
 	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 500000000ull);
+	for (int i = 0; i < 240; i++) {
+		ff.done += 4;
+		at += 2 * s1;
+		CHECK_EQ_INT(drain(s, &t, at), 0);
+	}
+	idle_ns = at - set.r[0].since_ns;
+	CHECK(idle_ns >= 400 * 500000000ull && idle_ns < 400 * 505000000ull);
 	CHECK_EQ_INT(sampler_idle_into(s, NULL), 0);
 	sampler_free(s);
 }

@@ -51,9 +51,11 @@ uint64_t damon_aggr_us_at(const struct sampler_damon *d, unsigned int pace)
  * DAMON_CLOCK_WINDOW_NS, so that the ratio follows the load over about
  * the time an age of cold_age_s took to build.  Never below 1: an
  * aggregation is never shorter than its samples, and what reads below is
- * a drain's timing (a tick at the most, against the window).  After a
- * change of kdamond or pace the next drain only starts a new reference:
- * time while the kdamond was off, or at another pace, counts for nothing.
+ * a drain's timing (a tick at the most, against the window).  A change
+ * of kdamond or pace starts over, from the nominal interval: the time
+ * while the kdamond was off counts for nothing, and a sampling interval
+ * stretched by the pace is stretched less by the same checks (the stretch
+ * at one pace would read idle memory as older than it is at the other).
  */
 #define DAMON_CLOCK_WINDOW_NS (60ull * 1000000000ull)
 
@@ -74,6 +76,7 @@ void damon_clock_note(struct sampler_damon *d, uint64_t pass, uint64_t now_ns)
 void damon_clock_restart(struct sampler_damon *d)
 {
 	d->clock_ns = 0;
+	d->clock_real_ns = d->clock_nominal_ns = 0;
 }
 
 uint64_t damon_aggr_real_ns(const struct sampler_damon *d)

@@ -82,8 +82,9 @@ struct sampler_damon {
 	/* The kdamond's aggregations against the clock (pace.c:
 	 * damon_aggr_real_ns()): the newest pass at the last drain that read
 	 * one, and when (clock_ns 0: none since a change of kdamond or pace);
-	 * the decayed sums of the time between such drains and of the nominal
-	 * intervals of the aggregations that ended in it. */
+	 * the decayed sums, since that change, of the time between such
+	 * drains and of the nominal intervals of the aggregations that ended
+	 * in it. */
 	uint64_t clock_pass, clock_ns;
 	uint64_t clock_real_ns, clock_nominal_ns;
 	/* The kdamond's CPU time at the last drain (cost_update()). */
@@ -172,7 +173,7 @@ int damon_change_take(struct sampler_damon *d);
 int damon_kdamond_found(struct sampler_damon *d);
 uint64_t damon_aggr_us_at(const struct sampler_damon *d, unsigned int pace);
 /* A drain read aggregations up to @pass at @now_ns; the kdamond or its
- * pace changed (the next drain only starts a new reference). */
+ * pace changed (the measure starts over). */
 void damon_clock_note(struct sampler_damon *d, uint64_t pass, uint64_t now_ns);
 void damon_clock_restart(struct sampler_damon *d);
 /* The time an aggregation at the current pace takes, as measured, never
