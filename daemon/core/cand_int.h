@@ -128,7 +128,8 @@ void cand_fill_walk(struct cand_select *m, size_t limit, uint64_t now_ns);
  * counts them, cand_select.pass): of the cgroups whose cap held hot
  * candidates back, their idle memory (@idle: when no other pass takes
  * idle memory this tick), then their coldest entries seen on the fast
- * tier, until @limit slots are taken; */
+ * tier, then their coldest whole ranges never queried, until @limit
+ * slots are taken; */
 void cand_cap_walk(struct cand_select *m, size_t limit, bool idle, uint64_t now_ns);
 /* is @pid's cgroup one whose cap held hot candidates back; */
 bool cand_cap_waiting(const struct cand_select *m, pid_t pid);
