@@ -1267,6 +1267,18 @@ static void test_feed_idle(void)
 	sampler_free(s);
 }
 
+/* @n drains, each @gap_ns after the last (from *@at), each finding
+ * @passes new aggregations. */
+static void drains(struct sampler *s, struct hot_table *t, struct fake_feed *ff, uint64_t *at,
+		   int n, uint64_t passes, uint64_t gap_ns)
+{
+	for (int i = 0; i < n; i++) {
+		ff->done += passes;
+		*at += gap_ns;
+		CHECK_EQ_INT(drain(s, t, *at), 0);
+	}
+}
+
 /*
  * An idle region's age counts aggregations, and an aggregation counts
  * sampling intervals, each its sleep plus the kdamond's checks: on a busy
@@ -1299,51 +1311,29 @@ static void test_feed_idle_clock(void)
 	CHECK_EQ_INT(drain(s, &t, at), 0);
 	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 250000000ull);	/* nothing timed yet */
 	/* Four aggregations (1 s) every 2 s, for 3 minutes: each takes 500 ms. */
-	for (int i = 0; i < 90; i++) {
-		ff.done += 4;
-		at += 2 * s1;
-		CHECK_EQ_INT(drain(s, &t, at), 0);
-	}
+	drains(s, &t, &ff, &at, 90, 4, 2 * s1);
 	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 500000000ull);
 	/* New targets: the minute the kdamond was off is not an aggregation's;
 	 * the measure starts over. */
 	ff.pass = ff.done;
 	CHECK_EQ_INT(set_targets(s, one, 1), 0);
-	ff.done += 4;
-	at += 60 * s1;
-	CHECK_EQ_INT(drain(s, &t, at), 0);
+	drains(s, &t, &ff, &at, 1, 4, 60 * s1);
 	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 250000000ull);
-	ff.done += 4;
-	at += 2 * s1;
-	CHECK_EQ_INT(drain(s, &t, at), 0);
+	drains(s, &t, &ff, &at, 1, 4, 2 * s1);
 	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 500000000ull);
 	/* Another pace (20: 500 ms aggregations) starts over too. */
 	CHECK_EQ_INT(set_pace(s, 20), 0);
-	ff.done += 1;
-	at += 30 * s1;
-	CHECK_EQ_INT(drain(s, &t, at), 0);
+	drains(s, &t, &ff, &at, 1, 1, 30 * s1);
 	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 500000000ull);
 	/* One aggregation every 2 s there, for a minute: four times. */
-	for (int i = 0; i < 30; i++) {
-		ff.done += 1;
-		at += 2 * s1;
-		CHECK_EQ_INT(drain(s, &t, at), 0);
-	}
+	drains(s, &t, &ff, &at, 30, 1, 2 * s1);
 	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 2000000000ull);
 	/* The load gone: the measure follows it within minutes, and drains
 	 * that read aggregations shorter than their interval (four of 500 ms
 	 * a second) leave the nominal one. */
-	for (int i = 0; i < 240; i++) {
-		ff.done += 4;
-		at += s1;
-		CHECK_EQ_INT(drain(s, &t, at), 0);
-	}
+	drains(s, &t, &ff, &at, 240, 4, s1);
 	CHECK_EQ_U64(set.r[0].since_ns, at - 400 * 500000000ull);
-	for (int i = 0; i < 240; i++) {
-		ff.done += 4;
-		at += 2 * s1;
-		CHECK_EQ_INT(drain(s, &t, at), 0);
-	}
+	drains(s, &t, &ff, &at, 240, 4, 2 * s1);
 	idle_ns = at - set.r[0].since_ns;
 	CHECK(idle_ns >= 400 * 500000000ull && idle_ns < 400 * 505000000ull);
 	CHECK_EQ_INT(sampler_idle_into(s, NULL), 0);
