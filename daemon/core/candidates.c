@@ -4,7 +4,9 @@
  * candidates, each with the node it is on:
  *
  *  0. for a cgroup whose fast-tier cap held hot candidates back, its
- *     coldest ranges seen on the fast tier (the cap exchange, cand_cap.c);
+ *     residents: its idle memory (while the policy may not demote), its
+ *     coldest ranges seen on the fast tier, then whole ranges never
+ *     queried (the cap exchange, cand_cap.c);
  *  1. the hottest entries of the table (promotion) and, when the policy
  *     may demote this tick (policy_may_demote(): a node short of free
  *     memory, a cgroup over its cap), up to a quarter of them from the

@@ -44,7 +44,8 @@
  *     cgroup over its fast-tier cap;
  * 3b. exchange demotions: a cgroup whose cap held hot pages back trades
  *     its coldest fast-tier pages for them, each at most cold_pct of the
- *     heat of the waiting page it makes room for, hottest waiting first;
+ *     heat of the waiting page it makes room for and three deviations of
+ *     chance below it (clearly_hotter()), hottest waiting first;
  *     they are promoted on a later tick, once the room under the cap is
  *     real;
  *  4. room demotions: hot bytes that found no room are made room for by

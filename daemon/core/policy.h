@@ -199,8 +199,9 @@ enum policy_reason {
 	POLICY_R_WMARK,		/* its node is below its low watermark */
 	POLICY_R_ROOM,		/* cold, making room for hotter pages */
 	POLICY_R_FILL,		/* never seen, and all the memory fits (POLICY_F_FILL) */
-	/* its cgroup's fast-tier cap held back pages of its own at least
-	 * twice as hot (cold_pct): they take its place on a later tick */
+	/* its cgroup's fast-tier cap held back pages of its own clearly
+	 * hotter (cold_pct, and three deviations of chance): they take its
+	 * place on a later tick */
 	POLICY_R_EXCHANGE,
 	POLICY_R_NR,
 };
