@@ -159,13 +159,22 @@ static void sample_once(struct damon_model *d, const uint32_t *acc,
 	}
 }
 
+/* The report: each range's region's nr_accesses, and where that is 0 its
+ * age (tierd's source counts an age of 0 as nothing to go by). */
 static void fill_seen(void *arg, struct damon_model *d)
 {
 	uint32_t *seen = arg;
 
-	for (uint32_t i = 0; i < d->nr; i++)
-		for (uint32_t r = d->regions[i].start; r < d->regions[i].end; r++)
-			seen[r] = d->regions[i].nr_accesses;
+	for (uint32_t i = 0; i < d->nr; i++) {
+		const struct damon_region *g = &d->regions[i];
+		uint64_t ms = g->nr_accesses ? 0 : (uint64_t)g->age * d->aggr_ns / 1000000;
+
+		for (uint32_t r = g->start; r < g->end; r++) {
+			seen[r] = g->nr_accesses;
+			if (d->idle_ms)
+				d->idle_ms[r] = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+		}
+	}
 }
 
 /* The end of an aggregation: merge, @apply, reset, split, and their cost. */
@@ -240,10 +249,16 @@ static void damon_sample(void *st, const uint32_t *acc, uint32_t n,
 				      a + 1 == aggrs ? fill_seen : NULL, seen);
 }
 
+static const uint32_t *damon_idle(void *st)
+{
+	return ((struct damon_model *)st)->idle_ms;
+}
+
 static void damon_destroy(void *st)
 {
 	struct damon_model *d = st;
 
+	free(d->idle_ms);
 	free(d->regions);
 	free(d);
 }
@@ -313,12 +328,15 @@ int sim_damon_create(const char *args, const struct sim_setup *s,
 	if (!d)
 		return -ENOMEM;
 	r = damon_model_init(d, s, s->nr_ranges, s->range_tenant, v);
+	d->idle_ms = r ? NULL : calloc(s->nr_ranges, sizeof(*d->idle_ms));
+	if (!r && !d->idle_ms)
+		r = -ENOMEM;
 	if (r) {
 		damon_destroy(d);
 		return r;
 	}
 	*out = (struct sim_sampler){ .name = "damon", .state = d,
-				     .sample = damon_sample,
+				     .sample = damon_sample, .idle_ms = damon_idle,
 				     .destroy = damon_destroy };
 	return 0;
 }

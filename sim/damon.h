@@ -28,6 +28,10 @@ struct damon_model {
 	/* An aggregation longer than the interval (damon_sample_long()). */
 	uint64_t carry_ns;		/* of the interval, under a sample */
 	uint32_t samples, aggr_max;	/* taken, the most nr_accesses so far */
+	/* NULL, or [total]: each range's region's age in ms where its
+	 * nr_accesses was 0 at the last report, else 0 (the sampler's
+	 * sim_view.idle_ms). */
+	uint32_t *idle_ms;
 };
 
 /* kdamond_merge_regions() with @threshold (max nr_accesses / 10). */

@@ -71,28 +71,100 @@ static bool on_fast_tier(const struct engine *e, int node)
 	return e->m->nodes[node].tier == 0;
 }
 
+/* The share of a node with CPUs that first touch leaves free: the
+ * kernel's low watermark, about 0.15% of a large node at 6.12's defaults
+ * (min_free_kbytes at its 256 MiB cap, watermark_scale_factor's 0.1%),
+ * rounded up. */
+#define TOUCH_FREE 0.002
+
+static void place(struct engine *e, uint32_t r, int n)
+{
+	e->node[r] = n;
+	e->used[n] += e->s->range_bytes;
+	if (on_fast_tier(e, n))
+		e->tenant_fast[e->s->range_tenant[r]] += e->s->range_bytes;
+}
+
+/*
+ * The nodes in the order the footprint fills them, into @order: the
+ * slowest tier first; or with run->start_touch, first touch's: the nodes
+ * with CPUs (where the threads run) by tier, then the CPU-less ones by
+ * tier.  Returns how many.
+ */
+static int fill_order(const struct engine *e, int *order)
+{
+	bool touch = e->run->start_touch;
+	int k = 0;
+
+	for (int pass = 0; pass < (touch ? 2 : 1); pass++)
+		for (int t = 0; t <= 7; t++)
+			for (int n = 0; n < e->m->nr_nodes; n++) {
+				const struct sim_node *nd = &e->m->nodes[n];
+
+				if (nd->tier == (touch ? t : 7 - t) &&
+				    (!touch || nd->cpuless == (pass == 1)))
+					order[k++] = n;
+			}
+	return k;
+}
+
+/* Node @n's room for the footprint's start, in ranges. */
+static uint32_t start_room(const struct engine *e, int n)
+{
+	uint64_t cap = e->m->nodes[n].capacity_bytes;
+
+	if (e->run->start_touch && !e->m->nodes[n].cpuless)
+		cap -= (uint64_t)(cap * TOUCH_FREE);
+	return cap / e->s->range_bytes;
+}
+
+/*
+ * The ranges in the order they are first touched, into @order: address
+ * order; with run->start_touch and tenants, the tenants in turn (they
+ * start together), each in address order.
+ */
+static int touch_order(const struct engine *e, uint32_t *order)
+{
+	const struct sim_setup *s = e->s;
+	uint32_t *next, k = 0;
+
+	if (!e->run->start_touch || s->nr_tenants == 1) {
+		for (uint32_t r = 0; r < s->nr_ranges; r++)
+			order[r] = r;
+		return 0;
+	}
+	next = calloc(s->nr_tenants, sizeof(*next));	/* where each resumes */
+	if (!next)
+		return -ENOMEM;
+	while (k < s->nr_ranges)
+		for (uint32_t t = 0; t < s->nr_tenants; t++) {
+			uint32_t r = next[t];
+
+			while (r < s->nr_ranges && s->range_tenant[r] != t)
+				r++;
+			if (r < s->nr_ranges)
+				order[k++] = r;
+			next[t] = r + 1;
+		}
+	free(next);
+	return 0;
+}
+
 static int place_initial(struct engine *e)
 {
 	const struct sim_setup *s = e->s;
-	uint32_t r = 0;
+	uint32_t *order = malloc(s->nr_ranges * sizeof(*order)), k = 0;
+	int nodes[SIM_MAX_NODES], nr = fill_order(e, nodes);
 
-	/* Slowest tier first: the workload starts where promotion is needed. */
-	for (int tier = 7; tier >= 0 && r < s->nr_ranges; tier--) {
-		for (int n = 0; n < e->m->nr_nodes && r < s->nr_ranges; n++) {
-			uint32_t room = sim_node_ranges(s, n);
-
-			if (e->m->nodes[n].tier != tier)
-				continue;
-			for (; room && r < s->nr_ranges; room--, r++) {
-				e->node[r] = n;
-				e->used[n] += s->range_bytes;
-				if (on_fast_tier(e, n))
-					e->tenant_fast[s->range_tenant[r]] +=
-						s->range_bytes;
-			}
-		}
+	if (!order || touch_order(e, order)) {
+		free(order);
+		return -ENOMEM;
 	}
-	return r < s->nr_ranges ? -ENOSPC : 0;
+	for (int i = 0; i < nr; i++)
+		for (uint32_t room = start_room(e, nodes[i]); room && k < s->nr_ranges; room--)
+			place(e, order[k++], nodes[i]);
+	free(order);
+	return k < s->nr_ranges ? -ENOSPC : 0;
 }
 
 static void bill(struct engine *e, struct sim_result *res)
@@ -294,6 +366,7 @@ static int engine_init(struct engine *e, const struct sim_run *run,
 	uint32_t n = s->nr_ranges;
 	uint64_t folio = s->m->thp_bytes && s->m->thp_bytes <= s->range_bytes ?
 				 s->m->thp_bytes : s->m->base_page_bytes;
+	int r;
 
 	memset(e, 0, sizeof(*e));
 	memset(res, 0, sizeof(*res));
@@ -322,8 +395,9 @@ static int engine_init(struct engine *e, const struct sim_run *run,
 	res->footprint_bytes = (uint64_t)n * s->range_bytes;
 	res->t50_ns = res->t90_ns = -1;
 	res->u50 = res->u90 = -1;
-	if (place_initial(e))
-		return -ENOSPC;
+	r = place_initial(e);
+	if (r)
+		return r;
 	for (uint32_t t = 0; t < s->nr_tenants; t++)
 		res->tenants[t].initial_fast_bytes = e->tenant_fast[t];
 	return 0;
@@ -346,10 +420,12 @@ static int step(struct engine *e, void *st, uint64_t i, bool last,
 	bill(e, res);
 	/* The placement the interval ran on: as it stood at its start. */
 	score(e, st, res, i * e->s->interval_ns);
-	if (run->sampler)
+	if (run->sampler) {
 		run->sampler->sample(run->sampler->state, e->acc,
 				     e->s->nr_ranges, e->seen, &res->sampler_ns);
-	else
+		if (run->sampler->idle_ms)
+			v.idle_ms = run->sampler->idle_ms(run->sampler->state);
+	} else
 		memcpy(e->seen, e->acc, e->s->nr_ranges * sizeof(*e->seen));
 	r = run->sys->decide(st, &v, e->moves, e->max_moves, &n);
 	if (r)

@@ -49,6 +49,10 @@ struct sim_sampler {
 	/* @seen[r] from @acc[r]; adds its CPU cost to *cost_ns. */
 	void (*sample)(void *state, const uint32_t *acc, uint32_t n,
 		       uint32_t *seen, uint64_t *cost_ns);
+	/* NULL, or the ranges it saw no access in as of its newest report
+	 * (sim_view.idle_ms), as DAMON reports regions with nr_accesses 0
+	 * and their age. */
+	const uint32_t *(*idle_ms)(void *state);
 	void (*destroy)(void *state);
 };
 
@@ -87,6 +91,14 @@ struct sim_run {
 	struct sim_source src;
 	struct sim_sampler *sampler;	/* NULL: the system sees every access */
 	uint64_t max_intervals;
+	/*
+	 * Where the footprint starts: false, the slowest tier filled first
+	 * (the workload starts where promotion is needed); true, where first
+	 * touch puts it on a server: the nodes with CPUs first, each to its
+	 * low watermark, then the CPU-less ones, fastest tier first, the
+	 * tenants' ranges taken in turn, each tenant's in address order.
+	 */
+	bool start_touch;
 	/*
 	 * NULL, or where each interval's placement goes, one line an interval:
 	 * "SYSTEM END_S NODES HOT UNITS", NODES a digit a range (its node after the

@@ -20,6 +20,7 @@ struct opts {
 	const char *machine, *trace, *gen, *systems, *json, *md, *png, *sampler;
 	const char *placement;
 	uint64_t seed, range_bytes, interval_ns, loop_ns;
+	bool start_touch;
 };
 
 static void usage(FILE *f)
@@ -29,6 +30,7 @@ static void usage(FILE *f)
 	      "                     [--interval SECONDS] [--range BYTES] [--json F] [--md F]\n"
 	      "                     [--png F] [--tierd-conf TIERD.YAML] [--placement F]\n"
 	      "                     [--loop SECONDS]   (a trace again and again)\n"
+	      "                     [--start slow|touch]   (where the footprint starts)\n"
 	      "       tierd-sim convert IN OUT     (OUT ending in .bin: binary, else text)\n"
 	      "       tierd-sim --help\n"
 	      "Systems:", f);
@@ -75,6 +77,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "tierd-conf", required_argument, NULL, 'c' },
 		{ "placement", required_argument, NULL, 'P' },
 		{ "loop", required_argument, NULL, 'l' },
+		{ "start", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -96,6 +99,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'p': o->png = optarg; break;
 		case 'c': sim_tierd_conf = optarg; break;
 		case 'P': o->placement = optarg; break;
+		case 'T':
+			if (strcmp(optarg, "slow") && strcmp(optarg, "touch"))
+				goto bad;
+			o->start_touch = !strcmp(optarg, "touch");
+			break;
 		case 'e':
 			if (parse_u64_arg(optarg, &o->seed))
 				goto bad;
@@ -189,7 +197,7 @@ static int run_one(const struct opts *o, const struct sim_machine *m,
 	struct sim_setup s = { .m = m, .range_bytes = o->range_bytes,
 			       .interval_ns = o->interval_ns, .seed = o->seed };
 	struct sim_run run = { .s = &s, .sys = sys, .max_intervals = UINT64_MAX,
-			       .placement = placement };
+			       .start_touch = o->start_touch, .placement = placement };
 	char spec[96];
 	int r;
 
@@ -216,6 +224,7 @@ static int run_one(const struct opts *o, const struct sim_machine *m,
 	r = sim_sampler_create(spec, &s, &j->sampler, err);
 	if (r)
 		return r;
+	s.source_idle = j->sampler.idle_ms && sys->tierd_source;
 	run.src = j->src;
 	run.sampler = &j->sampler;
 	r = sim_engine_run(&run, res);
@@ -271,7 +280,7 @@ static int cmd_run(int argc, char **argv)
 {
 	struct sim_result res[MAX_SYSTEMS];
 	struct sim_row rows[MAX_SYSTEMS];
-	char err[SIM_ERR_LEN] = "", names[256], *save = NULL, *name, *tname;
+	char err[SIM_ERR_LEN] = "", names[256], *save = NULL, *name, *tname, label[600];
 	struct sim_machine m;
 	struct job j[MAX_SYSTEMS];
 	struct opts o;
@@ -302,6 +311,11 @@ static int cmd_run(int argc, char **argv)
 		}
 	}
 	tname = o.gen ? (char *)o.gen : basename((char *)o.trace);
+	/* A run from first touch is another workload: its rows say so. */
+	if (o.start_touch) {
+		snprintf(label, sizeof(label), "%s start=touch", tname);
+		tname = label;
+	}
 	snprintf(names, sizeof(names), "%s", o.systems);
 	for (name = strtok_r(names, ",", &save); name && !r;
 	     name = strtok_r(NULL, ",", &save)) {

@@ -96,6 +96,8 @@ struct tsim {
 	uint64_t ticks;		/* manager_tick() calls so far */
 	/* The sampler model's view since the last drain, for the next. */
 	uint32_t *view;		/* [nr_ranges] */
+	uint32_t *idle_view;	/* [nr_ranges], with source_idle: idle_ms */
+	struct idle_set *idle;	/* the manager's, where the source tells idle */
 	bool fresh;
 	/* The hardware sampler's rate where tierd sets it, and the sampled
 	 * time whose cost rate->cost_ns holds. */
@@ -466,6 +468,33 @@ static void ts_adapt(struct tsim *t)
 	t->rate_span_ns = 0;
 }
 
+/*
+ * The drained report's idle regions into the manager's idle set, as the
+ * DAMON source's drain does (daemon/sys/damon/regions.c, idle_note()): a
+ * run of a tenant's ranges idle equally long is one region, idle since
+ * @now_ns less its age.  The set is replaced whole by each report.
+ */
+static void idle_report(struct tsim *t, uint64_t now_ns)
+{
+	const struct sim_setup *ss = t->s;
+
+	if (!t->idle)
+		return;
+	idle_begin(t->idle);
+	for (uint32_t r = 0, e; r < ss->nr_ranges; r = e) {
+		uint64_t ms = t->idle_view[r], ns = ms * 1000000ull;
+
+		for (e = r + 1; e < ss->nr_ranges && t->idle_view[e] == ms &&
+				ss->range_tenant[e] == ss->range_tenant[r]; e++)
+			;
+		if (ms)
+			idle_add(t->idle, t->pids[ss->range_tenant[r]],
+				 SIM_BASE + (uint64_t)r * ss->range_bytes,
+				 SIM_BASE + (uint64_t)e * ss->range_bytes,
+				 ns < now_ns ? now_ns - ns : 1);
+	}
+}
+
 static int ts_drain(struct sampler *s, struct hot_table *tab, uint64_t now_ns)
 {
 	struct tsim *t = (struct tsim *)s;
@@ -490,6 +519,7 @@ static int ts_drain(struct sampler *s, struct hot_table *tab, uint64_t now_ns)
 	}
 	t->st.records += (uint64_t)n;
 	t->st.drains++;
+	idle_report(t, now_ns);
 	return n;
 }
 
@@ -524,6 +554,18 @@ static int ts_peek(struct sampler *s, const struct hot_table *tab, uint64_t now_
 	return 1;
 }
 
+/* Where the sampler model tells idle memory (DAMON's), the set the
+ * drains replace. */
+static int ts_idle_into(struct sampler *s, struct idle_set *set)
+{
+	struct tsim *t = (struct tsim *)s;
+
+	if (!t->s->source_idle)
+		return -EOPNOTSUPP;
+	t->idle = set;
+	return 0;
+}
+
 static void ts_stop(struct sampler *s)
 {
 	((struct tsim *)s)->st.running = false;
@@ -556,6 +598,7 @@ static const struct sampler_ops ts_sampler_ops = {
 	.set_targets = ts_set_targets,
 	.drain = ts_drain,
 	.peek = ts_peek,
+	.idle_into = ts_idle_into,
 	.stop = ts_stop,
 	.fd = ts_fd,
 	.describe = ts_describe,
@@ -744,6 +787,7 @@ static void tierd_destroy(void *state)
 		fprintf(stderr, "tierd-sim: could not remove %s\n", t->dir);
 	free(t->moves);
 	free(t->view);
+	free(t->idle_view);
 	free(t->tenant_fast);
 	free(t->tenant_node);
 	free(t->tenant_cg);
@@ -779,8 +823,9 @@ static int tierd_init_kernel(void **ret, const struct sim_setup *s, enum sim_ker
 	t->tenant_cg = calloc(s->nr_tenants, sizeof(*t->tenant_cg));
 	t->moves = calloc(s->nr_ranges, sizeof(*t->moves));
 	t->view = calloc(s->nr_ranges, sizeof(*t->view));
+	t->idle_view = s->source_idle ? calloc(s->nr_ranges, sizeof(*t->idle_view)) : NULL;
 	if (!t->pids || !t->node || !t->tenant_fast || !t->tenant_node || !t->tenant_cg ||
-	    !t->moves || !t->view) {
+	    !t->moves || !t->view || (s->source_idle && !t->idle_view)) {
 		tierd_destroy(t);
 		return -ENOMEM;
 	}
@@ -851,7 +896,7 @@ static int patched_init(void **ret, const struct sim_setup *s)
  * (saturating), a DAMON aggregation replaces the one before it; an interval
  * in which no aggregation ended shows nothing and leaves it.
  */
-static void view_add(struct tsim *t, const uint32_t *seen)
+static void view_add(struct tsim *t, const uint32_t *seen, const uint32_t *idle_ms)
 {
 	const struct sim_setup *s = t->s;
 	uint32_t r;
@@ -862,6 +907,8 @@ static void view_add(struct tsim *t, const uint32_t *seen)
 		;
 	if (r == s->nr_ranges)
 		return;
+	if (t->idle_view && idle_ms)
+		memcpy(t->idle_view, idle_ms, s->nr_ranges * sizeof(*t->idle_view));
 	if (s->view_newest) {
 		memcpy(t->view, seen, s->nr_ranges * sizeof(*t->view));
 	} else {
@@ -892,7 +939,7 @@ static int tierd_decide(void *state, const struct sim_view *v, struct sim_move *
 	memset(t->tenant_node, 0, (size_t)s->nr_tenants * s->m->nr_nodes * sizeof(*t->tenant_node));
 	for (uint32_t r = 0; r < s->nr_ranges; r++)
 		t->tenant_node[s->range_tenant[r] * s->m->nr_nodes + t->node[r]] += s->range_bytes;
-	view_add(t, v->seen);
+	view_add(t, v->seen, v->idle_ms);
 	t->rate = v->rate;
 	t->rate_span_ns += s->interval_ns;
 	t->nr_moves = 0;

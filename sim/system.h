@@ -39,6 +39,9 @@ struct sim_setup {
 	/* The sampler's view is DAMON's newest aggregation, which a drain
 	 * takes whole, not counts that add up until the drain. */
 	bool view_newest;
+	/* The sampler tells idle memory (sim_view.idle_ms): tierd's source
+	 * reports it into the manager's idle set, as its DAMON source does. */
+	bool source_idle;
 };
 
 struct sim_view {
@@ -49,6 +52,10 @@ struct sim_view {
 	const uint64_t *used_bytes;	/* [m->nr_nodes] */
 	const uint64_t *tenant_fast_bytes;	/* [nr_tenants] */
 	const uint32_t *seen;		/* [nr_ranges], the sampler's view */
+	/* NULL (the sampler cannot tell), or [nr_ranges]: for how long, in
+	 * ms, the sampler has seen no access in range r as of the report
+	 * @seen holds; 0 where it saw one (or just changed its mind). */
+	const uint32_t *idle_ms;
 	struct sim_rate *rate;		/* the sampler's, where the system sets it */
 	const uint32_t *truth;		/* [nr_ranges], oracle only */
 	const uint32_t *next;		/* next interval's, oracle only; may be NULL */

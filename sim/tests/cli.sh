@@ -1,7 +1,7 @@
 #!/bin/sh
 # tierd-sim's command line: --help, a run twice with the same seed
 # (byte-identical JSON, Markdown and PNG; another seed, another PNG),
-# convert text -> binary -> text, and
+# convert text -> binary -> text, --start touch, and
 # the errors of a bad trace, of a trace of another base page, and of a bad
 # option.
 set -eu
@@ -85,6 +85,18 @@ for sysname, _, nodes, hot, units in rows:
     else:
         assert all(n == "0" for n, h in zip(nodes, hot) if h == "1"), (nodes, hot)
 PY
+
+# --start touch: the rows name it; the lab's node 0 (512 ranges, less its
+# low watermark, 0.2%: 510) holds the first of them, in address order.
+"$sim" run --machine "$machines/lab.yaml" --gen uniform:footprint=2G,seconds=1 \
+	--system none --start touch --md "$d/touch.md" --placement "$d/touch" >/dev/null
+grep -q '| uniform:footprint=2G,seconds=1 start=touch | lab | none |' "$d/touch.md" ||
+	fail "--start touch: the row does not say so"
+[ "$(cut -d' ' -f3 "$d/touch" | cut -c1-520)" = "$(printf '%0510d' 0)$(printf '1%.0s' $(seq 10))" ] ||
+	fail "--start touch: placement $(cut -d' ' -f3 "$d/touch" | cut -c1-520)"
+out=$("$sim" run --machine "$machines/lab.yaml" --gen zipf --system none --start fast 2>&1) &&
+	fail "--start fast accepted"
+[ "$out" = "tierd-sim run: --start fast: bad value" ] || fail "--start fast: $out"
 
 printf '# a trace\n0,/a,0,5\n1000000,/a,600,7\n2000000,/b,3,1\n' >"$d/t.csv"
 "$sim" convert "$d/t.csv" "$d/t.bin"

@@ -368,6 +368,68 @@ static void test_threshold(void)
 	CHECK_EQ_INT(sim_hot_threshold(none, 3, 2, 0.8), 0);
 }
 
+/*
+ * Where the footprint starts.  A fast node of 2 ranges and a slow one of
+ * 4, each with room for its low watermark (TOUCH_FREE) besides; four
+ * ranges, tenant 0's three then tenant 1's one.  Slowest first: all on the CPU-less node.
+ * First touch: the node with CPUs first, the tenants in turn (r0, r3),
+ * then the rest; with the fast node CPU-less (an HBM node), the node with
+ * CPUs first all the same.
+ */
+static int quiet_fill(void *st, uint64_t i, uint32_t *acc, bool *ret_end)
+{
+	*ret_end = i >= 1;
+	return 0;
+}
+
+static void check_start(bool touch, bool fast_cpuless, uint64_t t0, uint64_t t1)
+{
+	static const uint16_t tenant[4] = { 0, 0, 0, 1 };
+	struct sim_machine m = machine();
+	uint64_t budgets[2] = { 0, 0 };
+	struct sim_setup s = { .m = &m, .range_bytes = 2 * MIB, .interval_ns = 10000000,
+			       .nr_ranges = 4, .nr_tenants = 2, .range_tenant = tenant,
+			       .budget_bytes = budgets };
+	struct sim_run r = { .s = &s, .sys = sim_system_find("none"),
+			     .src = { .fill = quiet_fill }, .max_intervals = 1,
+			     .start_touch = touch };
+	struct sim_result res;
+
+	m.nodes[0].capacity_bytes = 4 * MIB + 16384;
+	m.nodes[1].capacity_bytes = 8 * MIB + 32768;
+	m.nodes[0].cpuless = fast_cpuless;
+	m.nodes[1].cpuless = !fast_cpuless;
+	CHECK_EQ_INT(sim_engine_run(&r, &res), 0);
+	CHECK_EQ_U64(res.tenants[0].initial_fast_bytes, t0 * 2 * MIB);
+	CHECK_EQ_U64(res.tenants[1].initial_fast_bytes, t1 * 2 * MIB);
+	sim_result_free(&res);
+}
+
+static void test_start(void)
+{
+	check_start(false, false, 0, 0);
+	check_start(true, false, 1, 1);
+	check_start(true, true, 0, 0);
+	/* Just under the watermark's room: one range. */
+	{
+		static const uint16_t tenant[3];
+		struct sim_machine m = machine();
+		uint64_t budgets[1] = { 0 };
+		struct sim_setup s = { .m = &m, .range_bytes = 2 * MIB,
+				       .interval_ns = 10000000, .nr_ranges = 3,
+				       .nr_tenants = 1, .range_tenant = tenant,
+				       .budget_bytes = budgets };
+		struct sim_run r = { .s = &s, .sys = sim_system_find("none"),
+				     .src = { .fill = quiet_fill }, .max_intervals = 1,
+				     .start_touch = true };
+		struct sim_result res;
+
+		CHECK_EQ_INT(sim_engine_run(&r, &res), 0);
+		CHECK_EQ_U64(res.tenants[0].initial_fast_bytes, 2 * MIB);
+		sim_result_free(&res);
+	}
+}
+
 int main(void)
 {
 	RUN(test_threshold);
@@ -380,5 +442,6 @@ int main(void)
 	RUN(test_pingpong);
 	RUN(test_refusals);
 	RUN(test_units);
+	RUN(test_start);
 	return TEST_EXIT();
 }

@@ -214,6 +214,64 @@ static void test_damon_long_aggregation(void)
 	sim_sampler_destroy(&smp);
 }
 
+/* One interval with range 1 at @acc1 accesses: its view and age, and
+ * range 3's age. */
+static void idle_interval(struct sim_sampler *smp, uint32_t *acc, uint32_t acc1,
+			  uint32_t seen1, uint32_t idle1, uint32_t idle3)
+{
+	const uint32_t *idle;
+	uint32_t seen[16];
+	uint64_t cost = 0;
+
+	acc[1] = acc1;
+	smp->sample(smp->state, acc, 16, seen, &cost);
+	idle = smp->idle_ms(smp->state);
+	CHECK_EQ_U64(seen[1], seen1);
+	CHECK_EQ_U64(idle[1], idle1);
+	CHECK_EQ_U64(idle[3], idle3);
+}
+
+/*
+ * Idle memory as DAMON reports it: damon:100000:500000:16:16 is one region
+ * per range (merges stop at 16 / 16 = 1 range, splits above 8 regions),
+ * two aggregations of 5 samples a 1 s interval.  The odd ranges are never
+ * accessed: their age grows by one an aggregation, 500 ms each, reported
+ * at the interval's last; the even ones are seen 5 of 5 and never idle.
+ * Range 1 accessed once, then not: its count changed by more than the
+ * threshold (5 / 10), so its age starts over, and it is idle again only
+ * an aggregation later.
+ */
+static void test_damon_idle(void)
+{
+	struct sim_setup s = setup(16);
+	struct sim_sampler smp;
+	uint32_t acc[16] = { 0 }, seen[16];
+	const uint32_t *idle;
+	uint64_t cost = 0;
+	char err[SIM_ERR_LEN];
+
+	for (int r = 0; r < 16; r += 2)
+		acc[r] = 10000000;
+	CHECK_EQ_INT(sim_sampler_create("damon:100000:500000:16:16", &s, &smp, err), 0);
+	CHECK(smp.idle_ms != NULL);
+	for (uint32_t i = 1; i <= 2; i++) {
+		smp.sample(smp.state, acc, 16, seen, &cost);
+		idle = smp.idle_ms(smp.state);
+		for (int r = 0; r < 16; r++) {
+			CHECK_EQ_U64(seen[r], r % 2 ? 0 : 5);
+			CHECK_EQ_U64(idle[r], r % 2 ? i * 1000 : 0);
+		}
+	}
+	idle_interval(&smp, acc, 10000000, 5, 0, 3000);
+	idle_interval(&smp, acc, 0, 0, 500, 4000);
+	sim_sampler_destroy(&smp);
+
+	/* The others cannot tell idle memory. */
+	CHECK_EQ_INT(sim_sampler_create("hw:10", &s, &smp, err), 0);
+	CHECK(smp.idle_ms == NULL);
+	sim_sampler_destroy(&smp);
+}
+
 int main(void)
 {
 	RUN(test_hw);
@@ -223,5 +281,6 @@ int main(void)
 	RUN(test_damon_split);
 	RUN(test_damon_converges);
 	RUN(test_damon_long_aggregation);
+	RUN(test_damon_idle);
 	return TEST_EXIT();
 }

@@ -169,13 +169,14 @@ struct rig {
 	uint16_t *tenant;
 	uint8_t *node;
 	uint32_t *seen;		/* the next interval's view, set by the test */
+	uint32_t *idle_ms;	/* with source_idle: its idle memory, likewise */
 	struct sim_move *moves;
 	uint64_t fast, used[SIM_MAX_NODES], budget;
 	struct sim_rate *rate;	/* the sampler's, where tierd sets it */
 	void *st;
 };
 
-static bool rig_start(struct rig *g, uint32_t nr, uint64_t interval_ns, bool peeks,
+static bool rig_setup(struct rig *g, uint32_t nr, uint64_t interval_ns, bool peeks,
 		      bool newest)
 {
 	char err[SIM_ERR_LEN];
@@ -185,10 +186,11 @@ static bool rig_start(struct rig *g, uint32_t nr, uint64_t interval_ns, bool pee
 	g->tenant = calloc(nr, sizeof(*g->tenant));
 	g->node = malloc(nr);
 	g->seen = calloc(nr, sizeof(*g->seen));
+	g->idle_ms = calloc(nr, sizeof(*g->idle_ms));
 	g->moves = calloc(nr, sizeof(*g->moves));
 	CHECK_EQ_INT(sim_machine_load(machine_path, &g->m, err), 0);
-	CHECK(g->sys && g->tenant && g->node && g->seen && g->moves);
-	if (!g->sys || !g->tenant || !g->node || !g->seen || !g->moves)
+	CHECK(g->sys && g->tenant && g->node && g->seen && g->idle_ms && g->moves);
+	if (!g->sys || !g->tenant || !g->node || !g->seen || !g->idle_ms || !g->moves)
 		return false;
 	g->s = (struct sim_setup){ .m = &g->m, .range_bytes = 2 << 20,
 				   .interval_ns = interval_ns, .nr_ranges = nr,
@@ -197,6 +199,15 @@ static bool rig_start(struct rig *g, uint32_t nr, uint64_t interval_ns, bool pee
 				   .source_peeks = peeks, .view_newest = newest };
 	memset(g->node, 1, nr); /* the lab's slow node, index 1 */
 	g->used[1] = (uint64_t)nr * g->s.range_bytes;
+	return true;
+}
+
+/* rig_setup() and the system's start: tierd-patched on the placement. */
+static bool rig_start(struct rig *g, uint32_t nr, uint64_t interval_ns, bool peeks,
+		      bool newest)
+{
+	if (!rig_setup(g, nr, interval_ns, peeks, newest))
+		return false;
 	CHECK_EQ_INT(g->sys->init(&g->st, &g->s), 0);
 	return g->st != NULL;
 }
@@ -207,7 +218,7 @@ static uint32_t rig_interval(struct rig *g, uint32_t k)
 	struct sim_view v = { .interval = k, .now_ns = (k + 1) * g->s.interval_ns,
 			      .s = &g->s, .node = g->node, .used_bytes = g->used,
 			      .tenant_fast_bytes = &g->fast, .seen = g->seen,
-			      .rate = g->rate };
+			      .idle_ms = g->s.source_idle ? g->idle_ms : NULL, .rate = g->rate };
 	uint32_t n = 0;
 
 	CHECK_EQ_INT(g->sys->decide(g->st, &v, g->moves, g->s.nr_ranges, &n), 0);
@@ -230,6 +241,7 @@ static void rig_stop(struct rig *g)
 	free(g->tenant);
 	free(g->node);
 	free(g->seen);
+	free(g->idle_ms);
 	free(g->moves);
 }
 
@@ -400,6 +412,66 @@ static void test_tierd_sets_sampling_rate(void)
 	CHECK(share >= budget_pct / 4);
 }
 
+/*
+ * Memory nobody touches, on the fast tier, as DAMON reports it: the lab
+ * machine's fast node full to its low watermark with ranges never
+ * accessed (idle since the start), a hot set of 64 ranges on the slow
+ * node.  tierd (configs/cxl-promotion.yaml's settings: cold_age_s 60)
+ * demotes none of it before 60 s, then enough of it for the hot set,
+ * which it promotes; never a hot range down.  Returns the interval by
+ * which the hot set was all on the fast node, 0: never.  @idle: the
+ * source reports idle memory; without, tierd has nothing to demote.
+ */
+static uint32_t idle_makes_room(bool idle)
+{
+	enum { NR = 1024, FAST = 508, HOT = 64, LAST = 90 };
+	uint32_t done = 0;
+	struct rig g;
+
+	if (!rig_setup(&g, NR, 1000000000, true, true))
+		goto out;
+	g.s.source_idle = idle;
+	for (uint32_t r = 0; r < FAST; r++)
+		g.node[r] = 0;
+	g.used[0] = (uint64_t)FAST * g.s.range_bytes;
+	g.used[1] -= g.used[0];
+	g.fast = g.used[0];
+	CHECK_EQ_INT(g.sys->init(&g.st, &g.s), 0);
+	for (uint32_t k = 0; k < LAST && g.st; k++) {
+		uint32_t n, hot_fast = 0;
+
+		for (uint32_t r = 0; r < NR; r++) {
+			bool hot = r >= FAST && r < FAST + HOT;
+
+			g.seen[r] = hot ? 50 : 0;
+			g.idle_ms[r] = hot ? 0 : (k + 1) * 1000;
+		}
+		n = rig_interval(&g, k);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t r = g.moves[i].range;
+
+			CHECK(g.moves[i].node == 0 || k >= 59);
+			CHECK(g.moves[i].node == 0 || r < FAST || r >= FAST + HOT);
+		}
+		for (uint32_t r = FAST; r < FAST + HOT; r++)
+			hot_fast += g.node[r] == 0;
+		if (hot_fast == HOT && !done)
+			done = k + 1;
+	}
+out:
+	rig_stop(&g);
+	return done;
+}
+
+static void test_tierd_demotes_idle(void)
+{
+	uint32_t with = idle_makes_room(true);
+
+	CHECK(with > 60);
+	CHECK(with < 90);
+	CHECK_EQ_INT(idle_makes_room(false), 0);
+}
+
 int main(int argc, char **argv)
 {
 	machine_path = argc > 1 ? argv[1] : "sim/machines/lab.yaml";
@@ -409,5 +481,6 @@ int main(int argc, char **argv)
 	RUN(test_tierd_peek_wakes);
 	RUN(test_tierd_drains_between_ticks);
 	RUN(test_tierd_sets_sampling_rate);
+	RUN(test_tierd_demotes_idle);
 	return TEST_EXIT();
 }
