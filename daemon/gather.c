@@ -378,6 +378,7 @@ void gather_step(struct gather_stage *m, const struct gather_in *in, uint64_t no
 		.topo = in->topo, .hot = in->hot, .procs = in->procs, .ranges = in->ranges,
 		.demote = in->demote, .cg_burst = cg_burst, .cg_wait = in->cg_wait,
 		.idle = in->idle, .idle_min_ns = m->pp.cold_age_ns,
+		.resume_staged = in->cut,
 	};
 
 	if (c->promotion.max_rate_mb_per_s)

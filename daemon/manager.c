@@ -133,6 +133,7 @@ static int step_gather(struct manager *m, struct hot_table *hot, uint64_t now_ns
 		.conf = d->conf, .topo = &d->topo, .hot = hot,
 		.procs = m->procs, .ranges = m->ranges, .idle = sample_idle(m->sample),
 		.fast_bytes = m->fast_bytes, .cg_wait = m->decided.cg_wait,
+		.cut = m->decided.cut,
 	};
 
 	gather_usage(m->gather, d->conf, &d->topo, m->fast_bytes);

@@ -112,12 +112,46 @@ static void walk(struct cand_select *m, struct cand_walk *w, const struct idle_s
 			}
 			m->staged[m->nr_staged - 1].fill = fill;
 			w->found++;
+			if (!w->first_pid) {
+				w->first_pid = r->pid;
+				w->first_addr = a;
+			}
 			w->queried += m->staged[m->nr_staged - 1].count;
 		}
 	}
 	w->pid = 0;
 	w->addr = 0;
 	w->end = true;
+}
+
+/*
+ * A tick's moves are cut at its bytes (or intents): an idle walk that
+ * staged more than they took would go on past the rest and find them
+ * again only after a pass over the whole set, which over a terabyte of
+ * idle memory on the slow tier takes a hundred ticks at the idle pace.
+ * So after a tick cut short (in->resume_staged) the idle walks go on from
+ * the first range they staged: those that moved are on the slow tier now
+ * and cost a sample each.  The fill pass finds what it staged again at
+ * its next read of the mappings.
+ */
+void cand_walks_begin(struct cand_select *m)
+{
+	struct cand_walk *idle[] = { &m->idle, &m->cap_idle };
+
+	m->fill.visited = m->fill.queried = 0;
+	m->fill.end = false;
+	for (size_t i = 0; i < sizeof(idle) / sizeof(idle[0]); i++) {
+		struct cand_walk *w = idle[i];
+
+		w->visited = w->queried = 0;
+		w->end = false;
+		if (m->in->resume_staged && w->first_pid) {
+			w->pid = w->first_pid;
+			w->addr = w->first_addr;
+		}
+		w->first_pid = 0;
+		w->first_addr = 0;
+	}
 }
 
 /*

@@ -37,6 +37,10 @@ struct cand_walk {
 	size_t visited, queried;
 	bool end;
 	size_t found; /* ranges staged since the pass began */
+	/* The first range staged this tick (pid 0: none): where the next
+	 * tick goes on from when this one's moves are cut short. */
+	pid_t first_pid;
+	uint64_t first_addr;
 	uint64_t done; /* the fill pass: the report a pass found nothing in */
 };
 
@@ -116,6 +120,9 @@ bool cand_slots_taken(struct cand_select *m, size_t limit, uint64_t now_ns);
 /* cand_idle.c: memory the source saw idle, as cold candidates until @limit
  * slots are taken; a second call in a tick goes on where the first stopped. */
 void cand_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns);
+/* A new tick for the walks: their per-tick counts cleared, the idle ones
+ * back to the first range they staged when the last tick was cut short. */
+void cand_walks_begin(struct cand_select *m);
 /* cand_idle.c: the idle pass over the processes of cgroups waiting at
  * their cap only (cand_cap_waiting()), with its own place in the set. */
 void cand_cap_idle_walk(struct cand_select *m, size_t limit, uint64_t now_ns);

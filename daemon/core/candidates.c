@@ -428,9 +428,7 @@ static size_t select_candidates(struct cand_select *m, bool demote, uint64_t now
 
 	m->cand_full = false;
 	m->n = m->slots = m->cold_queried = 0;
-	m->idle.visited = m->idle.queried = m->fill.visited = m->fill.queried = 0;
-	m->cap_idle.visited = m->cap_idle.queried = 0;
-	m->idle.end = m->fill.end = m->cap_idle.end = false;
+	cand_walks_begin(m);
 	/* First: it takes m->views; idle memory is its own when no pass below takes it. */
 	cand_cap_walk(m, m->max_cand / CAND_CAP_SHARE, !demote, now_ns);
 	nv = hot_select_hottest(m->hot, 0, 0.0, now_ns, m->views, MAX_VIEWS);

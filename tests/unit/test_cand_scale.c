@@ -54,6 +54,7 @@ static const bool *cg_full;	/* run()'s, per cgroup */
 static const uint64_t *cg_wait;	/* run()'s, per cgroup */
 static bool demote;	/* run()'s */
 static const struct idle_set *idle;	/* run()'s, idle for a minute at least */
+static bool resume_staged;	/* run()'s: the last tick's moves were cut short */
 
 static int fake_query(void *ctx, pid_t pid, size_t count, void **addrs, int *status)
 {
@@ -161,7 +162,8 @@ static size_t run(struct cand_select *sel, uint64_t now_ns, struct cand_out *out
 	struct cand_io io = { .query = fake_query };
 	struct cand_in in = { .topo = &topo, .hot = &hot, .procs = &procs, .ranges = &ranges,
 			      .cg_full = cg_full, .cg_wait = cg_wait, .demote = demote,
-			      .idle = idle, .idle_min_ns = 60 * SEC };
+			      .idle = idle, .idle_min_ns = 60 * SEC,
+			      .resume_staged = resume_staged };
 
 	*out = (struct cand_out){ .cand = cand };
 	cand_select_run(sel, &in, &io, now_ns, out);
@@ -489,6 +491,58 @@ static void test_cap_idle(void)
 	cand_select_free(sel);
 }
 
+/* The idle ranges among a tick's candidates: how many, and the first. */
+static size_t idle_staged(size_t n, uint64_t *first)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (cand[i].addr >= BASE_IDLE && !k++)
+			*first = (cand[i].addr - BASE_IDLE) / TEST_HUGE_SIZE;
+	return k;
+}
+
+/*
+ * Idle memory on the fast tier, more than a tick's reserve: each tick
+ * stages the next ranges of the set, but after a tick whose moves were
+ * cut short (they did not all move) it goes on from the first range it
+ * staged then, not past them.
+ */
+static void test_idle_resume(void)
+{
+	static struct idle_range room[1];
+	const size_t reserve = CAP_RANGES / 4;
+	struct cand_select *sel;
+	struct idle_set set;
+	struct cand_out out;
+	uint64_t first = ~0ull;
+
+	setup_fast(0);
+	idle_init(&set, room, 1);
+	idle_begin(&set);
+	CHECK_EQ_INT(idle_add(&set, PID, BASE_IDLE, BASE_IDLE + 64 * TEST_HUGE_SIZE, 1 * SEC), 0);
+	idle = &set;
+	demote = true;
+	CHECK_EQ_INT(cand_select_new(MAX_CAND, &test_geom, &sel), 0);
+	CHECK_EQ_U64(idle_staged(run(sel, 61 * SEC, &out), &first), reserve);
+	CHECK_EQ_U64(first, 0);
+	/* All moved: on past them. */
+	CHECK_EQ_U64(idle_staged(run(sel, 62 * SEC, &out), &first), reserve);
+	CHECK_EQ_U64(first, reserve);
+	/* Cut short: the same ranges again, and again. */
+	resume_staged = true;
+	CHECK_EQ_U64(idle_staged(run(sel, 63 * SEC, &out), &first), reserve);
+	CHECK_EQ_U64(first, reserve);
+	CHECK_EQ_U64(idle_staged(run(sel, 64 * SEC, &out), &first), reserve);
+	CHECK_EQ_U64(first, reserve);
+	resume_staged = false;
+	CHECK_EQ_U64(idle_staged(run(sel, 65 * SEC, &out), &first), reserve);
+	CHECK_EQ_U64(first, 2 * reserve);
+	demote = false;
+	idle = NULL;
+	cand_select_free(sel);
+}
+
 int main(void)
 {
 	RUN(test_memory_holds_hot_set);
@@ -501,5 +555,6 @@ int main(void)
 	RUN(test_cap_walk);
 	RUN(test_cap_unqueried);
 	RUN(test_cap_idle);
+	RUN(test_idle_resume);
 	return TEST_EXIT();
 }
