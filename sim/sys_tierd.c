@@ -65,6 +65,10 @@
 #define SIM_BASE 0x100000000000ull
 #define SIM_PID0 1000
 #define MAX_TICKS_PER_INTERVAL 64
+/* tierd's clock is the engine's plus this: tierd takes a time of 0 for
+ * "not known" (a table entry's last access, a range's last move), and a
+ * monotonic clock on a server is never 0 once a daemon runs. */
+#define TIERD_EPOCH_NS 1000000000ull
 
 const char *sim_tierd_conf;
 
@@ -91,7 +95,7 @@ struct tsim {
 	uint32_t nr_moves, max_moves;
 	uint64_t copy_ns;	/* spent this interval */
 	uint64_t per_range_ns;
-	uint64_t clock_ns;	/* the migrator's clock */
+	uint64_t clock_ns;	/* the migrator's clock: tierd's (TIERD_EPOCH_NS) */
 	uint64_t next_tick_ns;
 	uint64_t ticks;		/* manager_tick() calls so far */
 	/* The sampler model's view since the last drain, for the next. */
@@ -950,13 +954,13 @@ static int tierd_decide(void *state, const struct sim_view *v, struct sim_move *
 	/* Idle, the next tick past this interval's start: the source's peek
 	 * at the fresh view may wake tierd now, as the loop does (once an
 	 * interval: the view is the interval's). */
-	if (t->next_tick_ns > start && manager_peek(&t->mgr, start) == 1)
+	if (t->next_tick_ns > start && manager_peek(&t->mgr, start + TIERD_EPOCH_NS) == 1)
 		t->next_tick_ns = start;
 	while (t->next_tick_ns < v->now_ns && ticks++ < MAX_TICKS_PER_INTERVAL) {
-		uint64_t now = t->next_tick_ns, gap;
+		uint64_t now = t->next_tick_ns, tnow = now + TIERD_EPOCH_NS, gap;
 		int r;
 
-		t->clock_ns = now;
+		t->clock_ns = tnow;
 		for (int i = 0; i < s->m->nr_nodes; i++) {
 			r = put_meminfo(t, i);
 			if (r < 0)
@@ -967,12 +971,12 @@ static int tierd_decide(void *state, const struct sim_view *v, struct sim_move *
 			if (r < 0)
 				return r;
 		}
-		manager_tick(&t->mgr, now);
+		manager_tick(&t->mgr, tnow);
 		t->ticks++;
 		gap = (uint64_t)manager_interval_ms(&t->mgr) * 1000000ull;
 		/* A backlog's next tick starts when this one's copies end. */
-		if (t->clock_ns - now > gap)
-			gap = t->clock_ns - now;
+		if (t->clock_ns - tnow > gap)
+			gap = t->clock_ns - tnow;
 		t->next_tick_ns = now + (gap ? gap : 1000000);
 	}
 	memcpy(moves, t->moves, t->nr_moves * sizeof(*moves));
