@@ -66,8 +66,10 @@ static bool range_worth(struct cand_select *m, pid_t pid, uint64_t addr, bool fi
  *
  * Bounded per tick: IDLE_VISITS ranges looked at, IDLE_QUERY_PAGES pages
  * queried.  Where it stops, (pid, address), the next tick goes on, in
- * whatever the set holds then (idle_find()); at its end the next pass
- * starts again from the first range.
+ * whatever the set holds then (idle_find()), or, the idle passes after a
+ * tick whose moves were cut short, from the first range they staged
+ * (cand_walks_begin()); at its end the next pass starts again from the
+ * first range.
  */
 enum walk_kind { WALK_IDLE, WALK_FILL, WALK_CAP_IDLE };
 
