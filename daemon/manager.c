@@ -133,7 +133,7 @@ static int step_gather(struct manager *m, struct hot_table *hot, uint64_t now_ns
 		.conf = d->conf, .topo = &d->topo, .hot = hot,
 		.procs = m->procs, .ranges = m->ranges, .idle = sample_idle(m->sample),
 		.fast_bytes = m->fast_bytes, .cg_wait = m->decided.cg_wait,
-		.cut = m->decided.cut,
+		.cut = m->moves_cut,
 	};
 
 	gather_usage(m->gather, d->conf, &d->topo, m->fast_bytes);
@@ -238,6 +238,7 @@ static int step_account(struct manager *m, uint64_t now_ns)
 		m->moved_bytes_total += run->moved_bytes;
 		m->move_ns_total += run->elapsed_ns;
 	}
+	m->moves_cut = m->decided.cut || run->skipped_batches;
 	if (run->skipped_batches ||
 	    (m->gathered.capped && run->moved_bytes && !m->rate_held))
 		m->backlog = true;

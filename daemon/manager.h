@@ -97,6 +97,10 @@ struct manager {
 	 * does not spin on what cannot, or may not yet, move.
 	 */
 	bool backlog;
+	/* The last tick's moves were cut short, at decide's bytes or intents
+	 * or migrate's budget: gather's idle passes go on from what they
+	 * staged then (core/cand_idle.c, cand_walks_begin()). */
+	bool moves_cut;
 	/* This tick's decide held a move back for a rate limit: the moves
 	 * wait for the bucket, not for heat, so the tick is not idle. */
 	bool rate_held;

@@ -115,7 +115,7 @@ struct gather_in {
 	uint64_t footprint_bytes;
 	const uint64_t *fast_bytes; /* each cgroup's, gather_usage() */
 	const uint64_t *cg_wait; /* each cgroup's, the last decide_out's */
-	bool cut; /* the last decide_out's: its moves were cut short */
+	bool cut; /* the last tick's moves were cut short (manager.moves_cut) */
 };
 
 int gather_new(const struct tierd *d, const struct manager_ops *ops, size_t max_cand,

@@ -252,9 +252,10 @@ struct cand_in {
 	 * first in the quarter kept for the coldest (candidates.c). */
 	const struct idle_set *idle;
 	uint64_t idle_min_ns;
-	/* The last tick's moves were cut short (decide_out.cut): what its
-	 * idle passes staged may not have moved, and they go on from the
-	 * first range they staged then rather than past it. */
+	/* The last tick's moves were cut short (its bytes, intents or
+	 * migration budget): what its idle passes staged may not have
+	 * moved, and they go on from the first range they staged then
+	 * rather than past it. */
 	bool resume_staged;
 	/* The tracked processes' mappings, given while all their memory fits
 	 * the fast tier's room (NULL: not now): the fill pass, after the
