@@ -278,6 +278,7 @@ static int decide_and_move(struct manager *m, struct hot_table *hot, uint64_t no
 	/* 2. gather */
 	step_begin(&c);
 	r = step_end(m, MGR_GATHER, &c, step_gather(m, hot, now_ns));
+	m->moves_cut = false;	/* the last tick's, read; account sets this one's */
 	/* 3. decide */
 	step_begin(&c);
 	r = step_end(m, MGR_DECIDE, &c, r < 0 ? r : step_decide(m, now_ns));

@@ -26,6 +26,9 @@
  *   region's nr_accesses, as the DAMON source records a region; exact and
  *   hw: the accesses or samples); hw's period, where the run leaves it to
  *   tierd (sim_view.rate), set at each drain as the BPF source sets it;
+ *   with DAMON, its regions of no access, by their age, into tierd's idle
+ *   set at each drain, as the DAMON source's drain puts them
+ *   (sim_view.idle_ms);
  * - THPs: where the machine's PMD THP is the range, each range is one
  *   (PAGEMAP_SCAN answered from the model, ts_thp_ops), as the engine
  *   bills it;
@@ -843,8 +846,8 @@ static int tierd_init_kernel(void **ret, const struct sim_setup *s, enum sim_ker
 		return r;
 	}
 	snprintf(t->root, sizeof(t->root), "%s/root", t->dir);
-	/* The engine starts with the slowest tier filled first; the tree's
-	 * MemFree is rewritten from the placement before each tick. */
+	/* The tree's MemFree is rewritten from the placement (where the
+	 * engine started the footprint, then its moves) before each tick. */
 	r = mkdir(t->root, 0755) < 0 ? -errno : 0;
 	r = r ?: make_tree(t);
 	r = r ?: put_thp(t);
