@@ -103,7 +103,9 @@ struct tsim {
 	uint64_t ticks;		/* manager_tick() calls so far */
 	/* The sampler model's view since the last drain, for the next. */
 	uint32_t *view;		/* [nr_ranges] */
-	uint32_t *idle_view;	/* [nr_ranges], with source_idle: idle_ms */
+	/* With source_idle, the sampler model's idle_ms of the newest report:
+	 * it changes with the view's (a report with no access anywhere aside). */
+	const uint32_t *idle_view;
 	struct idle_set *idle;	/* the manager's, where the source tells idle */
 	bool fresh;
 	/* The hardware sampler's rate where tierd sets it, and the sampled
@@ -485,7 +487,7 @@ static void idle_report(struct tsim *t, uint64_t now_ns)
 {
 	const struct sim_setup *ss = t->s;
 
-	if (!t->idle)
+	if (!t->idle || !t->idle_view)
 		return;
 	idle_begin(t->idle);
 	for (uint32_t r = 0, e; r < ss->nr_ranges; r = e) {
@@ -794,7 +796,6 @@ static void tierd_destroy(void *state)
 		fprintf(stderr, "tierd-sim: could not remove %s\n", t->dir);
 	free(t->moves);
 	free(t->view);
-	free(t->idle_view);
 	free(t->tenant_fast);
 	free(t->tenant_node);
 	free(t->tenant_cg);
@@ -830,9 +831,8 @@ static int tierd_init_kernel(void **ret, const struct sim_setup *s, enum sim_ker
 	t->tenant_cg = calloc(s->nr_tenants, sizeof(*t->tenant_cg));
 	t->moves = calloc(s->nr_ranges, sizeof(*t->moves));
 	t->view = calloc(s->nr_ranges, sizeof(*t->view));
-	t->idle_view = s->source_idle ? calloc(s->nr_ranges, sizeof(*t->idle_view)) : NULL;
 	if (!t->pids || !t->node || !t->tenant_fast || !t->tenant_node || !t->tenant_cg ||
-	    !t->moves || !t->view || (s->source_idle && !t->idle_view)) {
+	    !t->moves || !t->view) {
 		tierd_destroy(t);
 		return -ENOMEM;
 	}
@@ -914,8 +914,8 @@ static void view_add(struct tsim *t, const uint32_t *seen, const uint32_t *idle_
 		;
 	if (r == s->nr_ranges)
 		return;
-	if (t->idle_view && idle_ms)
-		memcpy(t->idle_view, idle_ms, s->nr_ranges * sizeof(*t->idle_view));
+	if (s->source_idle)
+		t->idle_view = idle_ms;
 	if (s->view_newest) {
 		memcpy(t->view, seen, s->nr_ranges * sizeof(*t->view));
 	} else {
